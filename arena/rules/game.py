@@ -1,0 +1,597 @@
+"""The Tichu game: a pure state machine from a seed to a finished game to the target score.
+
+`Game` asks seats for decisions (`to_act`, `decision`), applies their actions (`apply`,
+raising `IllegalAction` naming the broken rule), keeps the log of events with who may see
+each one, and builds each seat's `observation`. No I/O, no clock; the only randomness is the
+deal, drawn from the game's seed and the round number (`deal_order`), so a game is replayed
+exactly from its seed and its list of actions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from arena.errors import IllegalAction
+from arena.rules import moves
+from arena.rules.actions import (
+    PASS,
+    Action,
+    CallTichu,
+    Decision,
+    DecisionKind,
+    Exchange,
+    ExchangeOptions,
+    GiveDragon,
+    GrandTichu,
+    Pass,
+    Play,
+)
+from arena.rules.cards import DOG_BIT, DRAGON_BIT, MAHJONG, MAHJONG_BIT, points, rank_mask
+from arena.rules.combos import DOG_T, FOUR_T, Combination, beats, classify
+
+DEFAULT_TARGET = 1000
+PUBLIC = -1
+GRAND_TICHU_BONUS = 200
+TICHU_BONUS = 100
+DOUBLE_VICTORY_POINTS = 200
+
+_GT_OPTIONS = (GrandTichu(False), GrandTichu(True))
+_TICHU_OPTIONS = (CallTichu(False), CallTichu(True))
+
+
+class Event(NamedTuple):
+    """Something that happened. `visible_to` is a seat, or PUBLIC (-1) for every seat.
+
+    `kind` is one of: round_start, deal, grand_tichu, tichu, exchange, play, pass, wish,
+    wish_fulfilled, dog, trick, out, round_end, game_end. `seat` is the seat it is about
+    (-1 for none); `data` holds the details, card sets as bitmasks.
+    """
+
+    kind: str
+    seat: int
+    visible_to: int
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Everything one seat may know, and nothing else.
+
+    Card sets are bitmasks; per-seat tuples are indexed by seat; team tuples by team.
+    """
+
+    seat: int
+    round_number: int
+    phase: DecisionKind | None  # None once the game is over
+    to_act: tuple[int, ...]     # seats whose decision is awaited now
+    hand: int
+    hand_counts: tuple[int, int, int, int]
+    grand_tichu: tuple[bool, bool, bool, bool]
+    tichu: tuple[bool, bool, bool, bool]
+    out_order: tuple[int, ...]  # seats in the order they went out this round
+    wish: int                   # the wished rank in force, 0 for none
+    table: Combination | None   # the combination to beat, None on an empty table
+    table_seat: int             # who played it, -1 for none
+    trick_points: int           # card points lying in the current trick
+    points_taken: tuple[int, int, int, int]  # card points in each seat's gathered tricks
+    scores: tuple[int, int]     # team totals before this round
+    target: int
+    round_events: tuple[Event, ...]  # this round's events that this seat may see, in order
+
+
+def deal_order(seed: int, round_number: int) -> list[int]:
+    """The shuffled deck of a round: seat s gets cards [14s, 14s+8) first, then [14s+8, 14s+14).
+
+    Pure and the same on every machine: a SHA-256 of the seed and round number seeds
+    Python's Mersenne Twister, whose shuffle is stable across platforms.
+    """
+    digest = hashlib.sha256(f"tichu-arena/deal/{seed}/{round_number}".encode()).digest()
+    deck = list(range(56))
+    random.Random(int.from_bytes(digest[:16], "big")).shuffle(deck)
+    return deck
+
+
+def team_of(seat: int) -> int:
+    """Team 0 is seats 0 and 2, team 1 is seats 1 and 3."""
+    return seat & 1
+
+
+class Game:
+    """One game of Tichu to `target` points; see the module docstring."""
+
+    def __init__(self, seed: int, target: int = DEFAULT_TARGET,
+                 dealer: Callable[[int, int], list[int]] = deal_order) -> None:
+        """A new game, dealt and waiting for the Grand Tichu decisions of round 1.
+
+        `dealer(seed, round_number)` gives each round's deck order (see `deal_order`, the
+        default); tests inject their own to set up concrete card situations.
+        """
+        self.seed = seed
+        self.target = target
+        self._dealer = dealer
+        self.scores = [0, 0]
+        self.round_number = 0
+        self.events: list[Event] = []
+        self.actions: list[tuple[int, Action]] = []
+        self.winner: int | None = None  # winning team once over
+        self.phase: DecisionKind | None = None
+        self._cache: dict[int, Decision] = {}
+        self._start_round()
+
+    # ----- public interface -------------------------------------------------------------
+
+    @classmethod
+    def replay(cls, seed: int, actions: Iterable[tuple[int, Action]],
+               target: int = DEFAULT_TARGET,
+               dealer: Callable[[int, int], list[int]] = deal_order) -> Game:
+        """The game reached by applying `actions` ((seat, action) pairs) to a new game."""
+        game = cls(seed, target, dealer)
+        for seat, action in actions:
+            game.apply(seat, action)
+        return game
+
+    @property
+    def over(self) -> bool:
+        return self.phase is None
+
+    def to_act(self) -> tuple[int, ...]:
+        """The seats whose decision is awaited now (several in the simultaneous phases)."""
+        phase = self.phase
+        if phase is DecisionKind.PLAY:
+            return (self.turn,)
+        if phase is DecisionKind.BOMB:
+            return (self._window[0],)
+        if phase is DecisionKind.DRAGON_GIFT:
+            return (self.table_seat,)
+        if phase is None:
+            return ()
+        return tuple(s for s in self._pending if s not in self._chosen)
+
+    def decision(self, seat: int) -> Decision:
+        """The decision `seat` must make now; IllegalAction('not-your-turn') if none."""
+        cached = self._cache.get(seat)
+        if cached is not None:
+            return cached
+        if seat not in self.to_act():
+            raise IllegalAction("not-your-turn", f"seat {seat} has no decision to make now")
+        decision = self._build_decision(seat)
+        self._cache[seat] = decision
+        return decision
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Apply `seat`'s action; IllegalAction (naming the rule) leaves the game unchanged."""
+        decision = self.decision(seat)
+        kind = decision.kind
+        if getattr(action, "call_tichu", False) and not decision.may_call_tichu:
+            raise IllegalAction("tichu-not-allowed", "Tichu may only be called by a seat that "
+                                "has played no card and has called neither Tichu nor Grand Tichu")
+        if kind is DecisionKind.PLAY or kind is DecisionKind.BOMB:
+            self._apply_turn(seat, decision, action)
+        elif kind is DecisionKind.GRAND_TICHU:
+            self._choose_simultaneous(seat, _expect(action, GrandTichu, kind))
+        elif kind is DecisionKind.EXCHANGE:
+            self._choose_simultaneous(seat, self._check_exchange(seat, action))
+        elif kind is DecisionKind.TICHU:
+            self._choose_simultaneous(seat, _expect(action, CallTichu, kind))
+        else:
+            self._give_dragon(seat, _expect(action, GiveDragon, kind))
+        self.actions.append((seat, action))
+
+    def observation(self, seat: int) -> Observation:
+        """What `seat` may know now: its own cards and the public state, nothing hidden."""
+        hands = self.hands
+        events = tuple(e for e in self.events[self._round_event_start:]
+                       if e.visible_to == PUBLIC or e.visible_to == seat)
+        return Observation(
+            seat=seat, round_number=self.round_number, phase=self.phase, to_act=self.to_act(),
+            hand=hands[seat], hand_counts=tuple(h.bit_count() for h in hands),
+            grand_tichu=tuple(self.grand_tichu), tichu=tuple(self.tichu),
+            out_order=tuple(self.out_order), wish=self.wish, table=self.table,
+            table_seat=self.table_seat if self.table is not None else -1,
+            trick_points=points(self.trick), points_taken=tuple(points(w) for w in self.won),
+            scores=tuple(self._scores_before), target=self.target, round_events=events)
+
+    # ----- rounds -------------------------------------------------------------------------
+
+    def _start_round(self) -> None:
+        self.round_number += 1
+        self._round_event_start = len(self.events)
+        self._scores_before = tuple(self.scores)
+        self._deck = self._dealer(self.seed, self.round_number)
+        if sorted(self._deck) != list(range(56)):
+            raise ValueError("a dealer must return the 56 cards, each once")
+        self.hands = [sum(1 << c for c in self._deck[14 * s:14 * s + 8]) for s in range(4)]
+        self.grand_tichu = [False] * 4
+        self.tichu = [False] * 4
+        self.played = [False] * 4
+        self.won = [0, 0, 0, 0]
+        self.out_order: list[int] = []
+        self.wish = 0
+        self.table: Combination | None = None
+        self.table_seat = -1
+        self.trick = 0
+        self.turn = -1
+        self._passed = 0
+        self._window: list[int] = []
+        self._gather_after_window = False
+        self._round_over_after_gift = False
+        self._bombs: list[list[Combination] | None] = [None] * 4
+        self._emit("round_start", -1, PUBLIC, round=self.round_number, scores=self._scores_before)
+        for s in range(4):
+            self._emit("deal", s, s, cards=self.hands[s])
+        self._begin_simultaneous(DecisionKind.GRAND_TICHU, range(4))
+
+    def _begin_simultaneous(self, phase: DecisionKind, seats: Iterable[int]) -> None:
+        self.phase = phase
+        self._pending = tuple(seats)
+        self._chosen: dict[int, Action] = {}
+        self._cache.clear()
+
+    def _choose_simultaneous(self, seat: int, action: Action) -> None:
+        self._chosen[seat] = action
+        self._cache.pop(seat, None)
+        if len(self._chosen) < len(self._pending):
+            return
+        chosen = self._chosen
+        if self.phase is DecisionKind.GRAND_TICHU:
+            self._finish_grand_tichu(chosen)
+        elif self.phase is DecisionKind.EXCHANGE:
+            self._finish_exchange(chosen)
+        else:
+            self._finish_tichu_window(chosen)
+
+    def _finish_grand_tichu(self, chosen: dict[int, Action]) -> None:
+        for s in range(4):
+            self.grand_tichu[s] = chosen[s].call
+            self._emit("grand_tichu", s, PUBLIC, called=chosen[s].call)
+        for s in range(4):
+            rest = sum(1 << c for c in self._deck[14 * s + 8:14 * s + 14])
+            self.hands[s] |= rest
+            self._emit("deal", s, s, cards=rest)
+        self._begin_simultaneous(DecisionKind.EXCHANGE, range(4))
+
+    def _finish_exchange(self, chosen: dict[int, Action]) -> None:
+        for s in range(4):
+            if chosen[s].call_tichu:
+                self._call_tichu(s)
+        received = [[0, 0, 0, 0] for _ in range(4)]
+        for s in range(4):
+            for i, c in enumerate(chosen[s].give):
+                self.hands[s] &= ~(1 << c)
+                received[(s + 1 + i) % 4][s] = c
+        for s in range(4):
+            for giver in range(4):
+                if giver != s:
+                    self.hands[s] |= 1 << received[s][giver]
+            self._emit("exchange", s, s, received=tuple(received[s]),
+                       given=tuple(chosen[s].give))
+        eligible = [s for s in range(4) if not self.grand_tichu[s] and not self.tichu[s]]
+        if eligible:
+            self._begin_simultaneous(DecisionKind.TICHU, eligible)
+        else:
+            self._start_play()
+
+    def _finish_tichu_window(self, chosen: dict[int, Action]) -> None:
+        for s in self._pending:
+            if chosen[s].call:
+                self._call_tichu(s)
+        self._start_play()
+
+    def _start_play(self) -> None:
+        leader = next(s for s in range(4) if self.hands[s] >> MAHJONG & 1)
+        self._new_trick(leader)
+
+    def _new_trick(self, leader: int) -> None:
+        self.table = None
+        self.table_seat = -1
+        self.trick = 0
+        self._passed = 0
+        self.turn = leader
+        self.phase = DecisionKind.PLAY
+        self._cache.clear()
+
+    def _call_tichu(self, seat: int) -> None:
+        self.tichu[seat] = True
+        self._emit("tichu", seat, PUBLIC)
+
+    # ----- decisions ----------------------------------------------------------------------
+
+    def _build_decision(self, seat: int) -> Decision:
+        phase = self.phase
+        may_call = (phase is not DecisionKind.GRAND_TICHU and not self.played[seat]
+                    and not self.tichu[seat] and not self.grand_tichu[seat]
+                    and phase is not DecisionKind.DRAGON_GIFT and phase is not DecisionKind.TICHU)
+        if phase is DecisionKind.PLAY:
+            return self._turn_decision(seat, may_call)
+        if phase is DecisionKind.BOMB:
+            bombs = [b for b in self._bombs_of(seat) if beats(b, self.table)]
+            return _play_decision(seat, DecisionKind.BOMB, bombs, True, may_call, False)
+        if phase is DecisionKind.GRAND_TICHU:
+            return Decision(seat, phase, _GT_OPTIONS)
+        if phase is DecisionKind.EXCHANGE:
+            return Decision(seat, phase, ExchangeOptions(self.hands[seat]), may_call)
+        if phase is DecisionKind.TICHU:
+            return Decision(seat, phase, _TICHU_OPTIONS)
+        opponents = (GiveDragon((seat + 1) % 4), GiveDragon((seat + 3) % 4))
+        return Decision(seat, phase, opponents)
+
+    def _turn_decision(self, seat: int, may_call: bool) -> Decision:
+        hand = self.hands[seat]
+        table = self.table
+        if table is None:
+            combos = moves.lead_options(hand)
+        else:
+            combos = moves.follow_options(hand, table)
+        forced = False
+        if self.wish:
+            wished = rank_mask(self.wish)
+            if hand & wished:
+                fulfilling = [c for c in combos if c.cards & wished]
+                if fulfilling:
+                    combos, forced = fulfilling, True
+        can_pass = table is not None and not forced
+        return _play_decision(seat, DecisionKind.PLAY, combos, can_pass, may_call, forced)
+
+    def _bombs_of(self, seat: int) -> list[Combination]:
+        bombs = self._bombs[seat]
+        if bombs is None:
+            bombs = self._bombs[seat] = moves.bombs(self.hands[seat], None)
+        return bombs
+
+    # ----- validation ---------------------------------------------------------------------
+
+    def _check_exchange(self, seat: int, action: Action) -> Exchange:
+        action = _expect(action, Exchange, DecisionKind.EXCHANGE)
+        give = tuple(action.give) if isinstance(action.give, (tuple, list)) else ()
+        if len(give) != 3:
+            raise IllegalAction("exchange-three-cards", "give exactly one card to each other seat")
+        if len(set(give)) != 3:
+            raise IllegalAction("exchange-distinct-cards", "the three cards given must differ")
+        for c in give:
+            if not (_is_int(c) and 0 <= c < 56 and self.hands[seat] >> c & 1):
+                raise IllegalAction("card-not-held", f"seat {seat} does not hold card {c}")
+        return Exchange(give, action.call_tichu)
+
+    def _check_play(self, seat: int, decision: Decision, action: Play) -> Combination:
+        if not _is_int(action.cards) or action.cards <= 0 or action.cards >> 56:
+            raise IllegalAction("not-a-card-set", "cards must name one or more of the 56 cards")
+        if not _is_int(action.phoenix_as) or not _is_int(action.wish):
+            raise IllegalAction("not-a-rank", "phoenix_as and wish must be whole numbers")
+        combo = decision.combinations.get((action.cards, action.phoenix_as))
+        if action.wish and not (isinstance(action.wish, int) and 2 <= action.wish <= 14):
+            raise IllegalAction("wish-rank", "a wish names one rank from 2 to 14 (or 0 for none)")
+        if action.wish and not action.cards & MAHJONG_BIT:
+            raise IllegalAction("wish-without-mahjong", "only a play holding the Mah Jong may wish")
+        if combo is not None:
+            return combo
+        if action.cards & ~self.hands[seat]:
+            raise IllegalAction("card-not-held", f"seat {seat} does not hold every card played")
+        combo = classify(action.cards, action.phoenix_as, self.table)  # raises if no combination
+        raise _why_not_legal(combo, decision, self.table, self.wish)
+
+    # ----- turns ---------------------------------------------------------------------------
+
+    def _apply_turn(self, seat: int, decision: Decision, action: Action) -> None:
+        if isinstance(action, Pass):
+            if not decision.can_pass:
+                if decision.must_fulfil_wish:
+                    raise IllegalAction("must-fulfil-wish", f"seat {seat} can play the wished "
+                                        f"rank {self.wish} and must do so")
+                raise IllegalAction("leader-must-play", "the leader of a trick may not pass")
+            if action.call_tichu:
+                self._call_tichu(seat)
+            if decision.kind is DecisionKind.BOMB:
+                self._decline_bomb()
+            else:
+                self._pass(seat)
+            return
+        if not isinstance(action, Play):
+            raise IllegalAction("wrong-decision",
+                                f"a {decision.kind.value} decision takes Play or Pass")
+        combo = self._check_play(seat, decision, action)
+        if action.call_tichu:
+            self._call_tichu(seat)
+        self._play(seat, combo, action.wish, out_of_turn=decision.kind is DecisionKind.BOMB)
+
+    def _play(self, seat: int, combo: Combination, wish: int, out_of_turn: bool) -> None:
+        cards = combo.cards
+        self.hands[seat] &= ~cards
+        self.played[seat] = True
+        self._bombs[seat] = None
+        self._cache.clear()
+        self._emit("play", seat, PUBLIC, cards=cards, combination=combo, out_of_turn=out_of_turn)
+        if self.wish and cards & rank_mask(self.wish):
+            self._emit("wish_fulfilled", seat, PUBLIC, rank=self.wish)
+            self.wish = 0
+        if wish:
+            self.wish = wish
+            self._emit("wish", seat, PUBLIC, rank=wish)
+        self.table = combo
+        self.table_seat = seat
+        self.trick |= cards
+        self._passed = 0
+        if not self.hands[seat]:
+            self.out_order.append(seat)
+            self._emit("out", seat, PUBLIC, place=len(self.out_order))
+            if self._round_over():
+                return
+        if combo.type is DOG_T:
+            self._dog(seat)
+            return
+        self._before_turn(self._next_active(seat), gather=False)
+
+    def _pass(self, seat: int) -> None:
+        self._passed |= 1 << seat
+        self._cache.clear()
+        self._emit("pass", seat, PUBLIC)
+        others = self._active_mask() & ~(1 << self.table_seat)
+        nxt = self._next_active(seat)
+        self._before_turn(nxt, gather=self._passed & others == others)
+
+    def _dog(self, seat: int) -> None:
+        partner = (seat + 2) % 4
+        receiver = partner if self.hands[partner] else self._next_active(partner)
+        self._emit("dog", seat, PUBLIC, to=receiver)
+        self.won[receiver] |= DOG_BIT
+        self._new_trick(receiver)
+
+    def _before_turn(self, nxt: int, gather: bool) -> None:
+        """Open the bomb window before the next regular turn (or before gathering)."""
+        table = self.table
+        window = []
+        for k in range(4):
+            s = (nxt + k) % 4
+            if self.hands[s] and any(beats(b, table) for b in self._bombs_of(s)):
+                window.append(s)
+        self.turn = nxt
+        self._gather_after_window = gather
+        self._cache.clear()
+        if window:
+            self._window = window
+            self.phase = DecisionKind.BOMB
+        else:
+            self._after_window()
+
+    def _decline_bomb(self) -> None:
+        self._window.pop(0)
+        self._cache.clear()
+        if not self._window:
+            self._after_window()
+
+    def _after_window(self) -> None:
+        if self._gather_after_window:
+            self._gather()
+        else:
+            self.phase = DecisionKind.PLAY
+
+    def _gather(self) -> None:
+        winner = self.table_seat
+        if self.table.cards == DRAGON_BIT:
+            self.phase = DecisionKind.DRAGON_GIFT
+            self._cache.clear()
+            return
+        self._take_trick(winner, winner)
+        self._new_trick(winner if self.hands[winner] else self._next_active(winner))
+
+    def _give_dragon(self, seat: int, action: GiveDragon) -> None:
+        if action.to not in ((seat + 1) % 4, (seat + 3) % 4):
+            raise IllegalAction("dragon-to-opponent", "the Dragon trick must go to an opponent")
+        self._take_trick(seat, action.to)
+        if self._round_over_after_gift:
+            self._score_round()
+        else:
+            self._new_trick(seat if self.hands[seat] else self._next_active(seat))
+
+    def _take_trick(self, winner: int, taker: int) -> None:
+        self.won[taker] |= self.trick
+        self._emit("trick", winner, PUBLIC, taker=taker, cards=self.trick,
+                   points=points(self.trick))
+        self.trick = 0
+
+    def _next_active(self, seat: int) -> int:
+        hands = self.hands
+        for k in (1, 2, 3):
+            s = (seat + k) % 4
+            if hands[s]:
+                return s
+        return seat
+
+    def _active_mask(self) -> int:
+        return sum(1 << s for s in range(4) if self.hands[s])
+
+    # ----- end of round and game -----------------------------------------------------------
+
+    def _round_over(self) -> bool:
+        """End the round if the last play ended it; True if it did."""
+        out = self.out_order
+        if len(out) == 2 and team_of(out[0]) == team_of(out[1]):
+            self._score_round()
+            return True
+        if len(out) < 3:
+            return False
+        if self.table.cards == DRAGON_BIT:  # the last trick's Dragon is still given away
+            self._round_over_after_gift = True
+            self.phase = DecisionKind.DRAGON_GIFT
+            self._cache.clear()
+            return True
+        self._take_trick(self.table_seat, self.table_seat)
+        self._score_round()
+        return True
+
+    def _score_round(self) -> None:
+        out = self.out_order
+        first = out[0]
+        card_points = [0, 0]
+        double = len(out) == 2
+        if double:
+            card_points[team_of(first)] = DOUBLE_VICTORY_POINTS
+        else:
+            last = next(s for s in range(4) if self.hands[s])
+            self.won[first] |= self.won[last]
+            self.won[last] = 0
+            card_points[1 - team_of(last)] += points(self.hands[last])
+            for s in range(4):
+                card_points[team_of(s)] += points(self.won[s])
+        calls = [0, 0]
+        for s in range(4):
+            bonus = GRAND_TICHU_BONUS if self.grand_tichu[s] else TICHU_BONUS if self.tichu[s] else 0
+            calls[team_of(s)] += bonus if s == first else -bonus
+        for t in (0, 1):
+            self.scores[t] += card_points[t] + calls[t]
+        self._emit("round_end", -1, PUBLIC, card_points=tuple(card_points), calls=tuple(calls),
+                   double_victory=double, out_order=tuple(out), scores=tuple(self.scores))
+        self._cache.clear()
+        high = max(self.scores)
+        if high >= self.target and self.scores[0] != self.scores[1]:
+            self.winner = 0 if self.scores[0] > self.scores[1] else 1
+            self.phase = None
+            self._emit("game_end", -1, PUBLIC, scores=tuple(self.scores), winner=self.winner)
+        else:
+            self._start_round()
+
+    def _emit(self, kind: str, seat: int, visible_to: int, **data: Any) -> None:
+        self.events.append(Event(kind, seat, visible_to, data))
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _expect(action: Action, cls: type, kind: DecisionKind) -> Any:
+    if not isinstance(action, cls):
+        raise IllegalAction("wrong-decision", f"a {kind.value} decision takes {cls.__name__}, "
+                            f"not {type(action).__name__}")
+    return action
+
+
+def _play_decision(seat: int, kind: DecisionKind, combos: list[Combination], can_pass: bool,
+                   may_call: bool, forced: bool) -> Decision:
+    options: list[Action] = [PASS] if can_pass else []
+    table = {}
+    for c in combos:
+        key = (c.cards, c.phoenix_as)
+        table[key] = c
+        options.append(Play(c.cards, c.phoenix_as))
+    return Decision(seat, kind, options, may_call, forced, table)
+
+
+def _why_not_legal(combo: Combination, decision: Decision, table: Combination | None,
+                   wish: int) -> IllegalAction:
+    """The rule a well-formed combination breaks in this decision."""
+    if decision.kind is DecisionKind.BOMB and combo.type < FOUR_T:
+        return IllegalAction("bomb-window-takes-bombs", "out of turn only a bomb may be played")
+    if combo.type is DOG_T and table is not None:
+        return IllegalAction("dog-only-as-lead", "the Dog may only be led")
+    if table is not None and table.type is DOG_T:
+        return IllegalAction("nothing-on-dog", "nothing, not even a bomb, may be played on the Dog")
+    if table is not None and not beats(combo, table):
+        return IllegalAction("does-not-beat-table", "a play must be the same type and size as "
+                             "the table and higher, or a bomb that beats it")
+    if decision.must_fulfil_wish:
+        return IllegalAction("must-fulfil-wish", f"a play holding the wished rank {wish} is "
+                             "possible, so one must be made")
+    return IllegalAction("not-legal", "this play is not legal now")

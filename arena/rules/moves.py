@@ -1,0 +1,275 @@
+"""Legal combination generation: every combination a hand can lead, follow with, or bomb with.
+
+Hands are card sets (see `cards`). The four cards of a rank sit in one nibble, so choosing a
+pair or a triple of a rank is a table look-up on that nibble, shifted into place. Every
+function returns a list of `Combination`; each distinct (cards, Phoenix rank) appears once.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from arena.rules.cards import (
+    DOG_BIT,
+    DRAGON_BIT,
+    DRAGON_RANK,
+    MAHJONG_BIT,
+    PHOENIX_BIT,
+    SUITED_MASK,
+)
+from arena.rules.combos import (
+    DOG_T,
+    FLUSH_T,
+    FOUR_T,
+    FULL_HOUSE_T,
+    PAIR_T,
+    SINGLE_T,
+    STAIRS_T,
+    STRAIGHT_T,
+    TRIPLE_T,
+    Combination,
+    phoenix_single_rank,
+)
+
+
+def _subsets(nibble: int, size: int) -> list[int]:
+    bits = [1 << i for i in range(4) if nibble >> i & 1]
+    return [sum(c) for c in combinations(bits, size)]
+
+
+# For each nibble value (the suits of one rank in a hand): its sub-nibbles of 1, 2 and 3 cards.
+_SINGLES = [_subsets(n, 1) for n in range(16)]
+_PAIRS = [_subsets(n, 2) for n in range(16)]
+_TRIPLES = [_subsets(n, 3) for n in range(16)]
+_RANKS = range(2, 15)
+
+
+def nibbles(hand: int) -> list[int]:
+    """The suit nibble of each rank, indexed by rank (entries 0 and 1 are 0)."""
+    suited = hand & SUITED_MASK
+    return [0, 0] + [suited >> ((r - 2) * 4) & 0xF for r in _RANKS]
+
+
+def lead_options(hand: int) -> list[Combination]:
+    """Every combination `hand` can lead (bombs included, as ordinary leads)."""
+    nib = nibbles(hand)
+    phoenix = bool(hand & PHOENIX_BIT)
+    out = singles(hand, nib, None)
+    if hand & DOG_BIT:
+        out.append(Combination(DOG_T, 0, 1, DOG_BIT))
+    out += pairs(nib, phoenix, 0)
+    out += triples(nib, phoenix, 0)
+    out += full_houses(nib, phoenix, 0)
+    for n_pairs in range(2, 8):
+        found = stairs(nib, phoenix, n_pairs, 0)
+        if not found:
+            break
+        out += found
+    out += straights(nib, phoenix, bool(hand & MAHJONG_BIT), 0, 0)
+    out += bombs(hand, None)
+    return out
+
+
+def follow_options(hand: int, table: Combination) -> list[Combination]:
+    """Every combination of `hand` that beats `table` (bombs included)."""
+    t = table.type
+    if t is DOG_T:
+        return []
+    nib = nibbles(hand)
+    phoenix = bool(hand & PHOENIX_BIT)
+    rank = table.rank
+    if t is SINGLE_T:
+        out = singles(hand, nib, table)
+    elif t is PAIR_T:
+        out = pairs(nib, phoenix, rank)
+    elif t is TRIPLE_T:
+        out = triples(nib, phoenix, rank)
+    elif t is FULL_HOUSE_T:
+        out = full_houses(nib, phoenix, rank)
+    elif t is STAIRS_T:
+        out = stairs(nib, phoenix, table.length // 2, rank)
+    elif t is STRAIGHT_T:
+        out = straights(nib, phoenix, bool(hand & MAHJONG_BIT), table.length, rank)
+    else:
+        out = []
+    return out + bombs(hand, table)
+
+
+def singles(hand: int, nib: list[int], table: Combination | None) -> list[Combination]:
+    """Singles beating `table` (a single) or, with None, every single to lead."""
+    above = table.rank if table is not None else 0
+    out = []
+    if table is None and hand & MAHJONG_BIT:
+        out.append(Combination(SINGLE_T, 1, 1, MAHJONG_BIT))
+    for r in range(max(2, int(above) + 1), 15):
+        n = nib[r]
+        if n:
+            shift = (r - 2) * 4
+            for b in _SINGLES[n]:
+                out.append(Combination(SINGLE_T, r, 1, b << shift))
+    if hand & PHOENIX_BIT and above < DRAGON_RANK:
+        out.append(Combination(SINGLE_T, phoenix_single_rank(table), 1, PHOENIX_BIT))
+    if hand & DRAGON_BIT and above < DRAGON_RANK:
+        out.append(Combination(SINGLE_T, DRAGON_RANK, 1, DRAGON_BIT))
+    return out
+
+
+def pairs(nib: list[int], phoenix: bool, above: float) -> list[Combination]:
+    """Pairs ranked above `above`, natural and Phoenix-completed."""
+    out = []
+    for r in range(int(above) + 1 if above >= 2 else 2, 15):
+        n = nib[r]
+        if not n:
+            continue
+        shift = (r - 2) * 4
+        for p in _PAIRS[n]:
+            out.append(Combination(PAIR_T, r, 2, p << shift))
+        if phoenix:
+            for b in _SINGLES[n]:
+                out.append(Combination(PAIR_T, r, 2, b << shift | PHOENIX_BIT, r))
+    return out
+
+
+def triples(nib: list[int], phoenix: bool, above: float) -> list[Combination]:
+    """Triples ranked above `above`, natural and Phoenix-completed."""
+    out = []
+    for r in range(int(above) + 1 if above >= 2 else 2, 15):
+        n = nib[r]
+        if not n:
+            continue
+        shift = (r - 2) * 4
+        for t in _TRIPLES[n]:
+            out.append(Combination(TRIPLE_T, r, 3, t << shift))
+        if phoenix:
+            for p in _PAIRS[n]:
+                out.append(Combination(TRIPLE_T, r, 3, p << shift | PHOENIX_BIT, r))
+    return out
+
+
+def full_houses(nib: list[int], phoenix: bool, above: float) -> list[Combination]:
+    """Full houses whose triple ranks above `above`; the Phoenix completes at most one part."""
+    threes = triples(nib, phoenix, above)
+    if not threes:
+        return []
+    twos = pairs(nib, phoenix, 0)
+    out = []
+    for t in threes:
+        for p in twos:
+            if p.rank != t.rank and not (t.phoenix_as and p.phoenix_as):
+                out.append(Combination(FULL_HOUSE_T, t.rank, 5, t.cards | p.cards,
+                                       t.phoenix_as or p.phoenix_as))
+    return out
+
+
+def stairs(nib: list[int], phoenix: bool, n_pairs: int, above: float) -> list[Combination]:
+    """Stairs of exactly `n_pairs` consecutive pairs whose top pair ranks above `above`."""
+    out = []
+    lowest_top = max(int(above) + 1, n_pairs + 1)
+    for top in range(lowest_top, 15):
+        partial = [(0, 0)]  # (cards, Phoenix rank)
+        for r in range(top - n_pairs + 1, top + 1):
+            n = nib[r]
+            shift = (r - 2) * 4
+            grown = []
+            for cards, p_as in partial:
+                for p in _PAIRS[n]:
+                    grown.append((cards | p << shift, p_as))
+                if phoenix and not p_as:
+                    for b in _SINGLES[n]:
+                        grown.append((cards | b << shift | PHOENIX_BIT, r))
+            partial = grown
+            if not partial:
+                break
+        for cards, p_as in partial:
+            out.append(Combination(STAIRS_T, top, 2 * n_pairs, cards, p_as))
+    return out
+
+
+def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
+              above: float) -> list[Combination]:
+    """Plain straights (never flushes) of `length` cards (0: any length >= 5) topping above `above`.
+
+    The Mah Jong may start a straight as rank 1; the Phoenix may stand for any one rank 2..14.
+    """
+    out = []
+    for start in range(1, 11):
+        if start == 1:
+            if not mahjong:
+                continue
+            partial = [(MAHJONG_BIT, 0, 0)]  # (cards, common suits, Phoenix rank)
+        else:
+            partial = _straight_extend([(0, 0xF, 0)], nib[start], start, phoenix)
+        for r in range(start + 1, 15):
+            partial = _straight_extend(partial, nib[r], r, phoenix)
+            if not partial:
+                break
+            size = r - start + 1
+            if size >= 5 and r > above and (length == 0 or size == length):
+                for cards, suits, p_as in partial:
+                    if not suits:  # a natural one-suit run is a bomb, never a straight
+                        out.append(Combination(STRAIGHT_T, r, size, cards, p_as))
+            if length and size >= length:
+                break
+    return out
+
+
+def _straight_extend(partial: list, n: int, r: int, phoenix: bool) -> list:
+    shift = (r - 2) * 4
+    grown = []
+    for cards, suits, p_as in partial:
+        for b in _SINGLES[n]:
+            grown.append((cards | b << shift, suits & b, p_as))
+        if phoenix and not p_as:
+            grown.append((cards | PHOENIX_BIT, 0, r))
+    return grown
+
+
+def bombs(hand: int, table: Combination | None) -> list[Combination]:
+    """Bombs of the hand that beat `table` (None: every bomb)."""
+    suited = hand & SUITED_MASK
+    fours = suited & suited >> 1 & suited >> 2 & suited >> 3 & _NIBBLE_LOW
+    runs = suited & suited >> 4 & suited >> 8 & suited >> 12 & suited >> 16
+    if not fours and not runs:  # the common case: no bomb at all
+        return []
+    out = []
+    while fours:
+        low = fours & -fours
+        r = (low.bit_length() - 1 >> 2) + 2
+        out.append(Combination(FOUR_T, r, 4, 0xF << ((r - 2) * 4)))
+        fours ^= low
+    if runs:
+        out += straight_flushes(nibbles(hand))
+    if table is None or table.type < FOUR_T:
+        return out
+    key = (table.length, table.rank)
+    return [b for b in out if (b.length, b.rank) > key]
+
+
+_NIBBLE_LOW = sum(1 << (4 * r) for r in range(13))
+
+
+def straight_flushes(nib: list[int]) -> list[Combination]:
+    """Every straight flush (5+ consecutive ranks of one suit) in the hand."""
+    out = []
+    for suit in range(4):
+        bit = 1 << suit
+        run_start = 0
+        for r in range(2, 16):
+            if r < 15 and nib[r] & bit:
+                if not run_start:
+                    run_start = r
+                continue
+            if run_start and r - run_start >= 5:
+                for lo in range(run_start, r - 4):
+                    for hi in range(lo + 4, r):
+                        cards = sum(bit << ((k - 2) * 4) for k in range(lo, hi + 1))
+                        out.append(Combination(FLUSH_T, hi, hi - lo + 1, cards))
+            run_start = 0
+    return out
+
+
+def has_bomb_beating(hand: int, table: Combination) -> bool:
+    """Whether `hand` holds a bomb that beats `table` (cheap when it holds no bomb)."""
+    if table.type is DOG_T:
+        return False
+    return bool(bombs(hand, table))

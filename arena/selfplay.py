@@ -1,0 +1,54 @@
+"""In-process self-play: engine-level players and a loop that plays whole games with them.
+
+Used by the engine benchmark and the engine demo; the referee plays bots over the protocol.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from arena.rules import Action, Decision, DecisionKind, Game
+
+Player = Callable[[Decision], Action]
+
+
+def random_player(rng: random.Random) -> Player:
+    """A uniformly random legal player that never calls Tichu or Grand Tichu.
+
+    A random caller loses almost every call, drives both scores below zero and makes games
+    that never reach the target, so calls are always declined.
+    """
+    no_call = (DecisionKind.GRAND_TICHU, DecisionKind.TICHU)
+
+    def choose(decision: Decision) -> Action:
+        if decision.kind in no_call:
+            return decision.options[0]
+        return rng.choice(decision.options)
+
+    return choose
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """What one self-play game came to."""
+
+    seed: int
+    scores: tuple[int, int]
+    winner: int
+    rounds: int
+    decisions: int
+
+
+def play_game(seed: int, players: Sequence[Player], target: int = 1000) -> tuple[Game, GameSummary]:
+    """Play one game to `target` with one player per seat; the finished game and its summary."""
+    game = Game(seed, target)
+    decisions = 0
+    while not game.over:
+        for seat in game.to_act():
+            game.apply(seat, players[seat](game.decision(seat)))
+            decisions += 1
+    summary = GameSummary(seed, (game.scores[0], game.scores[1]), game.winner, game.round_number,
+                          decisions)
+    return game, summary
