@@ -7,7 +7,7 @@ Card sets are bitmasks (see `cards`). Actions are tuples, so compare them with
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple, Union
 
@@ -116,14 +116,59 @@ class ExchangeOptions(Sequence):
                 and all(isinstance(c, int) and 0 <= c < 56 and self._hand >> c & 1 for c in give))
 
 
+class PlayOptions(Sequence):
+    """The options of a PLAY or BOMB decision: Pass first (where allowed), then one Play per
+    legal combination, built on demand (a random player looks at one of hundreds)."""
+
+    __slots__ = ("combinations", "can_pass", "_keys")
+
+    def __init__(self, combinations: list[Combination], can_pass: bool) -> None:
+        self.combinations = combinations
+        self.can_pass = can_pass
+        self._keys: set[tuple[int, int]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.combinations) + self.can_pass
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if self.can_pass:
+            if index == 0:
+                return PASS
+            index -= 1
+        if index < 0:
+            raise IndexError(index)
+        c = self.combinations[index]
+        return Play(c.cards, c.phoenix_as)
+
+    def __iter__(self) -> Iterator[Action]:
+        if self.can_pass:
+            yield PASS
+        for c in self.combinations:
+            yield Play(c.cards, c.phoenix_as)
+
+    def __contains__(self, action: object) -> bool:
+        if isinstance(action, Pass):
+            return self.can_pass
+        if not isinstance(action, Play):
+            return False
+        if self._keys is None:
+            self._keys = {(c.cards, c.phoenix_as) for c in self.combinations}
+        return (action.cards, action.phoenix_as) in self._keys
+
+
 @dataclass(frozen=True)
 class Decision:
     """What one seat must decide now, and every legal option for it.
 
     `options` is the complete list of legal actions with their free flags unset: any option
     may also be taken with ``call_tichu=True`` where `may_call_tichu`, and a Play holding the
-    Mah Jong may carry any wish 2..14. For PLAY and BOMB decisions `combinations` maps each
-    play's (cards, phoenix_as) to the combination it forms.
+    Mah Jong may carry any wish 2..14 (or 0, no wish). For PLAY and BOMB decisions the options
+    are a `PlayOptions`, whose `combinations` give the combination each play forms.
+    `must_fulfil_wish` says that every option holds a natural card of the wished rank.
     """
 
     seat: int
@@ -131,28 +176,23 @@ class Decision:
     options: Sequence[Action]
     may_call_tichu: bool = False
     must_fulfil_wish: bool = False
-    combinations: dict[tuple[int, int], Combination] = field(default_factory=dict, repr=False)
 
     @property
     def can_pass(self) -> bool:
-        return self.kind in (DecisionKind.PLAY, DecisionKind.BOMB) and bool(self.options) \
-            and isinstance(self.options[0], Pass)
+        return isinstance(self.options, PlayOptions) and self.options.can_pass
 
     def allows(self, action: Action) -> bool:
         """Whether `action` is legal for this decision (free flags included)."""
-        kind = self.kind
         if getattr(action, "call_tichu", False) and not self.may_call_tichu:
             return False
-        if kind in (DecisionKind.PLAY, DecisionKind.BOMB):
-            if isinstance(action, Pass):
-                return self.can_pass
-            if not isinstance(action, Play) or (action.cards, action.phoenix_as) not in self.combinations:
+        if isinstance(self.options, PlayOptions):
+            if action not in self.options:
                 return False
-            if action.wish:
+            if isinstance(action, Play) and action.wish:
                 return bool(action.cards & MAHJONG_BIT) and 2 <= action.wish <= 14
             return True
-        if kind is DecisionKind.EXCHANGE:
-            return Exchange(tuple(action.give)) in self.options if isinstance(action, Exchange) else False
+        if self.kind is DecisionKind.EXCHANGE:
+            return isinstance(action, Exchange) and Exchange(tuple(action.give)) in self.options
         expected = {DecisionKind.GRAND_TICHU: GrandTichu, DecisionKind.TICHU: CallTichu,
-                    DecisionKind.DRAGON_GIFT: GiveDragon}[kind]
+                    DecisionKind.DRAGON_GIFT: GiveDragon}[self.kind]
         return isinstance(action, expected) and action in self.options

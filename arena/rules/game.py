@@ -18,7 +18,6 @@ from typing import Any, NamedTuple
 from arena.errors import IllegalAction
 from arena.rules import moves
 from arena.rules.actions import (
-    PASS,
     Action,
     CallTichu,
     Decision,
@@ -29,6 +28,7 @@ from arena.rules.actions import (
     GrandTichu,
     Pass,
     Play,
+    PlayOptions,
 )
 from arena.rules.cards import DOG_BIT, DRAGON_BIT, MAHJONG, MAHJONG_BIT, points, rank_mask
 from arena.rules.combos import DOG_T, FOUR_T, Combination, beats, classify
@@ -357,21 +357,32 @@ class Game:
         return Exchange(give, action.call_tichu)
 
     def _check_play(self, seat: int, decision: Decision, action: Play) -> Combination:
-        if not _is_int(action.cards) or action.cards <= 0 or action.cards >> 56:
+        """The combination `action` forms if it is legal now; IllegalAction naming the rule."""
+        cards = action.cards
+        if not _is_int(cards) or cards <= 0 or cards >> 56:
             raise IllegalAction("not-a-card-set", "cards must name one or more of the 56 cards")
         if not _is_int(action.phoenix_as) or not _is_int(action.wish):
             raise IllegalAction("not-a-rank", "phoenix_as and wish must be whole numbers")
-        combo = decision.combinations.get((action.cards, action.phoenix_as))
-        if action.wish and not (isinstance(action.wish, int) and 2 <= action.wish <= 14):
+        if action.wish and not 2 <= action.wish <= 14:
             raise IllegalAction("wish-rank", "a wish names one rank from 2 to 14 (or 0 for none)")
-        if action.wish and not action.cards & MAHJONG_BIT:
+        if action.wish and not cards & MAHJONG_BIT:
             raise IllegalAction("wish-without-mahjong", "only a play holding the Mah Jong may wish")
-        if combo is not None:
-            return combo
-        if action.cards & ~self.hands[seat]:
+        if cards & ~self.hands[seat]:
             raise IllegalAction("card-not-held", f"seat {seat} does not hold every card played")
-        combo = classify(action.cards, action.phoenix_as, self.table)  # raises if no combination
-        raise _why_not_legal(combo, decision, self.table, self.wish)
+        table = self.table
+        combo = classify(cards, action.phoenix_as, table)  # raises if no combination
+        if decision.kind is DecisionKind.BOMB and combo.type < FOUR_T:
+            raise IllegalAction("bomb-window-takes-bombs", "out of turn only a bomb may be played")
+        if table is not None:
+            if combo.type is DOG_T:
+                raise IllegalAction("dog-only-as-lead", "the Dog may only be led")
+            if not beats(combo, table):
+                raise IllegalAction("does-not-beat-table", "a play must be the same type and "
+                                    "size as the table and higher, or a bomb that beats it")
+        if decision.must_fulfil_wish and not cards & rank_mask(self.wish):
+            raise IllegalAction("must-fulfil-wish", f"a play holding the wished rank {self.wish} "
+                                "is possible, so one must be made")
+        return combo
 
     # ----- turns ---------------------------------------------------------------------------
 
@@ -570,28 +581,4 @@ def _expect(action: Action, cls: type, kind: DecisionKind) -> Any:
 
 def _play_decision(seat: int, kind: DecisionKind, combos: list[Combination], can_pass: bool,
                    may_call: bool, forced: bool) -> Decision:
-    options: list[Action] = [PASS] if can_pass else []
-    table = {}
-    for c in combos:
-        key = (c.cards, c.phoenix_as)
-        table[key] = c
-        options.append(Play(c.cards, c.phoenix_as))
-    return Decision(seat, kind, options, may_call, forced, table)
-
-
-def _why_not_legal(combo: Combination, decision: Decision, table: Combination | None,
-                   wish: int) -> IllegalAction:
-    """The rule a well-formed combination breaks in this decision."""
-    if decision.kind is DecisionKind.BOMB and combo.type < FOUR_T:
-        return IllegalAction("bomb-window-takes-bombs", "out of turn only a bomb may be played")
-    if combo.type is DOG_T and table is not None:
-        return IllegalAction("dog-only-as-lead", "the Dog may only be led")
-    if table is not None and table.type is DOG_T:
-        return IllegalAction("nothing-on-dog", "nothing, not even a bomb, may be played on the Dog")
-    if table is not None and not beats(combo, table):
-        return IllegalAction("does-not-beat-table", "a play must be the same type and size as "
-                             "the table and higher, or a bomb that beats it")
-    if decision.must_fulfil_wish:
-        return IllegalAction("must-fulfil-wish", f"a play holding the wished rank {wish} is "
-                             "possible, so one must be made")
-    return IllegalAction("not-legal", "this play is not legal now")
+    return Decision(seat, kind, PlayOptions(combos, can_pass), may_call, forced)

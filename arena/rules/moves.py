@@ -28,6 +28,7 @@ from arena.rules.combos import (
     STRAIGHT_T,
     TRIPLE_T,
     Combination,
+    ComboType,
     phoenix_single_rank,
 )
 
@@ -100,50 +101,61 @@ def singles(hand: int, nib: list[int], table: Combination | None) -> list[Combin
     above = table.rank if table is not None else 0
     out = []
     if table is None and hand & MAHJONG_BIT:
-        out.append(Combination(SINGLE_T, 1, 1, MAHJONG_BIT))
-    for r in range(max(2, int(above) + 1), 15):
-        n = nib[r]
-        if n:
-            shift = (r - 2) * 4
-            for b in _SINGLES[n]:
-                out.append(Combination(SINGLE_T, r, 1, b << shift))
+        out.append(_MAHJONG_SINGLE)
+    suited = hand & _SUITED_FROM[int(above) + 1 if above >= 2 else 2]
+    while suited:
+        low = suited & -suited
+        out.append(_SINGLE[low.bit_length() - 1])
+        suited ^= low
     if hand & PHOENIX_BIT and above < DRAGON_RANK:
         out.append(Combination(SINGLE_T, phoenix_single_rank(table), 1, PHOENIX_BIT))
     if hand & DRAGON_BIT and above < DRAGON_RANK:
-        out.append(Combination(SINGLE_T, DRAGON_RANK, 1, DRAGON_BIT))
+        out.append(_DRAGON_SINGLE)
     return out
 
 
 def pairs(nib: list[int], phoenix: bool, above: float) -> list[Combination]:
     """Pairs ranked above `above`, natural and Phoenix-completed."""
-    out = []
-    for r in range(int(above) + 1 if above >= 2 else 2, 15):
-        n = nib[r]
-        if not n:
-            continue
-        shift = (r - 2) * 4
-        for p in _PAIRS[n]:
-            out.append(Combination(PAIR_T, r, 2, p << shift))
-        if phoenix:
-            for b in _SINGLES[n]:
-                out.append(Combination(PAIR_T, r, 2, b << shift | PHOENIX_BIT, r))
-    return out
+    return _of_a_kind(nib, phoenix, above, _PAIR, _PHOENIX_PAIR)
 
 
 def triples(nib: list[int], phoenix: bool, above: float) -> list[Combination]:
     """Triples ranked above `above`, natural and Phoenix-completed."""
+    return _of_a_kind(nib, phoenix, above, _TRIPLE, _PHOENIX_TRIPLE)
+
+
+def _of_a_kind(nib: list[int], phoenix: bool, above: float, natural: list, completed: list
+               ) -> list[Combination]:
     out = []
     for r in range(int(above) + 1 if above >= 2 else 2, 15):
         n = nib[r]
-        if not n:
-            continue
-        shift = (r - 2) * 4
-        for t in _TRIPLES[n]:
-            out.append(Combination(TRIPLE_T, r, 3, t << shift))
-        if phoenix:
-            for p in _PAIRS[n]:
-                out.append(Combination(TRIPLE_T, r, 3, p << shift | PHOENIX_BIT, r))
+        if n:
+            out += natural[r][n]
+            if phoenix:
+                out += completed[r][n]
     return out
+
+
+def _kind_table(combo_type: ComboType, size: int, with_phoenix: bool) -> list[list[list[Combination]]]:
+    """Per rank and suit nibble: the combinations of `size` cards of that rank (constants)."""
+    natural = size - 1 if with_phoenix else size
+    extra = PHOENIX_BIT if with_phoenix else 0
+    table: list[list[list[Combination]]] = [[] for _ in range(2)]
+    for r in _RANKS:
+        shift = (r - 2) * 4
+        table.append([[Combination(combo_type, r, size, sub << shift | extra, r if extra else 0)
+                       for sub in _subsets(n, natural)] for n in range(16)])
+    return table
+
+
+_SINGLE = [Combination(SINGLE_T, (c >> 2) + 2, 1, 1 << c) for c in range(52)]
+_MAHJONG_SINGLE = Combination(SINGLE_T, 1, 1, MAHJONG_BIT)
+_DRAGON_SINGLE = Combination(SINGLE_T, DRAGON_RANK, 1, DRAGON_BIT)
+_SUITED_FROM = [SUITED_MASK & ~((1 << (max(r, 2) - 2) * 4) - 1) for r in range(17)]
+_PAIR = _kind_table(PAIR_T, 2, False)
+_PHOENIX_PAIR = _kind_table(PAIR_T, 2, True)
+_TRIPLE = _kind_table(TRIPLE_T, 3, False)
+_PHOENIX_TRIPLE = _kind_table(TRIPLE_T, 3, True)
 
 
 def full_houses(nib: list[int], phoenix: bool, above: float) -> list[Combination]:
@@ -165,7 +177,12 @@ def stairs(nib: list[int], phoenix: bool, n_pairs: int, above: float) -> list[Co
     """Stairs of exactly `n_pairs` consecutive pairs whose top pair ranks above `above`."""
     out = []
     lowest_top = max(int(above) + 1, n_pairs + 1)
+    have_one = _rank_set(nib, 1)
+    have_two = _rank_set(nib, 2)
     for top in range(lowest_top, 15):
+        window = ((1 << n_pairs) - 1) << (top - n_pairs + 1)
+        if window & ~have_one or (window & ~have_two).bit_count() > phoenix:
+            continue  # a rank is missing, or more than the Phoenix can complete
         partial = [(0, 0)]  # (cards, Phoenix rank)
         for r in range(top - n_pairs + 1, top + 1):
             n = nib[r]
@@ -192,10 +209,14 @@ def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
     The Mah Jong may start a straight as rank 1; the Phoenix may stand for any one rank 2..14.
     """
     out = []
-    for start in range(1, 11):
+    have = _rank_set(nib, 1) | mahjong << 1
+    shortest = length or 5
+    for start in range(max(1, int(above) - shortest + 2), 16 - shortest):
+        if start == 1 and not mahjong:
+            continue  # only the Mah Jong is a 1
+        if (((1 << shortest) - 1) << start & ~have).bit_count() > phoenix:
+            continue  # too many ranks missing for even the shortest straight from here
         if start == 1:
-            if not mahjong:
-                continue
             partial = [(MAHJONG_BIT, 0, 0)]  # (cards, common suits, Phoenix rank)
         else:
             partial = _straight_extend([(0, 0xF, 0)], nib[start], start, phoenix)
@@ -211,6 +232,18 @@ def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
             if length and size >= length:
                 break
     return out
+
+
+def _rank_set(nib: list[int], at_least: int) -> int:
+    """The ranks holding at least `at_least` cards, as a bitmask with bit r for rank r."""
+    out = 0
+    for r in _RANKS:
+        if _COUNT[nib[r]] >= at_least:
+            out |= 1 << r
+    return out
+
+
+_COUNT = [n.bit_count() for n in range(16)]
 
 
 def _straight_extend(partial: list, n: int, r: int, phoenix: bool) -> list:
