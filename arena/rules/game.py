@@ -78,7 +78,7 @@ class Observation:
     table_seat: int             # who played it, -1 for none
     trick_points: int           # card points lying in the current trick
     points_taken: tuple[int, int, int, int]  # card points in each seat's gathered tricks
-    scores: tuple[int, int]     # team totals before this round
+    scores: tuple[int, int]     # team totals so far (they change at each round end)
     target: int
     round_events: tuple[Event, ...]  # this round's events that this seat may see, in order
 
@@ -193,7 +193,7 @@ class Game:
             out_order=tuple(self.out_order), wish=self.wish, table=self.table,
             table_seat=self.table_seat if self.table is not None else -1,
             trick_points=points(self.trick), points_taken=tuple(points(w) for w in self.won),
-            scores=tuple(self._scores_before), target=self.target, round_events=events)
+            scores=(self.scores[0], self.scores[1]), target=self.target, round_events=events)
 
     # ----- rounds -------------------------------------------------------------------------
 
@@ -219,7 +219,8 @@ class Game:
         self._window: list[int] = []
         self._gather_after_window = False
         self._round_over_after_gift = False
-        self._bombs: list[list[Combination] | None] = [None] * 4
+        self._bombs: list[list[Combination]] = [[], [], [], []]
+        self._bomb_seats = 0  # seats holding any bomb, as a bitmask
         self._emit("round_start", -1, PUBLIC, round=self.round_number, scores=self._scores_before)
         for s in range(4):
             self._emit("deal", s, s, cards=self.hands[s])
@@ -282,6 +283,8 @@ class Game:
         self._start_play()
 
     def _start_play(self) -> None:
+        for s in range(4):
+            self._refresh_bombs(s)
         leader = next(s for s in range(4) if self.hands[s] >> MAHJONG & 1)
         self._new_trick(leader)
 
@@ -308,7 +311,7 @@ class Game:
         if phase is DecisionKind.PLAY:
             return self._turn_decision(seat, may_call)
         if phase is DecisionKind.BOMB:
-            bombs = [b for b in self._bombs_of(seat) if beats(b, self.table)]
+            bombs = [b for b in self._bombs[seat] if beats(b, self.table)]
             return _play_decision(seat, DecisionKind.BOMB, bombs, True, may_call, False)
         if phase is DecisionKind.GRAND_TICHU:
             return Decision(seat, phase, _GT_OPTIONS)
@@ -336,11 +339,12 @@ class Game:
         can_pass = table is not None and not forced
         return _play_decision(seat, DecisionKind.PLAY, combos, can_pass, may_call, forced)
 
-    def _bombs_of(self, seat: int) -> list[Combination]:
-        bombs = self._bombs[seat]
-        if bombs is None:
-            bombs = self._bombs[seat] = moves.bombs(self.hands[seat], None)
-        return bombs
+    def _refresh_bombs(self, seat: int) -> None:
+        bombs = self._bombs[seat] = moves.bombs(self.hands[seat], None)
+        if bombs:
+            self._bomb_seats |= 1 << seat
+        else:
+            self._bomb_seats &= ~(1 << seat)
 
     # ----- validation ---------------------------------------------------------------------
 
@@ -412,7 +416,8 @@ class Game:
         cards = combo.cards
         self.hands[seat] &= ~cards
         self.played[seat] = True
-        self._bombs[seat] = None
+        if self._bomb_seats >> seat & 1:
+            self._refresh_bombs(seat)
         self._cache.clear()
         self._emit("play", seat, PUBLIC, cards=cards, combination=combo, out_of_turn=out_of_turn)
         if self.wish and cards & rank_mask(self.wish):
@@ -452,12 +457,13 @@ class Game:
 
     def _before_turn(self, nxt: int, gather: bool) -> None:
         """Open the bomb window before the next regular turn (or before gathering)."""
-        table = self.table
         window = []
-        for k in range(4):
-            s = (nxt + k) % 4
-            if self.hands[s] and any(beats(b, table) for b in self._bombs_of(s)):
-                window.append(s)
+        if self._bomb_seats:
+            table = self.table
+            for k in range(4):
+                s = (nxt + k) % 4
+                if self._bomb_seats >> s & 1 and any(beats(b, table) for b in self._bombs[s]):
+                    window.append(s)
         self.turn = nxt
         self._gather_after_window = gather
         self._cache.clear()

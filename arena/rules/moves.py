@@ -55,7 +55,7 @@ def lead_options(hand: int) -> list[Combination]:
     """Every combination `hand` can lead (bombs included, as ordinary leads)."""
     nib = nibbles(hand)
     phoenix = bool(hand & PHOENIX_BIT)
-    out = singles(hand, nib, None)
+    out = singles(hand, None)
     if hand & DOG_BIT:
         out.append(Combination(DOG_T, 0, 1, DOG_BIT))
     out += pairs(nib, phoenix, 0)
@@ -76,12 +76,12 @@ def follow_options(hand: int, table: Combination) -> list[Combination]:
     t = table.type
     if t is DOG_T:
         return []
+    if t is SINGLE_T:
+        return singles(hand, table) + bombs(hand, table)
     nib = nibbles(hand)
     phoenix = bool(hand & PHOENIX_BIT)
     rank = table.rank
-    if t is SINGLE_T:
-        out = singles(hand, nib, table)
-    elif t is PAIR_T:
+    if t is PAIR_T:
         out = pairs(nib, phoenix, rank)
     elif t is TRIPLE_T:
         out = triples(nib, phoenix, rank)
@@ -96,7 +96,7 @@ def follow_options(hand: int, table: Combination) -> list[Combination]:
     return out + bombs(hand, table)
 
 
-def singles(hand: int, nib: list[int], table: Combination | None) -> list[Combination]:
+def singles(hand: int, table: Combination | None) -> list[Combination]:
     """Singles beating `table` (a single) or, with None, every single to lead."""
     above = table.rank if table is not None else 0
     out = []
