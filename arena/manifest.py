@@ -1,0 +1,123 @@
+"""Bot manifests: the `bot.toml` of each bot folder, read and checked.
+
+```toml
+name = "random"              # entrant name, letters, digits, '-', '_'
+version = "1.0.0"            # the author's version string
+language = "python"
+command = ["python", "bot.py"]   # run in the bot folder; a string is split like a shell
+build = "make"               # optional, run once in the bot folder before the bot starts
+```
+
+A command whose first word is ``python`` or ``python3`` runs with the Python that runs the
+arena, so Python bots need no environment of their own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import ConfigError
+
+MANIFEST = "bot.toml"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_HASH_SKIP = {"__pycache__", "node_modules", ".git", "build", "target"}
+
+
+@dataclass(frozen=True)
+class BotManifest:
+    """A bot folder's manifest. `command` and `build` are argument lists (build may be empty)."""
+
+    folder: Path
+    name: str
+    version: str
+    language: str
+    command: tuple[str, ...]
+    build: tuple[str, ...] = ()
+
+    def argv(self) -> list[str]:
+        """The command to start the bot, with ``python`` meaning the arena's own Python."""
+        return _with_python(self.command)
+
+    def build_argv(self) -> list[str]:
+        return _with_python(self.build)
+
+
+def load_manifest(folder: str | Path) -> BotManifest:
+    """Read `folder/bot.toml`; ConfigError naming the file, key and problem if it is wrong."""
+    folder = Path(folder).resolve()
+    path = folder / MANIFEST
+    if not folder.is_dir():
+        raise ConfigError(f"{folder}: not a bot folder (no such directory)")
+    if not path.is_file():
+        raise ConfigError(f"{path}: missing; every bot folder needs a {MANIFEST}")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    name = _string(path, data, "name")
+    if not _NAME.match(name):
+        raise ConfigError(f"{path}: key 'name': {name!r} must be 1-64 letters, digits, "
+                          "'.', '-' or '_', starting with a letter or digit")
+    command = _argv(path, data, "command", required=True)
+    build = _argv(path, data, "build", required=False)
+    unknown = sorted(set(data) - {"name", "version", "language", "command", "build",
+                                  "description"})
+    if unknown:
+        raise ConfigError(f"{path}: unknown key {unknown[0]!r} (known: name, version, "
+                          "language, command, build, description)")
+    return BotManifest(folder, name, _string(path, data, "version"),
+                       _string(path, data, "language"), command, build)
+
+
+def folder_hash(folder: str | Path) -> str:
+    """A content hash of a bot folder (file paths and bytes), the version an entrant is stored as.
+
+    Build outputs and dependency folders (see _HASH_SKIP) are left out, so building a bot does
+    not change its version.
+    """
+    root = Path(folder).resolve()
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if any(part in _HASH_SKIP for part in rel.parts) or not path.is_file():
+            continue
+        digest.update(str(rel.as_posix()).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def _string(path: Path, data: dict, key: str) -> str:
+    if key not in data:
+        raise ConfigError(f"{path}: missing key {key!r}")
+    value = data[key]
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{path}: key {key!r} must be a non-empty string, not {value!r}")
+    return value.strip()
+
+
+def _argv(path: Path, data: dict, key: str, required: bool) -> tuple[str, ...]:
+    if key not in data:
+        if required:
+            raise ConfigError(f"{path}: missing key {key!r} (the command that runs the bot)")
+        return ()
+    value = data[key]
+    if isinstance(value, str):
+        try:
+            value = shlex.split(value)
+        except ValueError as exc:
+            raise ConfigError(f"{path}: key {key!r}: cannot split {data[key]!r}: {exc}") from None
+    if not (isinstance(value, list) and value and all(isinstance(v, str) and v for v in value)):
+        raise ConfigError(f"{path}: key {key!r} must be a non-empty string or list of strings")
+    return tuple(value)
+
+
+def _with_python(argv: tuple[str, ...]) -> list[str]:
+    if argv and argv[0] in ("python", "python3"):
+        return [sys.executable, *argv[1:]]
+    return list(argv)
