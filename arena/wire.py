@@ -1,0 +1,294 @@
+"""Engine <-> wire conversion: pure functions between `arena.rules` values and protocol maps.
+
+The referee and the in-process harness (`arena.local`) build every message a bot receives
+here, and turn every reply back into an engine `Action`. Maps are the plain dicts of
+protocol/PROTOCOL.md (card sets as ascending lists of card names, ranks as one character,
+None for "none"); pass them through `protocol.codec.encode` to put them on the wire.
+The rules engine itself never imports zmq or msgpack.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from arena.errors import IllegalAction
+from arena.rules import (
+    PUBLIC,
+    Action,
+    CallTichu,
+    Combination,
+    Decision,
+    DecisionKind,
+    Event,
+    Exchange,
+    GiveDragon,
+    GrandTichu,
+    Observation,
+    Pass,
+    Play,
+)
+from arena.rules.cards import card_name, cards_of, parse_card
+
+Message = dict[str, Any]
+RANK_CHARS = "23456789TJQKA"
+_KIND_ACTIONS = {
+    DecisionKind.GRAND_TICHU: ("grand_tichu",), DecisionKind.EXCHANGE: ("exchange",),
+    DecisionKind.TICHU: ("tichu",), DecisionKind.PLAY: ("pass", "play"),
+    DecisionKind.BOMB: ("pass", "play"), DecisionKind.DRAGON_GIFT: ("give_dragon",),
+}
+
+# ----- values -------------------------------------------------------------------------------
+
+
+def cards_text(cards: int) -> list[str]:
+    """A card set as its wire list: card names ascending by card id."""
+    return [card_name(c) for c in cards_of(cards)]
+
+
+def cards_mask(names: Iterable[str]) -> int:
+    """The card set of a wire list of card names (already validated by the codec)."""
+    mask = 0
+    for name in names:
+        mask |= 1 << parse_card(name)
+    return mask
+
+
+def rank_text(rank: int) -> str | None:
+    """A rank 2..14 as its wire character "2".."A"; 0 (none) as None."""
+    return RANK_CHARS[rank - 2] if rank else None
+
+
+def rank_value(text: str | None) -> int:
+    """A wire rank character as 2..14; None as 0."""
+    return RANK_CHARS.index(text) + 2 if text is not None else 0
+
+
+def combination_name(combo: Combination) -> str:
+    """The wire name of a combination's type, e.g. "full_house"."""
+    return combo.type.name.lower()
+
+
+# ----- events -------------------------------------------------------------------------------
+
+
+def event_map(event: Event) -> Message:
+    """The wire map of one engine event."""
+    d = event.data
+    kind = event.kind
+    out: Message = {"kind": kind}
+    if event.seat >= 0:
+        out["seat"] = event.seat
+    if kind == "round_start":
+        out.update(round=d["round"], scores=list(d["scores"]))
+    elif kind == "deal":
+        out["cards"] = cards_text(d["cards"])
+    elif kind == "grand_tichu":
+        out["call"] = d["called"]
+    elif kind == "exchange":
+        out.update(given=[card_name(c) for c in d["given"]],
+                   received=_received(event.seat, d["received"]))
+    elif kind == "play":
+        combo = d["combination"]
+        out.update(cards=cards_text(d["cards"]), combination=combination_name(combo),
+                   phoenix_as=rank_text(combo.phoenix_as), out_of_turn=d["out_of_turn"])
+    elif kind in ("wish", "wish_fulfilled"):
+        out["rank"] = rank_text(d["rank"])
+    elif kind == "dog":
+        out["to"] = d["to"]
+    elif kind == "trick":
+        out.update(taker=d["taker"], cards=cards_text(d["cards"]), points=d["points"])
+    elif kind == "out":
+        out["place"] = d["place"]
+    elif kind == "round_end":
+        out.update(card_points=list(d["card_points"]), calls=list(d["calls"]),
+                   double_victory=d["double_victory"], out_order=list(d["out_order"]),
+                   scores=list(d["scores"]))
+    elif kind == "game_end":
+        out.update(scores=list(d["scores"]), winner=d["winner"])
+    return out
+
+
+def _received(seat: int, by_giver: Sequence[int]) -> list[str]:
+    """Cards received, from seat+1, seat+2, seat+3 in that order (the order of `give`)."""
+    return [card_name(by_giver[(seat + k) % 4]) for k in (1, 2, 3)]
+
+
+def visible(seat: int, event: Event) -> bool:
+    """Whether `seat` may see `event`."""
+    return event.visible_to == PUBLIC or event.visible_to == seat
+
+
+def events_for(seat: int, events: Iterable[Event]) -> list[Message]:
+    """The wire maps of the events `seat` may see, in order."""
+    return [event_map(e) for e in events if visible(seat, e)]
+
+
+# ----- observation and options --------------------------------------------------------------
+
+
+def observation_map(obs: Observation) -> Message:
+    """The wire map of a seat's observation (its own cards and the public state)."""
+    trick = played = 0
+    exchange = None
+    for e in obs.round_events:
+        if e.kind == "play":
+            trick |= e.data["cards"]
+            played |= e.data["cards"]
+        elif e.kind in ("trick", "dog"):
+            trick = 0
+        elif e.kind == "exchange" and e.seat == obs.seat:
+            exchange = {"given": [card_name(c) for c in e.data["given"]],
+                        "received": _received(obs.seat, e.data["received"])}
+    table = None
+    if obs.table is not None:
+        table = {"seat": obs.table_seat, "cards": cards_text(obs.table.cards),
+                 "combination": combination_name(obs.table),
+                 "phoenix_as": rank_text(obs.table.phoenix_as)}
+    return {
+        "seat": obs.seat, "round": obs.round_number, "hand": cards_text(obs.hand),
+        "hand_counts": list(obs.hand_counts), "grand_tichu": list(obs.grand_tichu),
+        "tichu": list(obs.tichu), "out_order": list(obs.out_order), "wish": rank_text(obs.wish),
+        "table": table, "trick": cards_text(trick), "trick_points": obs.trick_points,
+        "played": cards_text(played), "points_taken": list(obs.points_taken),
+        "exchange": exchange, "scores": list(obs.scores), "target": obs.target,
+    }
+
+
+def _play_combinations(decision: Decision) -> dict[tuple[int, int], Combination]:
+    """(cards, phoenix_as) -> combination for each play option of a PLAY or BOMB decision."""
+    combos = getattr(decision.options, "combinations", None)
+    if combos is None:
+        return dict(getattr(decision, "combinations", {}))
+    return {(c.cards, c.phoenix_as): c for c in combos}
+
+
+def option_maps(decision: Decision) -> list[Message] | None:
+    """The wire options of a decision, indexable by a reply; None for EXCHANGE (stated)."""
+    kind = decision.kind
+    if kind is DecisionKind.EXCHANGE:
+        return None
+    if kind is DecisionKind.GRAND_TICHU:
+        return [{"action": "grand_tichu", "call": o.call} for o in decision.options]
+    if kind is DecisionKind.TICHU:
+        return [{"action": "tichu", "call": o.call} for o in decision.options]
+    if kind is DecisionKind.DRAGON_GIFT:
+        return [{"action": "give_dragon", "to": o.to} for o in decision.options]
+    combos = _play_combinations(decision)
+    out: list[Message] = []
+    for o in decision.options:
+        if isinstance(o, Pass):
+            out.append({"action": "pass"})
+        else:
+            combo = combos[(o.cards, o.phoenix_as)]
+            out.append({"action": "play", "cards": cards_text(o.cards),
+                        "phoenix_as": rank_text(o.phoenix_as),
+                        "combination": combination_name(combo)})
+    return out
+
+
+# ----- messages -----------------------------------------------------------------------------
+
+
+def request_message(decision: Decision, obs: Observation, events: list[Message],
+                    request_id: int, deadline_ms: int, with_options: bool = True) -> Message:
+    """The request for `decision`, carrying `events` (the seat's events not yet sent)."""
+    return {
+        "type": "request", "id": request_id, "kind": decision.kind.value,
+        "deadline_ms": deadline_ms, "may_call_tichu": decision.may_call_tichu,
+        "must_fulfil_wish": decision.must_fulfil_wish, "observation": observation_map(obs),
+        "options": option_maps(decision) if with_options else None, "events": events,
+    }
+
+
+def welcome_message(seat: int, game_id: str, target: int, names: Sequence[str],
+                    hello_ms: int, decision_ms: int, max_message_bytes: int,
+                    with_options: bool) -> Message:
+    """The referee's answer to an accepted hello."""
+    return {"type": "welcome", "protocol": 1, "seat": seat, "options": with_options,
+            "settings": {"game": game_id, "target": target, "names": list(names)},
+            "limits": {"hello_ms": hello_ms, "decision_ms": decision_ms,
+                       "max_message_bytes": max_message_bytes}}
+
+
+def end_message(scores: Sequence[int] | None, winner: int | None, events: list[Message],
+                reason: str = "game_over") -> Message:
+    """The message that ends a session: the final events and the result (None if aborted)."""
+    return {"type": "end", "reason": reason, "scores": list(scores) if scores else None,
+            "winner": winner, "events": events}
+
+
+def error_message(code: str, message: str, rule: str | None = None,
+                  request_id: int | None = None) -> Message:
+    """The message that tells a bot why it is being stopped."""
+    return {"type": "error", "code": code, "message": message[:1000], "rule": rule,
+            "id": request_id}
+
+
+# ----- replies ------------------------------------------------------------------------------
+
+
+def action_from_reply(reply: Message, decision: Decision, options_sent: bool = True) -> Action:
+    """The engine action a validated reply states for `decision`.
+
+    Raises IllegalAction (rule "option-out-of-range", "no-options", "wrong-decision",
+    "tichu-not-allowed" or "wish-not-allowed") when the reply cannot be an action for this
+    decision; whether the action is legal is then for `Game.apply` to check.
+    """
+    chosen = None
+    if reply["option"] is not None:
+        chosen = _chosen_option(reply["option"], decision, options_sent)
+        tag = _tag_of(chosen, decision.kind)
+    else:
+        tag = reply["action"]["action"]
+    if tag not in _KIND_ACTIONS[decision.kind]:
+        allowed = " or ".join(_KIND_ACTIONS[decision.kind])
+        raise IllegalAction("wrong-decision", f"a {decision.kind.value} request takes "
+                            f"a {allowed} action, not {tag}")
+    call, wish = reply["call_tichu"], reply["wish"]
+    if call and not decision.may_call_tichu:
+        raise IllegalAction("tichu-not-allowed", "this request does not offer a Tichu call "
+                            "(may_call_tichu is false)")
+    if wish is not None and tag != "play":
+        raise IllegalAction("wish-not-allowed", "only a play holding the Mah Jong may wish")
+    if chosen is None:
+        return _action(reply["action"], call, wish)
+    if isinstance(chosen, Play):
+        return chosen._replace(wish=rank_value(wish), call_tichu=call)
+    return Pass(call) if isinstance(chosen, Pass) else chosen
+
+
+def _chosen_option(index: int, decision: Decision, options_sent: bool) -> Action:
+    if not options_sent or decision.kind is DecisionKind.EXCHANGE:
+        raise IllegalAction("no-options", "no options were sent with this request: state the "
+                            "action explicitly")
+    if index >= len(decision.options):
+        raise IllegalAction("option-out-of-range", f"option {index} does not exist "
+                            f"({len(decision.options)} options were offered)")
+    return decision.options[index]
+
+
+def _tag_of(action: Action, kind: DecisionKind) -> str:
+    if isinstance(action, Play):
+        return "play"
+    if isinstance(action, Pass):
+        return "pass"
+    if isinstance(action, GiveDragon):
+        return "give_dragon"
+    return "grand_tichu" if kind is DecisionKind.GRAND_TICHU else "tichu"
+
+
+def _action(m: Message, call: bool, wish: str | None) -> Action:
+    tag = m["action"]
+    if tag == "play":
+        return Play(cards_mask(m["cards"]), rank_value(m["phoenix_as"]), rank_value(wish), call)
+    if tag == "pass":
+        return Pass(call)
+    if tag == "exchange":
+        give = tuple(parse_card(c) for c in m["give"])
+        return Exchange(give, call)  # type: ignore[arg-type]
+    if tag == "grand_tichu":
+        return GrandTichu(m["call"])
+    if tag == "tichu":
+        return CallTichu(m["call"])
+    return GiveDragon(m["to"])

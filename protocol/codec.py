@@ -1,0 +1,90 @@
+"""The wire codec: encode, decode and validate protocol messages. Pure functions, no sockets.
+
+A message is a plain dict, exactly the msgpack map of PROTOCOL.md (string keys, card names as
+strings, ranks as one character). `validate` checks one against its schema and returns its
+*canonical form*: every field present (an omitted optional field gets its default), keys in
+the order PROTOCOL.md lists them, card sets ascending by card id. `encode` packs the
+canonical form, so equal messages give equal bytes; `decode` unpacks and validates.
+
+Every malformed message raises `ProtocolError`, whose `code` names the kind of fault and
+whose `path` locates it (``"request.observation.hand[3]"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from protocol.schema import (
+    BOT_MESSAGES,
+    MESSAGES,
+    REFEREE_MESSAGES,
+    ProtocolError,
+    check_message,
+)
+
+PROTOCOL_VERSION = 1
+SUPPORTED_VERSIONS = (1,)
+MAX_MESSAGE_BYTES = 1 << 20  # 1 MiB, in both directions
+
+__all__ = [
+    "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "MAX_MESSAGE_BYTES", "ProtocolError",
+    "validate", "encode", "decode", "MESSAGES", "BOT_MESSAGES", "REFEREE_MESSAGES",
+]
+
+
+def validate(message: Any, sender: str | None = None) -> dict[str, Any]:
+    """The canonical form of `message`; ProtocolError if it is not a valid message.
+
+    `sender` ("bot" or "referee") restricts the message types accepted to those that side
+    may send; None accepts every type.
+    """
+    return check_message(message, _types_of(sender))
+
+
+def encode(message: dict[str, Any], sender: str | None = None) -> bytes:
+    """The msgpack bytes of a message's canonical form; ProtocolError if invalid or oversize."""
+    data = msgpack.packb(validate(message, sender), use_bin_type=True)
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum "
+                            f"{MAX_MESSAGE_BYTES}")
+    return data
+
+
+def decode(data: bytes, sender: str | None = None) -> dict[str, Any]:
+    """The canonical form of the message in one frame; ProtocolError if malformed or oversize."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise ProtocolError("wrong_type", "", "a frame must be bytes")
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum "
+                            f"{MAX_MESSAGE_BYTES}")
+    try:
+        value = msgpack.unpackb(data, raw=False, strict_map_key=False, use_list=True,
+                                object_pairs_hook=_unique_keys)
+    except ProtocolError:
+        raise
+    except Exception as exc:  # msgpack raises many types for bad input: all mean the same
+        raise ProtocolError("not_msgpack", "", f"not one valid msgpack value: {exc}") from None
+    return validate(value, sender)
+
+
+def _unique_keys(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for key, value in pairs:
+        if not isinstance(key, str):
+            raise ProtocolError("wrong_type", "", f"map key {key!r} is not a string")
+        if key in out:
+            raise ProtocolError("duplicate_field", key, f"field {key!r} appears twice in one map")
+        out[key] = value
+    return out
+
+
+def _types_of(sender: str | None) -> frozenset[str]:
+    if sender is None:
+        return frozenset(MESSAGES)
+    if sender == "bot":
+        return BOT_MESSAGES
+    if sender == "referee":
+        return REFEREE_MESSAGES
+    raise ValueError(f"sender must be 'bot', 'referee' or None, not {sender!r}")

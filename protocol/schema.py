@@ -1,0 +1,397 @@
+"""The message schemas of PROTOCOL.md, as small composable checks.
+
+A check is a function ``(value, path) -> canonical value`` that raises `ProtocolError` naming
+the fault and its path. Records list their fields in wire order; a field with a default may
+be omitted by the sender and is filled in. Unknown fields are rejected: new fields come with
+a new protocol version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.rules.cards import card_name, parse_card
+
+Check = Callable[[Any, str], Any]
+REQUIRED = object()
+INT32 = (1 << 31) - 1
+
+RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
+CARD_NAMES = tuple(card_name(c) for c in range(56))
+DECISION_KINDS = ("grand_tichu", "exchange", "tichu", "play", "bomb", "dragon_gift")
+COMBINATIONS = ("dog", "single", "pair", "stairs", "triple", "full_house", "straight",
+                "four_bomb", "straight_flush")
+ERROR_CODES = ("timeout", "illegal_action", "malformed_message", "unexpected_message",
+               "oversize_message")
+REJECT_REASONS = ("unknown_token", "unsupported_version", "malformed_hello")
+END_REASONS = ("game_over", "aborted")
+
+
+class ProtocolError(ArenaError):
+    """A malformed message. `code` is the kind of fault, `path` where it is, `detail` why.
+
+    Codes: not_msgpack, oversize, wrong_type, missing_field, unknown_field, duplicate_field,
+    unknown_type, unknown_kind, bad_value.
+    """
+
+    def __init__(self, code: str, path: str, detail: str) -> None:
+        super().__init__(f"{code} at {path or '<message>'}: {detail}")
+        self.code = code
+        self.path = path
+        self.detail = detail
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "float", str: "string", bytes: "binary",
+            list: "array", dict: "map", type(None): "nil"}.get(type(value), type(value).__name__)
+
+
+def _wrong(value: Any, path: str, expected: str) -> ProtocolError:
+    return ProtocolError("wrong_type", path, f"expected {expected}, got {_type_name(value)}")
+
+
+# ----- scalars ------------------------------------------------------------------------------
+
+def integer(lo: int = -INT32, hi: int = INT32) -> Check:
+    def check(value: Any, path: str) -> int:
+        if type(value) is not int:
+            raise _wrong(value, path, "integer")
+        if not lo <= value <= hi:
+            raise ProtocolError("bad_value", path, f"{value} is outside {lo}..{hi}")
+        return value
+    return check
+
+
+def boolean(value: Any, path: str) -> bool:
+    if type(value) is not bool:
+        raise _wrong(value, path, "boolean")
+    return value
+
+
+def string(max_len: int = 256, min_len: int = 0) -> Check:
+    def check(value: Any, path: str) -> str:
+        if type(value) is not str:
+            raise _wrong(value, path, "string")
+        if not min_len <= len(value) <= max_len:
+            raise ProtocolError("bad_value", path, f"length {len(value)} is outside "
+                                f"{min_len}..{max_len}")
+        return value
+    return check
+
+
+def one_of(choices: Sequence[str], code: str = "bad_value") -> Check:
+    def check(value: Any, path: str) -> str:
+        if type(value) is not str:
+            raise _wrong(value, path, "string")
+        if value not in choices:
+            raise ProtocolError(code, path, f"{value!r} is not one of {', '.join(choices)}")
+        return value
+    return check
+
+
+def nullable(inner: Check) -> Check:
+    def check(value: Any, path: str) -> Any:
+        return None if value is None else inner(value, path)
+    return check
+
+
+SEAT = integer(0, 3)
+TEAM = integer(0, 1)
+ID = integer(0, INT32)
+SCORE = integer()
+RANK = one_of(RANKS)
+COMBINATION = one_of(COMBINATIONS)
+
+
+def card(value: Any, path: str) -> str:
+    if type(value) is not str:
+        raise _wrong(value, path, "string")
+    try:
+        parse_card(value)
+    except ValueError:
+        raise ProtocolError("bad_value", path, f"{value!r} is not a card name") from None
+    return value
+
+
+# ----- composites ---------------------------------------------------------------------------
+
+def array(inner: Check, min_len: int = 0, max_len: int = 4096) -> Check:
+    def check(value: Any, path: str) -> list[Any]:
+        if type(value) is not list:
+            raise _wrong(value, path, "array")
+        if not min_len <= len(value) <= max_len:
+            raise ProtocolError("bad_value", path, f"{len(value)} items, expected "
+                                f"{min_len}..{max_len}")
+        return [inner(item, f"{path}[{i}]") for i, item in enumerate(value)]
+    return check
+
+
+def cards(min_len: int = 0, max_len: int = 56) -> Check:
+    """A card set: distinct card names, any order on input, ascending by card id on output."""
+    items = array(card, min_len, max_len)
+
+    def check(value: Any, path: str) -> list[str]:
+        names = items(value, path)
+        ids = [parse_card(n) for n in names]
+        if len(set(ids)) != len(ids):
+            raise ProtocolError("bad_value", path, "a card is listed twice")
+        return [CARD_NAMES[c] for c in sorted(ids)]
+    return check
+
+
+def distinct_cards(n: int) -> Check:
+    """An ordered list of `n` distinct cards (order kept: position means recipient)."""
+    items = array(card, n, n)
+
+    def check(value: Any, path: str) -> list[str]:
+        names = items(value, path)
+        if len(set(names)) != n:
+            raise ProtocolError("bad_value", path, "the cards must be distinct")
+        return names
+    return check
+
+
+Field = tuple[str, Check, Any]  # name, check, default (REQUIRED if none)
+
+
+def record(name: str, fields: Sequence[Field]) -> Check:
+    """A map with exactly these fields, returned with its keys in this order."""
+    known = {f[0] for f in fields}
+
+    def check(value: Any, path: str) -> dict[str, Any]:
+        if type(value) is not dict:
+            raise _wrong(value, path or name, "map")
+        for key in value:
+            if key not in known:
+                raise ProtocolError("unknown_field", _join(path or name, str(key)),
+                                    f"{name} has no field {key!r}")
+        out = {}
+        for key, inner, default in fields:
+            where = _join(path or name, key)
+            if key in value:
+                out[key] = inner(value[key], where)
+            elif default is REQUIRED:
+                raise ProtocolError("missing_field", where, f"{name} needs field {key!r}")
+            else:
+                out[key] = default() if callable(default) else default
+        return out
+    return check
+
+
+def tagged(tag: str, variants: dict[str, Check], code: str = "unknown_kind") -> Check:
+    """A map whose `tag` field picks the record that checks it."""
+    pick = one_of(tuple(variants), code)
+
+    def check(value: Any, path: str) -> dict[str, Any]:
+        if type(value) is not dict:
+            raise _wrong(value, path, "map")
+        if tag not in value:
+            raise ProtocolError("missing_field", _join(path, tag), f"a map needs field {tag!r}")
+        return variants[pick(value[tag], _join(path, tag))](value, path)
+    return check
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def pair_of(inner: Check) -> Check:
+    return array(inner, 2, 2)
+
+
+def four_of(inner: Check) -> Check:
+    return array(inner, 4, 4)
+
+
+def _with_tag(tag: str, value: str, name: str, fields: Sequence[Field]) -> Check:
+    return record(name, [(tag, one_of((value,)), REQUIRED), *fields])
+
+
+# ----- actions (options and explicit replies) -----------------------------------------------
+
+def _action(value: str, fields: Sequence[Field]) -> Check:
+    return _with_tag("action", value, f"{value} action", fields)
+
+
+ACTIONS: dict[str, Check] = {
+    "grand_tichu": _action("grand_tichu", [("call", boolean, REQUIRED)]),
+    "exchange": _action("exchange", [("give", distinct_cards(3), REQUIRED)]),
+    "tichu": _action("tichu", [("call", boolean, REQUIRED)]),
+    "pass": _action("pass", []),
+    "play": _action("play", [("cards", cards(1, 14), REQUIRED),
+                             ("phoenix_as", nullable(RANK), None),
+                             ("combination", nullable(COMBINATION), None)]),
+    "give_dragon": _action("give_dragon", [("to", SEAT, REQUIRED)]),
+}
+ACTION = tagged("action", ACTIONS)
+KIND_ACTIONS = {"grand_tichu": ("grand_tichu",), "exchange": ("exchange",),
+                "tichu": ("tichu",), "play": ("pass", "play"), "bomb": ("pass", "play"),
+                "dragon_gift": ("give_dragon",)}
+
+# ----- events -------------------------------------------------------------------------------
+
+
+def _event(kind: str, fields: Sequence[Field]) -> Check:
+    return _with_tag("kind", kind, f"{kind} event", fields)
+
+
+_S: Field = ("seat", SEAT, REQUIRED)
+EVENTS: dict[str, Check] = {
+    "round_start": _event("round_start", [("round", integer(1), REQUIRED),
+                                          ("scores", pair_of(SCORE), REQUIRED)]),
+    "deal": _event("deal", [_S, ("cards", cards(1, 14), REQUIRED)]),
+    "grand_tichu": _event("grand_tichu", [_S, ("call", boolean, REQUIRED)]),
+    "tichu": _event("tichu", [_S]),
+    "exchange": _event("exchange", [_S, ("given", distinct_cards(3), REQUIRED),
+                                    ("received", distinct_cards(3), REQUIRED)]),
+    "play": _event("play", [_S, ("cards", cards(1, 14), REQUIRED),
+                            ("combination", COMBINATION, REQUIRED),
+                            ("phoenix_as", nullable(RANK), REQUIRED),
+                            ("out_of_turn", boolean, REQUIRED)]),
+    "pass": _event("pass", [_S]),
+    "wish": _event("wish", [_S, ("rank", RANK, REQUIRED)]),
+    "wish_fulfilled": _event("wish_fulfilled", [_S, ("rank", RANK, REQUIRED)]),
+    "dog": _event("dog", [_S, ("to", SEAT, REQUIRED)]),
+    "trick": _event("trick", [_S, ("taker", SEAT, REQUIRED), ("cards", cards(1, 56), REQUIRED),
+                              ("points", integer(-25, 125), REQUIRED)]),
+    "out": _event("out", [_S, ("place", integer(1, 4), REQUIRED)]),
+    "round_end": _event("round_end", [("card_points", pair_of(SCORE), REQUIRED),
+                                      ("calls", pair_of(SCORE), REQUIRED),
+                                      ("double_victory", boolean, REQUIRED),
+                                      ("out_order", array(SEAT, 0, 4), REQUIRED),
+                                      ("scores", pair_of(SCORE), REQUIRED)]),
+    "game_end": _event("game_end", [("scores", pair_of(SCORE), REQUIRED),
+                                    ("winner", TEAM, REQUIRED)]),
+}
+EVENT = tagged("kind", EVENTS)
+EVENT_LIST = array(EVENT, 0, 10000)
+
+# ----- observation --------------------------------------------------------------------------
+
+TABLE = record("table", [("seat", SEAT, REQUIRED), ("cards", cards(1, 14), REQUIRED),
+                         ("combination", COMBINATION, REQUIRED),
+                         ("phoenix_as", nullable(RANK), REQUIRED)])
+EXCHANGE_SEEN = record("exchange", [("given", distinct_cards(3), REQUIRED),
+                                    ("received", distinct_cards(3), REQUIRED)])
+OBSERVATION = record("observation", [
+    ("seat", SEAT, REQUIRED),
+    ("round", integer(1), REQUIRED),
+    ("hand", cards(0, 14), REQUIRED),
+    ("hand_counts", four_of(integer(0, 14)), REQUIRED),
+    ("grand_tichu", four_of(boolean), REQUIRED),
+    ("tichu", four_of(boolean), REQUIRED),
+    ("out_order", array(SEAT, 0, 4), REQUIRED),
+    ("wish", nullable(RANK), REQUIRED),
+    ("table", nullable(TABLE), REQUIRED),
+    ("trick", cards(), REQUIRED),
+    ("trick_points", integer(-25, 125), REQUIRED),
+    ("played", cards(), REQUIRED),
+    ("points_taken", four_of(integer(-25, 125)), REQUIRED),
+    ("exchange", nullable(EXCHANGE_SEEN), REQUIRED),
+    ("scores", pair_of(SCORE), REQUIRED),
+    ("target", integer(1), REQUIRED),
+])
+
+# ----- messages -----------------------------------------------------------------------------
+
+
+def _message(kind: str, fields: Sequence[Field]) -> Check:
+    return _with_tag("type", kind, f"{kind} message", fields)
+
+
+def _request_check(value: Any, path: str) -> dict[str, Any]:
+    out = _REQUEST_RECORD(value, path)
+    if out["options"] is not None:
+        allowed = KIND_ACTIONS[out["kind"]]
+        for i, option in enumerate(out["options"]):
+            if option["action"] not in allowed:
+                raise ProtocolError("bad_value", f"request.options[{i}].action",
+                                    f"a {out['kind']} request cannot offer {option['action']!r}")
+    return out
+
+
+def _reply_check(value: Any, path: str) -> dict[str, Any]:
+    out = _REPLY_RECORD(value, path)
+    if (out["option"] is None) == (out["action"] is None):
+        raise ProtocolError("bad_value", "reply", "a reply holds exactly one of 'option' "
+                            "and 'action'")
+    return out
+
+
+_REQUEST_RECORD = _message("request", [
+    ("id", ID, REQUIRED),
+    ("kind", one_of(DECISION_KINDS, "unknown_kind"), REQUIRED),
+    ("deadline_ms", integer(0), REQUIRED),
+    ("may_call_tichu", boolean, REQUIRED),
+    ("must_fulfil_wish", boolean, REQUIRED),
+    ("observation", OBSERVATION, REQUIRED),
+    ("options", nullable(array(ACTION, 0, 100000)), REQUIRED),
+    ("events", EVENT_LIST, REQUIRED),
+])
+_REPLY_RECORD = _message("reply", [
+    ("id", ID, REQUIRED),
+    ("option", nullable(integer(0)), None),
+    ("action", nullable(ACTION), None),
+    ("call_tichu", boolean, False),
+    ("wish", nullable(RANK), None),
+])
+
+MESSAGES: dict[str, Check] = {
+    "hello": _message("hello", [
+        ("protocol", integer(0), REQUIRED),
+        ("token", string(256), REQUIRED),
+        ("name", string(64, 1), REQUIRED),
+        ("version", string(64), REQUIRED),
+        ("capabilities", array(string(64), 0, 32), list),
+    ]),
+    "reply": _reply_check,
+    "welcome": _message("welcome", [
+        ("protocol", integer(0), REQUIRED),
+        ("seat", SEAT, REQUIRED),
+        ("options", boolean, REQUIRED),
+        ("settings", record("settings", [("game", string(256), REQUIRED),
+                                         ("target", integer(1), REQUIRED),
+                                         ("names", four_of(string(64)), REQUIRED)]), REQUIRED),
+        ("limits", record("limits", [("hello_ms", integer(0), REQUIRED),
+                                     ("decision_ms", integer(0), REQUIRED),
+                                     ("max_message_bytes", integer(1), REQUIRED)]), REQUIRED),
+    ]),
+    "reject": _message("reject", [
+        ("reason", one_of(REJECT_REASONS), REQUIRED),
+        ("message", string(1000), REQUIRED),
+        ("protocols", array(integer(0), 0, 16), REQUIRED),
+    ]),
+    "request": _request_check,
+    "events": _message("events", [("events", EVENT_LIST, REQUIRED)]),
+    "end": _message("end", [
+        ("reason", one_of(END_REASONS), REQUIRED),
+        ("scores", nullable(pair_of(SCORE)), REQUIRED),
+        ("winner", nullable(TEAM), REQUIRED),
+        ("events", EVENT_LIST, REQUIRED),
+    ]),
+    "error": _message("error", [
+        ("code", one_of(ERROR_CODES), REQUIRED),
+        ("message", string(1000), REQUIRED),
+        ("rule", nullable(string(64)), REQUIRED),
+        ("id", nullable(ID), REQUIRED),
+    ]),
+}
+BOT_MESSAGES = frozenset({"hello", "reply"})
+REFEREE_MESSAGES = frozenset(MESSAGES) - BOT_MESSAGES
+
+
+def check_message(value: Any, types: frozenset[str]) -> dict[str, Any]:
+    """The canonical form of a message whose type is one of `types`; ProtocolError if not."""
+    if type(value) is not dict:
+        raise _wrong(value, "", "map")
+    if "type" not in value:
+        raise ProtocolError("missing_field", "type", "a message needs field 'type'")
+    kind = value["type"]
+    if type(kind) is not str:
+        raise _wrong(kind, "type", "string")
+    if kind not in types:
+        raise ProtocolError("unknown_type", "type", f"{kind!r} is not a message type "
+                            f"this side may send ({', '.join(sorted(types))})")
+    return MESSAGES[kind](value, kind)
