@@ -150,14 +150,15 @@ def table(game: Game):
 
 
 def others_pass(game: Game) -> None:
-    """Every regular turn passes until the trick is gathered (no bomb window may open)."""
-    while game.phase is DecisionKind.PLAY and table(game) is not None:
+    """Every regular turn passes and every bomb is declined until the trick is gathered."""
+    while game.phase in (DecisionKind.PLAY, DecisionKind.BOMB) and table(game) is not None:
         game.apply(game.to_act()[0], PASS)
 
 
 def lead_out(game: Game, seat: int, plays: Sequence[str]) -> None:
     """`seat` leads each play in turn and every other seat passes it."""
     for text in plays:
+        decline_window(game)
         play(game, seat, text)
         others_pass(game)
 
