@@ -1,0 +1,152 @@
+"""In-process games between Python SDK bots, fed the exact wire maps of the protocol.
+
+No sockets and no processes: each seat is a `protocol.sdk.Session` around a `Bot`, and this
+module plays the referee's part of the session flow (hello, welcome, requests with their
+events, end) with the messages `arena.wire` builds. With `wire_bytes=True` every message is
+also encoded and decoded by the codec, and `record` sees the exact bytes (the golden
+transcript is made this way). Used to measure one bot against another without the referee:
+
+    python -m arena.local bots/heuristic bots/random --games 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena import wire
+from arena.rules import Game
+from protocol import codec
+from protocol.sdk import Bot, Session
+
+BotFactory = Callable[[int], Bot]  # a seed -> a fresh bot for one seat of one game
+Recorder = Callable[[int, str, dict[str, Any], bytes], None]  # seat, sender, message, bytes
+DEADLINE_MS = 1000
+
+
+def load_bot(folder: str | Path) -> BotFactory:
+    """The `make_bot(seed)` of a Python bot folder's `bot.py`."""
+    path = Path(folder).resolve() / "bot.py"
+    spec = importlib.util.spec_from_file_location(f"_arena_bot_{path.parent.name}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.make_bot
+
+
+class _Link:
+    """Carries messages between the harness and one seat's session, optionally as bytes."""
+
+    def __init__(self, seat: int, session: Session, wire_bytes: bool,
+                 record: Recorder | None) -> None:
+        self.seat = seat
+        self.session = session
+        self.wire_bytes = wire_bytes or record is not None
+        self.record = record
+
+    def carry(self, message: dict[str, Any], sender: str) -> dict[str, Any]:
+        if not self.wire_bytes:
+            return message
+        data = codec.encode(message, sender)
+        decoded = codec.decode(data, sender)
+        if self.record is not None:
+            self.record(self.seat, sender, decoded, data)
+        return decoded
+
+    def to_bot(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        reply = self.session.handle(self.carry(message, "referee"))
+        return None if reply is None else self.carry(reply, "bot")
+
+
+def play_game(seed: int, bots: Sequence[Bot], target: int = 1000, wire_bytes: bool = False,
+              record: Recorder | None = None, game_id: str = "local") -> Game:
+    """Play one game to `target` with one bot per seat; the finished game.
+
+    A bot's illegal or malformed reply raises (IllegalAction, ProtocolError): in-process,
+    that is a bug to see, not a forfeit to record.
+    """
+    links = [_Link(s, Session(bot, f"token-{s}"), wire_bytes, record)
+             for s, bot in enumerate(bots)]
+    with_options = [_handshake(link, seed, target, bots, game_id) for link in links]
+    game = Game(seed, target)
+    sent = [0, 0, 0, 0]
+    request_id = 0
+    while not game.over:
+        asked = []
+        for seat in game.to_act():
+            decision = game.decision(seat)
+            events = wire.events_for(seat, game.events[sent[seat]:])
+            sent[seat] = len(game.events)
+            asked.append((seat, decision, wire.request_message(
+                decision, game.observation(seat), events, request_id, DEADLINE_MS,
+                with_options[seat])))
+            request_id += 1
+        for seat, decision, request in asked:
+            reply = links[seat].to_bot(request)
+            game.apply(seat, wire.action_from_reply(reply, decision, with_options[seat]))
+    for link in links:
+        events = wire.events_for(link.seat, game.events[sent[link.seat]:])
+        link.to_bot(wire.end_message(game.scores, game.winner, events))
+    return game
+
+
+def _handshake(link: _Link, seed: int, target: int, bots: Sequence[Bot], game_id: str) -> bool:
+    hello = link.carry(link.session.hello(), "bot")
+    with_options = "no_options" not in hello["capabilities"]
+    link.to_bot(wire.welcome_message(link.seat, game_id, target, [b.name for b in bots],
+                                     10000, DEADLINE_MS, codec.MAX_MESSAGE_BYTES, with_options))
+    return with_options
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """How bot A fared against bot B over `games` games (pairs with the same deals)."""
+
+    games: int
+    wins_a: int
+    points_a: int
+    points_b: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins_a / self.games if self.games else 0.0
+
+
+def measure(bot_a: BotFactory, bot_b: BotFactory, pairs: int, seed: int = 0,
+            target: int = 1000) -> MatchResult:
+    """Play `pairs` pairs of games: each deal once with A at seats 0+2, once at seats 1+3."""
+    wins = points_a = points_b = 0
+    for k in range(pairs):
+        game_seed = seed + k
+        for a_team in (0, 1):
+            bots = [(bot_a if s % 2 == a_team else bot_b)(game_seed * 4 + s) for s in range(4)]
+            game = play_game(game_seed, bots, target)
+            wins += game.winner == a_team
+            points_a += game.scores[a_team]
+            points_b += game.scores[1 - a_team]
+    return MatchResult(2 * pairs, wins, points_a, points_b)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m arena.local",
+                                     description="Measure bot A against bot B in-process.")
+    parser.add_argument("bot_a")
+    parser.add_argument("bot_b")
+    parser.add_argument("--games", type=int, default=200, help="games (rounded up to pairs)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    result = measure(load_bot(args.bot_a), load_bot(args.bot_b), (args.games + 1) // 2,
+                     args.seed)
+    print(f"{args.bot_a} vs {args.bot_b}: {result.wins_a}/{result.games} games won "
+          f"({100 * result.win_rate:.1f}%), points {result.points_a}:{result.points_b}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

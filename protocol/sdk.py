@@ -1,0 +1,237 @@
+"""The Python bot SDK: write `decide(request) -> reply`, the SDK does the rest.
+
+```python
+import random
+from protocol.sdk import choose, exchange, run
+
+def decide(request):
+    if request["kind"] == "exchange":
+        return exchange(random.sample(request["observation"]["hand"], 3))
+    return choose(random.randrange(len(request["options"])))
+
+run(decide, name="tiny", version="1.0.0")
+```
+
+Requests, events and replies are the plain dicts of PROTOCOL.md. A bot is either such a
+function or a `Bot` subclass (hooks for welcome, events and end). `Session` is the protocol
+state machine with no transport (message in, message out: the in-process harness
+`arena.local` drives it directly); `run` connects it to the referee over ZeroMQ.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from protocol.codec import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ProtocolError, decode, encode, validate
+
+logger = logging.getLogger(__name__)
+
+Message = dict[str, Any]
+ENDPOINT_VAR = "TICHU_ENDPOINT"
+TOKEN_VAR = "TICHU_TOKEN"
+
+
+# ----- reply builders -----------------------------------------------------------------------
+
+def choose(option: int, call_tichu: bool = False, wish: str | None = None) -> Message:
+    """A reply choosing `options[option]` of the request."""
+    return {"option": option, "call_tichu": call_tichu, "wish": wish}
+
+
+def act(action: Message, call_tichu: bool = False, wish: str | None = None) -> Message:
+    """A reply stating an action map explicitly."""
+    return {"action": action, "call_tichu": call_tichu, "wish": wish}
+
+
+def play(cards: Sequence[str], phoenix_as: str | None = None, call_tichu: bool = False,
+         wish: str | None = None) -> Message:
+    """A reply playing `cards` (the Phoenix standing for `phoenix_as` in a combination)."""
+    return act({"action": "play", "cards": list(cards), "phoenix_as": phoenix_as}, call_tichu,
+               wish)
+
+
+def pass_turn(call_tichu: bool = False) -> Message:
+    """A reply passing (or declining a bomb window)."""
+    return act({"action": "pass"}, call_tichu)
+
+
+def exchange(give: Sequence[str], call_tichu: bool = False) -> Message:
+    """A reply giving give[0] to seat+1, give[1] to the partner, give[2] to seat+3."""
+    return act({"action": "exchange", "give": list(give)}, call_tichu)
+
+
+def grand_tichu(call: bool) -> Message:
+    return act({"action": "grand_tichu", "call": call})
+
+
+def tichu(call: bool) -> Message:
+    return act({"action": "tichu", "call": call})
+
+
+def give_dragon(to: int) -> Message:
+    return act({"action": "give_dragon", "to": to})
+
+
+# ----- bots ---------------------------------------------------------------------------------
+
+class Bot:
+    """A bot: override `decide`; the hooks are optional.
+
+    The session sets `seat`, `welcome` (the welcome message) and `events` (every event this
+    seat has received, in order) before calling the hooks.
+    """
+
+    name = "bot"
+    version = "0.0.0"
+    capabilities: tuple[str, ...] = ()
+
+    seat: int = -1
+    welcome: Message | None = None
+    events: list[Message]
+
+    def decide(self, request: Message) -> Message:
+        """The reply to a request (use `choose`, `play`, ...): id and type are added."""
+        raise NotImplementedError
+
+    def on_welcome(self, welcome: Message) -> None:
+        """Called once, after the handshake."""
+
+    def on_event(self, event: Message) -> None:
+        """Called for each event, in order, before the request that carries it is decided."""
+
+    def on_end(self, end: Message) -> None:
+        """Called once at the end of the game, after its final events."""
+
+
+class FunctionBot(Bot):
+    """A bot made of a single `decide(request) -> reply` function."""
+
+    def __init__(self, decide: Callable[[Message], Message], name: str = "bot",
+                 version: str = "0.0.0", capabilities: Sequence[str] = ()) -> None:
+        self._decide = decide
+        self.name = name
+        self.version = version
+        self.capabilities = tuple(capabilities)
+
+    def decide(self, request: Message) -> Message:
+        return self._decide(request)
+
+
+class Stopped(Exception):
+    """The referee ended the session with `reject` or `error`; `message` is that message."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(f"{message['type']}: {message.get('message', '')}")
+        self.message = message
+
+
+class Session:
+    """One bot's side of the protocol, without transport: feed it referee messages.
+
+    `hello()` is the first message to send; `handle(message)` takes each validated referee
+    message and returns the reply to send (or None); `done` turns true at `end`.
+    `handle` raises `Stopped` on `reject` and `error`, and ProtocolError if the bot's reply
+    is malformed or a message comes out of order.
+    """
+
+    def __init__(self, bot: Bot, token: str) -> None:
+        self.bot = bot
+        self.token = token
+        self.done = False
+        self.result: Message | None = None
+        bot.events = []
+
+    def hello(self) -> Message:
+        return {"type": "hello", "protocol": PROTOCOL_VERSION, "token": self.token,
+                "name": self.bot.name, "version": self.bot.version,
+                "capabilities": list(self.bot.capabilities)}
+
+    def handle(self, message: Message) -> Message | None:
+        kind = message["type"]
+        if kind in ("reject", "error"):
+            self.done = True
+            raise Stopped(message)
+        if kind == "welcome":
+            self.bot.seat = message["seat"]
+            self.bot.welcome = message
+            self.bot.on_welcome(message)
+            return None
+        if self.bot.welcome is None:
+            raise ProtocolError("unexpected", "type", f"{kind!r} before welcome")
+        self._events(message.get("events", ()))
+        if kind == "request":
+            reply = {"type": "reply", "id": message["id"], **self.bot.decide(message)}
+            return validate(reply, "bot")
+        if kind == "end":
+            self.done = True
+            self.result = message
+            self.bot.on_end(message)
+        return None
+
+    def _events(self, events: Sequence[Message]) -> None:
+        for event in events:
+            self.bot.events.append(event)
+            self.bot.on_event(event)
+
+
+# ----- running over ZeroMQ ------------------------------------------------------------------
+
+def run(bot: Bot | Callable[[Message], Message], endpoint: str | None = None,
+        token: str | None = None, name: str = "bot", version: str = "0.0.0",
+        capabilities: Sequence[str] = ()) -> int:
+    """Play one session against the referee; the exit status (0 after `end`).
+
+    `endpoint` and `token` default to the TICHU_ENDPOINT and TICHU_TOKEN environment
+    variables. A function is wrapped in a `FunctionBot` with `name`, `version`, `capabilities`.
+    """
+    if not isinstance(bot, Bot):
+        bot = FunctionBot(bot, name, version, capabilities)
+    endpoint = endpoint or os.environ.get(ENDPOINT_VAR)
+    token = token if token is not None else os.environ.get(TOKEN_VAR)
+    if not endpoint or token is None:
+        print(f"{bot.name}: set {ENDPOINT_VAR} and {TOKEN_VAR} (the referee does)",
+              file=sys.stderr)
+        return 2
+    return _serve(Session(bot, token), endpoint)
+
+
+def _serve(session: Session, endpoint: str) -> int:
+    import zmq
+
+    context = zmq.Context()
+    sock = context.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 1000)
+    sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+    sock.connect(endpoint)
+    label = session.bot.name
+    parent = os.getppid()
+    try:
+        _send(sock, session.hello(), label)
+        while not session.done:
+            if not sock.poll(1000):
+                if os.getppid() != parent:  # the referee is gone: nobody will talk to us
+                    logger.warning("%s: parent process gone, exiting", label)
+                    return 1
+                continue
+            frames = sock.recv_multipart()
+            logger.debug("%s: << %r", label, frames[-1][:300])
+            reply = session.handle(decode(frames[-1], "referee"))
+            if reply is not None:
+                _send(sock, reply, label)
+        return 0
+    except Stopped as stop:
+        print(f"{label}: stopped by the referee: {stop}", file=sys.stderr)
+        return 1
+    finally:
+        sock.close()
+        context.term()
+
+
+def _send(sock: Any, message: Message, label: str) -> None:
+    data = encode(message, "bot")
+    logger.debug("%s: >> %r", label, data[:300])
+    sock.send(data)
