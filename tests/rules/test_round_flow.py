@@ -245,11 +245,11 @@ def test_tichu_offered_with_every_play_pass_and_bomb_decision_until_first_card()
 
 def test_player_who_has_only_passed_may_still_call_tichu():
     game = start(QUIET)
-    play(game, 0, "3j")
+    play(game, 0, "9j")
     pass_turn(game, 1)
     pass_turn(game, 2)
     pass_turn(game, 3)
-    play(game, 0, "9j")
+    play(game, 0, "3j")
     assert game.decision(1).may_call_tichu
     game.apply(1, Play(cards("7j"), call_tichu=True))
     assert game.observation(3).tichu[1]
