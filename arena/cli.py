@@ -33,6 +33,18 @@ def bench_engine_cmd(games: int, seed: int) -> None:
         click.echo(line)
 
 
+@bench.command("transport")
+@click.option("-n", "--games", default=3, show_default=True,
+              help="Full games between random bot processes, for (c).")
+@click.option("--round-trips", default=2000, show_default=True, help="Raw round trips, for (a).")
+def bench_transport_cmd(games: int, round_trips: int) -> None:
+    """Measure (a) raw pyzmq round trip, (b) referee decision round trip, (c) games/s."""
+    from arena.bench import bench_transport
+
+    for line in bench_transport(games, round_trips).lines():
+        click.echo(line)
+
+
 @main.command()
 @click.option("--seed", default=1, show_default=True, help="Seed of the game's deals.")
 def demo(seed: int) -> None:

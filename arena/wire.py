@@ -292,3 +292,19 @@ def _action(m: Message, call: bool, wish: str | None) -> Action:
     if tag == "tichu":
         return CallTichu(m["call"])
     return GiveDragon(m["to"])
+
+
+def action_map(action: Action) -> Message:
+    """The explicit wire form of an engine action, without its free flags (call, wish)."""
+    if isinstance(action, Play):
+        return {"action": "play", "cards": cards_text(action.cards),
+                "phoenix_as": rank_text(action.phoenix_as)}
+    if isinstance(action, Pass):
+        return {"action": "pass"}
+    if isinstance(action, Exchange):
+        return {"action": "exchange", "give": [card_name(c) for c in action.give]}
+    if isinstance(action, GrandTichu):
+        return {"action": "grand_tichu", "call": action.call}
+    if isinstance(action, CallTichu):
+        return {"action": "tichu", "call": action.call}
+    return {"action": "give_dragon", "to": action.to}

@@ -30,7 +30,8 @@ MAX_MESSAGE_BYTES = 1 << 20  # 1 MiB, in both directions
 
 __all__ = [
     "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "MAX_MESSAGE_BYTES", "ProtocolError",
-    "validate", "encode", "decode", "MESSAGES", "BOT_MESSAGES", "REFEREE_MESSAGES",
+    "validate", "encode", "decode", "pack", "unpack", "MESSAGES", "BOT_MESSAGES",
+    "REFEREE_MESSAGES",
 ]
 
 
@@ -67,6 +68,37 @@ def decode(data: bytes, sender: str | None = None) -> dict[str, Any]:
     except Exception as exc:  # msgpack raises many types for bad input: all mean the same
         raise ProtocolError("not_msgpack", "", f"not one valid msgpack value: {exc}") from None
     return validate(value, sender)
+
+
+def pack(message: dict[str, Any]) -> bytes:
+    """The msgpack bytes of a message already in canonical form, without validating it.
+
+    For trusted producers only (the referee's own `arena.wire` builds canonical maps; a test
+    checks that `pack` and `encode` agree on them). Oversize still raises ProtocolError.
+    """
+    data = msgpack.packb(message, use_bin_type=True)
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum "
+                            f"{MAX_MESSAGE_BYTES}")
+    return data
+
+
+def unpack(data: bytes) -> dict[str, Any]:
+    """The map in one frame from a trusted sender, checked only for shape (a map with a type).
+
+    Bots may use it on the referee's messages to save the cost of full validation; anything
+    from an untrusted peer goes through `decode`.
+    """
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum "
+                            f"{MAX_MESSAGE_BYTES}")
+    try:
+        value = msgpack.unpackb(data, raw=False)
+    except Exception as exc:
+        raise ProtocolError("not_msgpack", "", f"not one valid msgpack value: {exc}") from None
+    if type(value) is not dict or type(value.get("type")) is not str:
+        raise ProtocolError("wrong_type", "", "a message is a map with a string 'type'")
+    return value
 
 
 def _unique_keys(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:

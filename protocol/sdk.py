@@ -26,13 +26,22 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from protocol.codec import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, ProtocolError, decode, encode, validate
+from protocol.codec import (
+    MAX_MESSAGE_BYTES,
+    PROTOCOL_VERSION,
+    ProtocolError,
+    decode,
+    encode,
+    unpack,
+    validate,
+)
 
 logger = logging.getLogger(__name__)
 
 Message = dict[str, Any]
 ENDPOINT_VAR = "TICHU_ENDPOINT"
 TOKEN_VAR = "TICHU_TOKEN"
+STRICT_VAR = "TICHU_STRICT"  # "1": validate every referee message in full (for bot authors' tests)
 
 
 # ----- reply builders -----------------------------------------------------------------------
@@ -196,10 +205,12 @@ def run(bot: Bot | Callable[[Message], Message], endpoint: str | None = None,
         print(f"{bot.name}: set {ENDPOINT_VAR} and {TOKEN_VAR} (the referee does)",
               file=sys.stderr)
         return 2
-    return _serve(Session(bot, token), endpoint)
+    strict = os.environ.get(STRICT_VAR, "") not in ("", "0")
+    return _serve(Session(bot, token), endpoint, strict)
 
 
-def _serve(session: Session, endpoint: str) -> int:
+def _serve(session: Session, endpoint: str, strict: bool = False) -> int:
+    """Serve one session; `strict` validates every referee message in full (slower)."""
     import zmq
 
     context = zmq.Context()
@@ -219,7 +230,8 @@ def _serve(session: Session, endpoint: str) -> int:
                 continue
             frames = sock.recv_multipart()
             logger.debug("%s: << %r", label, frames[-1][:300])
-            reply = session.handle(decode(frames[-1], "referee"))
+            message = decode(frames[-1], "referee") if strict else unpack(frames[-1])
+            reply = session.handle(message)
             if reply is not None:
                 _send(sock, reply, label)
         return 0

@@ -1,0 +1,1 @@
+"""Helper programs for `arena bench transport` (a raw ZeroMQ echo peer and a trivial bot)."""

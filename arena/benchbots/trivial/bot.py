@@ -1,0 +1,15 @@
+"""The trivial bot of `arena bench transport`: always the first option, the first three cards."""
+
+import sys
+
+from protocol.sdk import FunctionBot, choose, exchange, run
+
+
+def decide(request):
+    if request["kind"] == "exchange":
+        return exchange(request["observation"]["hand"][:3])
+    return choose(0)
+
+
+if __name__ == "__main__":
+    sys.exit(run(FunctionBot(decide, name="trivial", version="1")))

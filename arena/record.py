@@ -1,0 +1,137 @@
+"""Game records: everything one refereed game produced, saved as JSON and re-simulated exactly.
+
+A record holds the seed, the entrants and their versions, every decision (seat, request id,
+kind, the action in wire form, latency), every event in wire form with who could see it,
+the scores per round, and how the game ended. `resimulate` replays the seed and the actions
+through the rules engine and checks that the same events come out.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from arena import wire
+from arena.errors import ArenaError
+from arena.rules import Game
+
+RECORD_FORMAT = 1
+
+
+class Termination(Enum):
+    """How a game ended: normally, or by one kind of fault (closed set)."""
+
+    NORMAL = "normal"
+    START_FAILURE = "start_failure"          # the bot could not start, or exited before hello
+    HANDSHAKE_FAILURE = "handshake_failure"  # no valid hello in time, or rejected
+    TIMEOUT = "timeout"                      # no reply within the decision limit or time bank
+    CRASH = "crash"                          # the bot process ended during the game
+    PROTOCOL_VIOLATION = "protocol_violation"  # malformed, oversize or unexpected message
+    ILLEGAL_ACTION = "illegal_action"        # a well-formed reply breaking a rule
+    HARNESS_FAULT = "harness_fault"          # the referee's own failure: nobody's fault
+    INTERRUPTED = "interrupted"              # stopped by the user (Ctrl-C)
+
+    @property
+    def is_bot_fault(self) -> bool:
+        return self not in (Termination.NORMAL, Termination.HARNESS_FAULT,
+                            Termination.INTERRUPTED)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Who failed, when and why. `details` holds kind-specific facts (exit code, overrun, ...)."""
+
+    kind: Termination
+    seat: int | None
+    message: str
+    round: int
+    decision: int  # how many decisions had been applied
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def team(self) -> int | None:
+        return None if self.seat is None else self.seat & 1
+
+
+@dataclass(frozen=True)
+class EntrantInfo:
+    """One team's entrant as the record names it."""
+
+    name: str
+    version: str
+    folder: str
+
+
+@dataclass
+class GameRecord:
+    """One refereed game; see the module docstring."""
+
+    game_id: str
+    seed: int
+    target: int
+    entrants: tuple[EntrantInfo, EntrantInfo]  # team 0's, team 1's
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    round_scores: list[tuple[int, int]] = field(default_factory=list)
+    scores: tuple[int, int] = (0, 0)
+    winner: int | None = None
+    rounds: int = 0
+    termination: Termination = Termination.NORMAL
+    fault: Fault | None = None
+    time_used: list[float] = field(default_factory=lambda: [0.0] * 4)
+    bot_output: list[str] = field(default_factory=lambda: [""] * 4)
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["format"] = RECORD_FORMAT
+        data["termination"] = self.termination.value
+        if self.fault is not None:
+            data["fault"]["kind"] = self.fault.kind.value
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameRecord:
+        if data.get("format") != RECORD_FORMAT:
+            raise ArenaError(f"unsupported record format {data.get('format')!r}")
+        data = dict(data)
+        data.pop("format")
+        data["entrants"] = tuple(EntrantInfo(**e) for e in data["entrants"])
+        data["termination"] = Termination(data["termination"])
+        data["round_scores"] = [tuple(s) for s in data["round_scores"]]
+        data["scores"] = tuple(data["scores"])
+        if data["fault"] is not None:
+            fault = dict(data["fault"])
+            fault["kind"] = Termination(fault["kind"])
+            data["fault"] = Fault(**fault)
+        return cls(**data)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), separators=(",", ":")) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> GameRecord:
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as exc:
+            raise ArenaError(f"{path}: cannot read game record: {exc}") from None
+        return cls.from_json(data)
+
+
+def resimulate(record: GameRecord) -> Game:
+    """Replay the record's seed and actions through the engine; ArenaError if events differ."""
+    game = Game(record.seed, record.target)
+    for i, d in enumerate(record.decisions):
+        decision = game.decision(d["seat"])
+        game.apply(d["seat"], wire.action_from_reply(
+            {"option": None, "action": d["action"], "call_tichu": d["call_tichu"],
+             "wish": d["wish"]}, decision))
+    replayed = [wire.event_map(e) | {"visible_to": e.visible_to} for e in game.events]
+    if replayed != record.events:
+        first = next((i for i, (a, b) in enumerate(zip(replayed, record.events)) if a != b),
+                     min(len(replayed), len(record.events)))
+        raise ArenaError(f"re-simulation differs from the record at event {first}")
+    return game
