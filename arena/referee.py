@@ -21,7 +21,7 @@ from arena.botproc import BotProcess
 from arena.errors import IllegalAction
 from arena.manifest import BotManifest
 from arena.record import EntrantInfo, Fault, GameRecord, Termination
-from arena.rules import Decision, Game
+from arena.rules import PUBLIC, Decision, Game
 from arena.transport import RefereeSocket
 from protocol import codec
 from protocol.codec import ProtocolError
@@ -112,6 +112,7 @@ class Referee:
         self.seat_identity: list[bytes | None] = [None] * 4
         self.with_options = [True] * 4
         self.sent_events = [0] * 4
+        self.wire_events: list[dict[str, Any]] = []  # game.events in wire form, so far
         self.pending: dict[int, _Pending] = {}
         self.next_request_id = 0
 
@@ -227,8 +228,7 @@ class Referee:
         time_control = self.spec.time
         left = time_control.bank - self.record.time_used[seat]
         limit = max(0.0, min(time_control.decision, left))
-        events = wire.events_for(seat, game.events[self.sent_events[seat]:])
-        self.sent_events[seat] = len(game.events)
+        events = self._unsent(seat)
         request_id = self.next_request_id
         self.next_request_id += 1
         message = wire.request_message(decision, game.observation(seat), events, request_id,
@@ -349,9 +349,16 @@ class Referee:
         self._close_record()
 
     def _unsent(self, seat: int) -> list[dict[str, Any]]:
-        events = wire.events_for(seat, self.game.events[self.sent_events[seat]:])
-        self.sent_events[seat] = len(self.game.events)
-        return events
+        """The wire events `seat` may see that it has not been sent yet (each event is
+        converted once, whichever seats see it)."""
+        events = self.game.events
+        converted = self.wire_events
+        for event in events[len(converted):]:
+            converted.append(wire.event_map(event))
+        start = self.sent_events[seat]
+        self.sent_events[seat] = len(events)
+        return [converted[i] for i in range(start, len(events))
+                if events[i].visible_to == PUBLIC or events[i].visible_to == seat]
 
     def _close_record(self) -> None:
         game = self.game
@@ -360,7 +367,9 @@ class Referee:
         record.rounds = sum(1 for e in game.events if e.kind == "round_end")
         record.round_scores = [tuple(e.data["scores"]) for e in game.events
                                if e.kind == "round_end"]
-        record.events = [wire.event_map(e) | {"visible_to": e.visible_to} for e in game.events]
+        self._unsent(0)  # converts every event
+        record.events = [m | {"visible_to": e.visible_to}
+                         for m, e in zip(self.wire_events, game.events)]
 
     def _stop_bots(self) -> None:
         """Give the bots a moment to exit after end/error, then stop what is left."""

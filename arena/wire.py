@@ -10,6 +10,7 @@ The rules engine itself never imports zmq or msgpack.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from arena.errors import IllegalAction
@@ -129,17 +130,10 @@ def events_for(seat: int, events: Iterable[Event]) -> list[Message]:
 
 def observation_map(obs: Observation) -> Message:
     """The wire map of a seat's observation (its own cards and the public state)."""
-    trick = played = 0
     exchange = None
-    for e in obs.round_events:
-        if e.kind == "play":
-            trick |= e.data["cards"]
-            played |= e.data["cards"]
-        elif e.kind in ("trick", "dog"):
-            trick = 0
-        elif e.kind == "exchange" and e.seat == obs.seat:
-            exchange = {"given": [card_name(c) for c in e.data["given"]],
-                        "received": _received(obs.seat, e.data["received"])}
+    if obs.exchange_given:
+        exchange = {"given": [card_name(c) for c in obs.exchange_given],
+                    "received": [card_name(c) for c in obs.exchange_received]}
     table = None
     if obs.table is not None:
         table = {"seat": obs.table_seat, "cards": cards_text(obs.table.cards),
@@ -149,18 +143,10 @@ def observation_map(obs: Observation) -> Message:
         "seat": obs.seat, "round": obs.round_number, "hand": cards_text(obs.hand),
         "hand_counts": list(obs.hand_counts), "grand_tichu": list(obs.grand_tichu),
         "tichu": list(obs.tichu), "out_order": list(obs.out_order), "wish": rank_text(obs.wish),
-        "table": table, "trick": cards_text(trick), "trick_points": obs.trick_points,
-        "played": cards_text(played), "points_taken": list(obs.points_taken),
+        "table": table, "trick": cards_text(obs.trick), "trick_points": obs.trick_points,
+        "played": cards_text(obs.played), "points_taken": list(obs.points_taken),
         "exchange": exchange, "scores": list(obs.scores), "target": obs.target,
     }
-
-
-def _play_combinations(decision: Decision) -> dict[tuple[int, int], Combination]:
-    """(cards, phoenix_as) -> combination for each play option of a PLAY or BOMB decision."""
-    combos = getattr(decision.options, "combinations", None)
-    if combos is None:
-        return dict(getattr(decision, "combinations", {}))
-    return {(c.cards, c.phoenix_as): c for c in combos}
 
 
 def option_maps(decision: Decision) -> list[Message] | None:
@@ -174,17 +160,21 @@ def option_maps(decision: Decision) -> list[Message] | None:
         return [{"action": "tichu", "call": o.call} for o in decision.options]
     if kind is DecisionKind.DRAGON_GIFT:
         return [{"action": "give_dragon", "to": o.to} for o in decision.options]
-    combos = _play_combinations(decision)
-    out: list[Message] = []
-    for o in decision.options:
-        if isinstance(o, Pass):
-            out.append({"action": "pass"})
-        else:
-            combo = combos[(o.cards, o.phoenix_as)]
-            out.append({"action": "play", "cards": cards_text(o.cards),
-                        "phoenix_as": rank_text(o.phoenix_as),
-                        "combination": combination_name(combo)})
+    options = decision.options
+    out: list[Message] = [_PASS_MAP] if options.can_pass else []
+    out += [_play_map(c) for c in options.combinations]
     return out
+
+
+_PASS_MAP: Message = {"action": "pass"}
+
+
+@lru_cache(maxsize=1 << 16)
+def _play_map(combo: Combination) -> Message:
+    """The wire option of one combination (cached: the same combinations recur all game;
+    callers only read the map)."""
+    return {"action": "play", "cards": cards_text(combo.cards),
+            "phoenix_as": rank_text(combo.phoenix_as), "combination": combination_name(combo)}
 
 
 # ----- messages -----------------------------------------------------------------------------

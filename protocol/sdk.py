@@ -31,7 +31,7 @@ from protocol.codec import (
     PROTOCOL_VERSION,
     ProtocolError,
     decode,
-    encode,
+    pack,
     unpack,
     validate,
 )
@@ -155,9 +155,9 @@ class Session:
         bot.events = []
 
     def hello(self) -> Message:
-        return {"type": "hello", "protocol": PROTOCOL_VERSION, "token": self.token,
-                "name": self.bot.name, "version": self.bot.version,
-                "capabilities": list(self.bot.capabilities)}
+        return validate({"type": "hello", "protocol": PROTOCOL_VERSION, "token": self.token,
+                         "name": self.bot.name, "version": self.bot.version,
+                         "capabilities": list(self.bot.capabilities)}, "bot")
 
     def handle(self, message: Message) -> Message | None:
         kind = message["type"]
@@ -217,20 +217,24 @@ def _serve(session: Session, endpoint: str, strict: bool = False) -> int:
     sock = context.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 1000)
     sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+    sock.setsockopt(zmq.RCVTIMEO, 1000)
     sock.connect(endpoint)
     label = session.bot.name
     parent = os.getppid()
+    debug = logger.isEnabledFor(logging.DEBUG)
     try:
         _send(sock, session.hello(), label)
         while not session.done:
-            if not sock.poll(1000):
+            try:
+                frame = sock.recv()
+            except zmq.Again:
                 if os.getppid() != parent:  # the referee is gone: nobody will talk to us
                     logger.warning("%s: parent process gone, exiting", label)
                     return 1
                 continue
-            frames = sock.recv_multipart()
-            logger.debug("%s: << %r", label, frames[-1][:300])
-            message = decode(frames[-1], "referee") if strict else unpack(frames[-1])
+            if debug:
+                logger.debug("%s: << %r", label, frame[:300])
+            message = decode(frame, "referee") if strict else unpack(frame)
             reply = session.handle(message)
             if reply is not None:
                 _send(sock, reply, label)
@@ -244,6 +248,7 @@ def _serve(session: Session, endpoint: str, strict: bool = False) -> int:
 
 
 def _send(sock: Any, message: Message, label: str) -> None:
-    data = encode(message, "bot")
-    logger.debug("%s: >> %r", label, data[:300])
+    data = pack(message)  # hello and replies come out of Session already validated
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("%s: >> %r", label, data[:300])
     sock.send(data)

@@ -76,7 +76,11 @@ class Observation:
     wish: int                   # the wished rank in force, 0 for none
     table: Combination | None   # the combination to beat, None on an empty table
     table_seat: int             # who played it, -1 for none
+    trick: int                  # the cards lying in the current trick
     trick_points: int           # card points lying in the current trick
+    played: int                 # every card played this round so far
+    exchange_given: tuple[int, ...]     # this seat's cards given to seat+1, +2, +3 (or empty)
+    exchange_received: tuple[int, ...]  # cards received from seat+1, +2, +3 (or empty)
     points_taken: tuple[int, int, int, int]  # card points in each seat's gathered tricks
     scores: tuple[int, int]     # team totals so far (they change at each round end)
     target: int
@@ -184,22 +188,26 @@ class Game:
     def observation(self, seat: int) -> Observation:
         """What `seat` may know now: its own cards and the public state, nothing hidden."""
         hands = self.hands
-        events = tuple(e for e in self.events[self._round_event_start:]
-                       if e.visible_to == PUBLIC or e.visible_to == seat)
+        given, received = self._exchanged[seat]
         return Observation(
             seat=seat, round_number=self.round_number, phase=self.phase, to_act=self.to_act(),
             hand=hands[seat], hand_counts=tuple(h.bit_count() for h in hands),
             grand_tichu=tuple(self.grand_tichu), tichu=tuple(self.tichu),
             out_order=tuple(self.out_order), wish=self.wish, table=self.table,
             table_seat=self.table_seat if self.table is not None else -1,
-            trick_points=points(self.trick), points_taken=tuple(points(w) for w in self.won),
-            scores=(self.scores[0], self.scores[1]), target=self.target, round_events=events)
+            trick=self.trick, trick_points=points(self.trick), played=self.played_cards,
+            exchange_given=given, exchange_received=received,
+            points_taken=tuple(points(w) for w in self.won),
+            scores=(self.scores[0], self.scores[1]), target=self.target,
+            round_events=tuple(self._seat_events[seat]))
 
     # ----- rounds -------------------------------------------------------------------------
 
     def _start_round(self) -> None:
         self.round_number += 1
-        self._round_event_start = len(self.events)
+        self._seat_events: list[list[Event]] = [[], [], [], []]  # this round's, as each sees them
+        self._exchanged: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), ())] * 4
+        self.played_cards = 0
         self._scores_before = tuple(self.scores)
         self._deck = self._dealer(self.seed, self.round_number)
         if sorted(self._deck) != list(range(56)):
@@ -270,6 +278,8 @@ class Game:
                     self.hands[s] |= 1 << received[s][giver]
             self._emit("exchange", s, s, received=tuple(received[s]),
                        given=tuple(chosen[s].give))
+            self._exchanged[s] = (tuple(chosen[s].give),
+                                  tuple(received[s][(s + k) % 4] for k in (1, 2, 3)))
         eligible = [s for s in range(4) if not self.grand_tichu[s] and not self.tichu[s]]
         if eligible:
             self._begin_simultaneous(DecisionKind.TICHU, eligible)
@@ -415,6 +425,7 @@ class Game:
     def _play(self, seat: int, combo: Combination, wish: int, out_of_turn: bool) -> None:
         cards = combo.cards
         self.hands[seat] &= ~cards
+        self.played_cards |= cards
         self.played[seat] = True
         if self._bomb_seats >> seat & 1:
             self._refresh_bombs(seat)
@@ -571,7 +582,13 @@ class Game:
             self._start_round()
 
     def _emit(self, kind: str, seat: int, visible_to: int, **data: Any) -> None:
-        self.events.append(Event(kind, seat, visible_to, data))
+        event = Event(kind, seat, visible_to, data)
+        self.events.append(event)
+        if visible_to == PUBLIC:
+            for seen in self._seat_events:
+                seen.append(event)
+        else:
+            self._seat_events[visible_to].append(event)
 
 
 def _is_int(value: object) -> bool:
