@@ -202,10 +202,14 @@ def welcome_message(seat: int, game_id: str, target: int, names: Sequence[str],
 
 
 def end_message(scores: Sequence[int] | None, winner: int | None, events: list[Message],
-                reason: str = "game_over") -> Message:
-    """The message that ends a session: the final events and the result (None if aborted)."""
+                reason: str = "game_over", more_games: bool = False) -> Message:
+    """The message that ends a game: the final events and the result (None if aborted).
+
+    `more_games`: another game follows in this session (only for a bot that said
+    `multi_game` at hello); its `welcome` comes next.
+    """
     return {"type": "end", "reason": reason, "scores": list(scores) if scores else None,
-            "winner": winner, "events": events}
+            "winner": winner, "events": events, "more_games": more_games}
 
 
 def error_message(code: str, message: str, rule: str | None = None,

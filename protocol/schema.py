@@ -370,6 +370,7 @@ MESSAGES: dict[str, Check] = {
         ("scores", nullable(pair_of(SCORE)), REQUIRED),
         ("winner", nullable(TEAM), REQUIRED),
         ("events", EVENT_LIST, REQUIRED),
+        ("more_games", boolean, False),
     ]),
     "error": _message("error", [
         ("code", one_of(ERROR_CODES), REQUIRED),

@@ -107,13 +107,13 @@ class Bot:
         raise NotImplementedError
 
     def on_welcome(self, welcome: Message) -> None:
-        """Called once, after the handshake."""
+        """Called at the start of each game (a session may play several: `multi_game`)."""
 
     def on_event(self, event: Message) -> None:
         """Called for each event, in order, before the request that carries it is decided."""
 
     def on_end(self, end: Message) -> None:
-        """Called once at the end of the game, after its final events."""
+        """Called at the end of each game, after its final events."""
 
 
 class FunctionBot(Bot):
@@ -157,7 +157,7 @@ class Session:
     def hello(self) -> Message:
         return validate({"type": "hello", "protocol": PROTOCOL_VERSION, "token": self.token,
                          "name": self.bot.name, "version": self.bot.version,
-                         "capabilities": list(self.bot.capabilities)}, "bot")
+                         "capabilities": _with_multi_game(self.bot.capabilities)}, "bot")
 
     def handle(self, message: Message) -> Message | None:
         kind = message["type"]
@@ -165,6 +165,7 @@ class Session:
             self.done = True
             raise Stopped(message)
         if kind == "welcome":
+            self.bot.events = []
             self.bot.seat = message["seat"]
             self.bot.welcome = message
             self.bot.on_welcome(message)
@@ -176,15 +177,23 @@ class Session:
             reply = {"type": "reply", "id": message["id"], **self.bot.decide(message)}
             return validate(reply, "bot")
         if kind == "end":
-            self.done = True
             self.result = message
             self.bot.on_end(message)
+            if message.get("more_games"):
+                self.bot.welcome = None  # the next game's welcome comes next
+            else:
+                self.done = True
         return None
 
     def _events(self, events: Sequence[Message]) -> None:
         for event in events:
             self.bot.events.append(event)
             self.bot.on_event(event)
+
+
+def _with_multi_game(capabilities: Sequence[str]) -> list[str]:
+    """The SDK plays any number of games in one session, so it always says `multi_game`."""
+    return list(capabilities) + ([] if "multi_game" in capabilities else ["multi_game"])
 
 
 # ----- running over ZeroMQ ------------------------------------------------------------------

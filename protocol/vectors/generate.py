@@ -120,6 +120,7 @@ def valid_messages() -> list[tuple[str, str, dict[str, Any]]]:
              "double_victory": False, "out_order": [0, 3, 2], "scores": [1020, 680]},
             {"kind": "game_end", "scores": [1020, 680], "winner": 0}])),
         ("end_aborted", "referee", wire.end_message(None, None, [], reason="aborted")),
+        ("end_more_games", "referee", wire.end_message([1000, 420], 0, [], more_games=True)),
         ("error_illegal_action", "referee", wire.error_message(
             "illegal_action", "does-not-beat-table: a play must be the same type and size as "
             "the table and higher, or a bomb that beats it", "does-not-beat-table", 57)),
