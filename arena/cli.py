@@ -46,6 +46,91 @@ def bench_transport_cmd(games: int, round_trips: int) -> None:
 
 
 @main.command()
+@click.argument("bot_a", type=click.Path(file_okay=False))
+@click.argument("bot_b", type=click.Path(file_okay=False))
+@click.option("--seed", default=1, show_default=True, help="Seed of the game's deals.")
+@click.option("--target", default=1000, show_default=True, help="Score that ends the game.")
+@click.option("--record", "record_path", type=click.Path(dir_okay=False),
+              help="Write the game record (JSON) here.")
+@click.option("--decision-time", default=5.0, show_default=True, help="Seconds per decision.")
+@click.option("--time-bank", default=300.0, show_default=True, help="Seconds per seat per game.")
+@click.option("--hello-time", default=10.0, show_default=True,
+              help="Seconds for a bot to start and say hello.")
+@click.option("--grace", default=0.2, show_default=True, help="Seconds of grace past a limit.")
+@click.option("--ipc", is_flag=True, help="Use an ipc:// endpoint in a private directory.")
+@click.option("-v", "--verbose", count=True, help="Log more (-vv: every message).")
+def play(bot_a: str, bot_b: str, seed: int, target: int, record_path: str | None,
+         decision_time: float, time_bank: float, hello_time: float, grace: float, ipc: bool,
+         verbose: int) -> None:
+    """Play one game to TARGET between BOT_A (seats 0, 2) and BOT_B (seats 1, 3)."""
+    from arena.manifest import folder_hash, load_manifest
+    from arena.referee import Entrant, GameSpec, TimeControl, build_bot, run_game
+    from arena.report import summary
+
+    _logging(verbose)
+    entrants = []
+    for folder in (bot_a, bot_b):
+        manifest = _load(load_manifest, folder)
+        _build(build_bot, manifest)
+        entrants.append(Entrant(manifest, folder_hash(manifest.folder)))
+    time_control = TimeControl(hello_time, decision_time, time_bank, grace)
+    spec = GameSpec(f"play-{seed}", seed, (entrants[0], entrants[1]), target, time_control)
+    record = run_game(spec, "ipc" if ipc else "tcp")
+    if record_path:
+        record.save(record_path)
+    click.echo(summary(record))
+
+
+@main.command()
+@click.argument("record_file", type=click.Path(exists=True, dir_okay=False))
+def replay(record_file: str) -> None:
+    """Show a game record round by round and re-simulate it exactly from seed and actions."""
+    from arena.errors import ArenaError
+    from arena.record import GameRecord, Termination, resimulate
+    from arena.report import summary
+
+    try:
+        record = GameRecord.load(record_file)
+        game = resimulate(record)
+    except ArenaError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(summary(record))
+    finished = "finished" if game.over else "unfinished (the record ends early)"
+    if record.termination is Termination.NORMAL and not game.over:
+        raise click.ClickException("the record claims a finished game, but its actions do not "
+                                   "finish it")
+    click.echo(f"Re-simulated from seed and {len(record.decisions)} actions: identical events, "
+               f"game {finished}, score {game.scores[0]}:{game.scores[1]}.")
+
+
+def _logging(verbose: int) -> None:
+    import logging
+
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s: %(message)s")
+
+
+def _load(load_manifest, folder: str):
+    from arena.errors import ConfigError
+
+    try:
+        return load_manifest(folder)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _build(build_bot, manifest) -> None:
+    import subprocess
+
+    try:
+        build_bot(manifest)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+        output = getattr(exc, "stderr", b"") or b""
+        raise click.ClickException(f"{manifest.folder}: build failed: {exc}\n"
+                                   f"{output.decode(errors='replace')[-2000:]}") from None
+
+
+@main.command()
 @click.option("--seed", default=1, show_default=True, help="Seed of the game's deals.")
 def demo(seed: int) -> None:
     """Play one engine self-play game between random players and print it round by round."""

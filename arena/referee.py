@@ -1,9 +1,12 @@
-"""The referee: one complete game between bot processes, from a spec to a record.
+"""The referee: complete games between bot processes, from a spec to a record.
 
-It starts four bot processes (two copies of each entrant, partners opposite), greets them
-over the protocol, asks each decision of the rules engine of the seat concerned, checks every
-reply, and stops every process at the end. Whatever a bot does (crash, hang, garbage, lies)
-becomes a recorded `Fault` and a forfeit of its entrant, never an exception of the referee.
+A `Match` keeps the four bot processes of a matchup (two copies of each entrant) and the
+ROUTER socket they connect to; it plays one game at a time (`Match.play`), seating each
+entrant's copies opposite each other, asking each decision of the rules engine of the seat
+concerned, checking every reply, and recording everything. Processes that said `multi_game`
+at hello are reused for the next game; the others, and any that crashed or misbehaved, are
+started anew. Whatever a bot does (crash, hang, garbage, lies) becomes a recorded `Fault`
+and a forfeit of its entrant, never an exception of the referee. `run_game` plays one game.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ ENDPOINT_VAR = "TICHU_ENDPOINT"
 TOKEN_VAR = "TICHU_TOKEN"
 _POLL = 0.05  # seconds between checks that the bots are still alive while waiting
 _BYTES_SHOWN = 200  # of an offending message, in the record
+_EXIT_WAIT = 1.0  # seconds a bot gets to exit by itself after its session is over
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ class TimeControl:
     """Time limits, in seconds, measured at the referee.
 
     `hello`: from process start to a valid hello. `decision`: per request. `bank`: the total
-    a seat may spend over the whole game. `grace`: a margin allowed past each limit for the
+    a seat may spend over one game. `grace`: a margin allowed past each limit for the
     transport. A seat is charged only from sending its request to receiving its reply.
     """
 
@@ -73,18 +77,32 @@ class GameSpec:
     entrants: tuple[Entrant, Entrant]
     target: int = 1000
     time: TimeControl = field(default_factory=TimeControl)
-    transport: str = "tcp"
 
 
 class _BotFault(Exception):
     """Internal: a seat broke the protocol or the rules; becomes the game's Fault."""
 
-    def __init__(self, kind: Termination, seat: int, message: str, error_code: str | None,
+    def __init__(self, kind: Termination, seat: int, message: str, error_code: str | None = None,
                  rule: str | None = None, request_id: int | None = None, **details: Any) -> None:
         super().__init__(message)
         self.kind, self.seat, self.message = kind, seat, message
         self.error_code, self.rule, self.request_id = error_code, rule, request_id
         self.details = details
+
+
+@dataclass
+class _Conn:
+    """One bot process and its connection: an entrant's copy, seated anew each game."""
+
+    entrant: Entrant
+    label: str
+    token: str = ""
+    process: BotProcess | None = None
+    identity: bytes | None = None
+    with_options: bool = True
+    multi_game: bool = False
+    greeted: bool = False  # has had a welcome in its current session
+    ended: bool = False    # its session is over: stop it before the next game
 
 
 @dataclass
@@ -97,32 +115,162 @@ class _Pending:
     limit: float  # seconds allowed for this reply, grace excluded
 
 
-class Referee:
-    """Referees one game; use `run_game(spec)`."""
+class Match:
+    """The bot processes of one matchup, playing consecutive games; a context manager."""
 
-    def __init__(self, spec: GameSpec) -> None:
+    def __init__(self, first: Entrant, second: Entrant, transport: str = "tcp") -> None:
+        self.socket = RefereeSocket(codec.MAX_MESSAGE_BYTES, transport)
+        self.conns = [_Conn(e, f"{e.name}#{copy}") for e in (first, second) for copy in (1, 2)]
+        self.by_identity: dict[bytes, _Conn] = {}
+        self.next_request_id = 0
+
+    def __enter__(self) -> Match:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def play(self, spec: GameSpec, last: bool = True) -> GameRecord:
+        """Referee one game; `last` says no other game of this match follows it."""
+        return _GameRun(self, spec, last).run()
+
+    def close(self) -> None:
+        """Stop every bot process (politely ended sessions get a moment to exit) and the socket."""
+        for conn in self.conns:
+            self.stop(conn, wait=_EXIT_WAIT if conn.ended else 0.0)
+        self.socket.close()
+
+    # ----- processes and handshakes ---------------------------------------------------------
+
+    def seat_conns(self, spec: GameSpec) -> list[_Conn]:
+        """The connection taking each seat: each entrant's two copies sit opposite."""
+        pools: list[list[_Conn]] = [[], []]
+        for conn in self.conns:
+            team = next((t for t in (0, 1) if spec.entrants[t] == conn.entrant
+                         and len(pools[t]) < 2), None)
+            if team is None:
+                raise ValueError(f"game {spec.game_id} is not between this match's entrants")
+            pools[team].append(conn)
+        return [pools[0][0], pools[1][0], pools[0][1], pools[1][1]]
+
+    def prepare(self, seats: list[_Conn], time_control: TimeControl) -> None:
+        """Have all four processes running and greeted; _BotFault naming the seat if not."""
+        for seat, conn in enumerate(seats):
+            if conn.ended or (conn.process is not None and conn.process.exit_code() is not None):
+                self.stop(conn, wait=_EXIT_WAIT if conn.ended else 0.0)
+            if conn.process is None:
+                self.start(conn, seat)
+        deadline = time.monotonic() + time_control.hello
+        while any(c.identity is None for c in seats):
+            for seat, conn in enumerate(seats):
+                code = conn.process.exit_code()
+                if conn.identity is None and code is not None:
+                    raise _BotFault(Termination.START_FAILURE, seat, f"the bot process exited "
+                                    f"with code {code} before saying hello", exit_code=code,
+                                    output=conn.process.output_tail()[-2000:])
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                seat = next(s for s, c in enumerate(seats) if c.identity is None)
+                raise _BotFault(Termination.HANDSHAKE_FAILURE, seat, f"no valid hello within "
+                                f"{time_control.hello:g} s")
+            incoming = self.socket.receive(min(remaining, _POLL))
+            if incoming is not None:
+                self._hello(incoming.identity, incoming.frames, seats)
+
+    def start(self, conn: _Conn, seat: int) -> None:
+        conn.token = secrets.token_hex(16)
+        conn.identity, conn.greeted, conn.ended = None, False, False
+        env = dict(os.environ)
+        env[ENDPOINT_VAR] = self.socket.endpoint
+        env[TOKEN_VAR] = conn.token
+        manifest = conn.entrant.manifest
+        conn.process = BotProcess(manifest.argv(), manifest.folder, env, conn.label)
+        try:
+            conn.process.start()
+        except OSError as exc:
+            conn.process = None
+            raise _BotFault(Termination.START_FAILURE, seat, f"cannot start "
+                            f"{' '.join(manifest.argv())}: {exc}") from None
+
+    def stop(self, conn: _Conn, wait: float = 0.0) -> None:
+        if conn.process is not None:
+            if wait:
+                conn.process.wait(wait)
+            conn.process.stop(grace=0.5)
+            conn.process = None
+        if conn.identity is not None:
+            self.by_identity.pop(conn.identity, None)
+        conn.identity, conn.greeted, conn.ended = None, False, False
+
+    def _hello(self, identity: bytes, frames: list[bytes], seats: list[_Conn]) -> None:
+        known = self.by_identity.get(identity)
+        try:
+            if len(frames) != 1:
+                raise ProtocolError("wrong_type", "", f"{len(frames)} frames; a message is one")
+            hello = codec.decode(frames[0], "bot")
+        except ProtocolError as exc:
+            if known is not None:
+                raise _violation(seats.index(known), exc, frames) from None
+            self._reject(identity, "malformed_hello", str(exc))
+            return
+        if known is not None:
+            if known in seats:
+                raise _BotFault(Termination.PROTOCOL_VIOLATION, seats.index(known),
+                                f"{hello['type']} sent before the welcome", "unexpected_message",
+                                data=_shown(frames))
+            return  # a late message from a process no longer playing: ignore it
+        if hello["type"] != "hello":
+            self._reject(identity, "malformed_hello", f"the first message must be hello, "
+                         f"not {hello['type']}")
+            return
+        conn = next((c for c in seats if c.token == hello["token"]), None)
+        if conn is None or conn.identity is not None:
+            self._reject(identity, "unknown_token", "this token belongs to no seat waiting "
+                         "for a hello")
+            return
+        if hello["protocol"] not in codec.SUPPORTED_VERSIONS:
+            self._reject(identity, "unsupported_version", f"protocol {hello['protocol']} is "
+                         "not supported")
+            raise _BotFault(Termination.HANDSHAKE_FAILURE, seats.index(conn), f"unsupported "
+                            f"protocol version {hello['protocol']}")
+        conn.identity = identity
+        conn.with_options = "no_options" not in hello["capabilities"]
+        conn.multi_game = "multi_game" in hello["capabilities"]
+        self.by_identity[identity] = conn
+        logger.debug("%s: hello from %s %s", conn.label, hello["name"], hello["version"])
+
+    def _reject(self, identity: bytes, reason: str, message: str) -> None:
+        logger.info("rejected a hello: %s: %s", reason, message)
+        self.socket.send(identity, codec.pack(
+            {"type": "reject", "reason": reason, "message": message,
+             "protocols": list(codec.SUPPORTED_VERSIONS)}))
+
+    def send(self, conn: _Conn, message: dict[str, Any]) -> None:
+        if conn.identity is not None and not self.socket.send(conn.identity, codec.pack(message)):
+            logger.debug("%s: disconnected, message dropped", conn.label)
+
+
+class _GameRun:
+    """One game of a match: the decision loop and the record."""
+
+    def __init__(self, match: Match, spec: GameSpec, last: bool) -> None:
+        self.match = match
         self.spec = spec
+        self.last = last
+        self.seats = match.seat_conns(spec)
+        self.game = Game(spec.seed, spec.target)
         self.record = GameRecord(spec.game_id, spec.seed, spec.target,
                                  (spec.entrants[0].info(), spec.entrants[1].info()))
-        self.game = Game(spec.seed, spec.target)
-        self.tokens = [secrets.token_hex(16) for _ in range(4)]
-        self.socket = RefereeSocket(codec.MAX_MESSAGE_BYTES, spec.transport)
-        self.bots: list[BotProcess | None] = [None] * 4
-        self.identities: dict[bytes, int] = {}
-        self.seat_identity: list[bytes | None] = [None] * 4
-        self.with_options = [True] * 4
+        self.first_request_id = match.next_request_id
         self.sent_events = [0] * 4
         self.wire_events: list[dict[str, Any]] = []  # game.events in wire form, so far
         self.pending: dict[int, _Pending] = {}
-        self.next_request_id = 0
-
-    # ----- the game ------------------------------------------------------------------------
 
     def run(self) -> GameRecord:
         start = time.monotonic()
         try:
-            self._start_bots()
-            self._handshake()
+            self.match.prepare(self.seats, self.spec.time)
+            self._welcome()
             self._play()
             self._finish_normally()
         except _BotFault as fault:
@@ -134,85 +282,20 @@ class Referee:
             logger.exception("harness fault in game %s", self.spec.game_id)
             self._abort(Termination.HARNESS_FAULT, f"{type(exc).__name__}: {exc}")
         finally:
-            self._stop_bots()
-            self.socket.close()
+            for seat, conn in enumerate(self.seats):
+                if conn.process is not None:
+                    self.record.bot_output[seat] = conn.process.output_tail()
             self.record.seconds = round(time.monotonic() - start, 3)
         return self.record
 
-    def _start_bots(self) -> None:
-        for seat in range(4):
-            entrant = self.spec.entrants[seat & 1]
-            env = dict(os.environ)
-            env[ENDPOINT_VAR] = self.socket.endpoint
-            env[TOKEN_VAR] = self.tokens[seat]
-            bot = BotProcess(entrant.manifest.argv(), entrant.manifest.folder, env,
-                             f"seat{seat}:{entrant.name}")
-            try:
-                bot.start()
-            except OSError as exc:
-                raise _BotFault(Termination.START_FAILURE, seat, f"cannot start "
-                                f"{' '.join(bot.argv)}: {exc}", None) from None
-            self.bots[seat] = bot
-
-    def _handshake(self) -> None:
-        deadline = time.monotonic() + self.spec.time.hello
-        while None in self.seat_identity:
-            self._check_alive(before_hello=True)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                seat = self.seat_identity.index(None)
-                raise _BotFault(Termination.HANDSHAKE_FAILURE, seat, f"no valid hello within "
-                                f"{self.spec.time.hello:g} s", None)
-            incoming = self.socket.receive(min(remaining, _POLL))
-            if incoming is not None:
-                self._hello(incoming.identity, incoming.frames)
-        names = [self.spec.entrants[s & 1].name for s in range(4)]
-        for seat in range(4):
-            self._send(seat, wire.welcome_message(
-                seat, self.spec.game_id, self.spec.target, names,
-                _ms(self.spec.time.hello), _ms(self.spec.time.decision),
-                codec.MAX_MESSAGE_BYTES, self.with_options[seat]))
-
-    def _hello(self, identity: bytes, frames: list[bytes]) -> None:
-        seat = self.identities.get(identity)
-        try:
-            if len(frames) != 1:
-                raise ProtocolError("wrong_type", "", f"{len(frames)} frames; a message is one")
-            hello = codec.decode(frames[0], "bot")
-        except ProtocolError as exc:
-            if seat is not None:
-                raise self._violation(seat, exc, frames) from None
-            self._reject(identity, "malformed_hello", str(exc))
-            return
-        if seat is not None:  # a second message before welcome
-            raise _BotFault(Termination.PROTOCOL_VIOLATION, seat, f"{hello['type']} sent before "
-                            "the welcome", "unexpected_message", data=_shown(frames))
-        if hello["type"] != "hello":
-            self._reject(identity, "malformed_hello", f"the first message must be hello, "
-                         f"not {hello['type']}")
-            return
-        if hello["token"] not in self.tokens:
-            self._reject(identity, "unknown_token", "this token belongs to no seat of the game")
-            return
-        seat = self.tokens.index(hello["token"])
-        if self.seat_identity[seat] is not None:
-            self._reject(identity, "unknown_token", "this seat has already said hello")
-            return
-        if hello["protocol"] not in codec.SUPPORTED_VERSIONS:
-            self._reject(identity, "unsupported_version", f"protocol {hello['protocol']} is not "
-                         "supported")
-            raise _BotFault(Termination.HANDSHAKE_FAILURE, seat, f"unsupported protocol version "
-                            f"{hello['protocol']}", None)
-        self.identities[identity] = seat
-        self.seat_identity[seat] = identity
-        self.with_options[seat] = "no_options" not in hello["capabilities"]
-        logger.debug("seat %d: hello from %s %s", seat, hello["name"], hello["version"])
-
-    def _reject(self, identity: bytes, reason: str, message: str) -> None:
-        logger.info("rejected a hello: %s: %s", reason, message)
-        self.socket.send(identity, codec.encode(
-            {"type": "reject", "reason": reason, "message": message,
-             "protocols": list(codec.SUPPORTED_VERSIONS)}, "referee"))
+    def _welcome(self) -> None:
+        spec = self.spec
+        names = [spec.entrants[s & 1].name for s in range(4)]
+        for seat, conn in enumerate(self.seats):
+            self.match.send(conn, wire.welcome_message(
+                seat, spec.game_id, spec.target, names, _ms(spec.time.hello),
+                _ms(spec.time.decision), codec.MAX_MESSAGE_BYTES, conn.with_options))
+            conn.greeted = True
 
     def _play(self) -> None:
         game = self.game
@@ -224,20 +307,20 @@ class Referee:
 
     def _ask(self, seat: int) -> None:
         game = self.game
+        conn = self.seats[seat]
         decision = game.decision(seat)
         time_control = self.spec.time
         left = time_control.bank - self.record.time_used[seat]
         limit = max(0.0, min(time_control.decision, left))
-        events = self._unsent(seat)
-        request_id = self.next_request_id
-        self.next_request_id += 1
-        message = wire.request_message(decision, game.observation(seat), events, request_id,
-                                       _ms(limit), self.with_options[seat])
-        self._send(seat, message)
+        request_id = self.match.next_request_id
+        self.match.next_request_id += 1
+        message = wire.request_message(decision, game.observation(seat), self._unsent(seat),
+                                       request_id, _ms(limit), conn.with_options)
+        self.match.send(conn, message)
         self.pending[seat] = _Pending(request_id, decision, time.monotonic(), limit)
 
     def _await_reply(self) -> None:
-        """Wait for one reply (or a fault): apply it to the game."""
+        """Wait for one reply (or a fault) and apply it to the game."""
         grace = self.spec.time.grace
         while True:
             now = time.monotonic()
@@ -249,22 +332,25 @@ class Referee:
                                     request_id=p.request_id, overrun=round(overrun, 3))
             self._check_alive()
             wait = min(p.sent_at + p.limit + grace for p in self.pending.values()) - now
-            incoming = self.socket.receive(max(0.0, min(wait + 0.001, _POLL)))
+            incoming = self.match.socket.receive(max(0.0, min(wait + 0.001, _POLL)))
             if incoming is None:
                 continue
-            seat = self.identities.get(incoming.identity)
-            if seat is None:
-                continue  # not one of our bots (a rejected hello's socket): ignore it
-            self._reply(seat, incoming.frames, time.monotonic())
-            return
+            conn = self.match.by_identity.get(incoming.identity)
+            if conn is None or conn not in self.seats:
+                continue  # not a bot of this game (a rejected hello's socket): ignore it
+            if self._reply(self.seats.index(conn), incoming.frames, time.monotonic()):
+                return
 
-    def _reply(self, seat: int, frames: list[bytes], received: float) -> None:
+    def _reply(self, seat: int, frames: list[bytes], received: float) -> bool:
+        """Check and apply one message from `seat`; False if it was a stale reply to ignore."""
         try:
             if len(frames) != 1:
                 raise ProtocolError("wrong_type", "", f"{len(frames)} frames; a message is one")
             reply = codec.decode(frames[0], "bot")
         except ProtocolError as exc:
-            raise self._violation(seat, exc, frames) from None
+            raise _violation(seat, exc, frames) from None
+        if reply["type"] == "reply" and reply["id"] < self.first_request_id:
+            return False  # answers a request of an earlier, aborted game of this match
         pending = self.pending.get(seat)
         if reply["type"] != "reply" or pending is None or reply["id"] != pending.request_id:
             what = (f"a {reply['type']} message" if reply["type"] != "reply"
@@ -281,55 +367,53 @@ class Referee:
                             overrun=round(latency - pending.limit, 3))
         del self.pending[seat]
         try:
-            action = wire.action_from_reply(reply, pending.decision, self.with_options[seat])
+            action = wire.action_from_reply(reply, pending.decision, self.seats[seat].with_options)
             self.game.apply(seat, action)
         except IllegalAction as exc:
             raise _BotFault(Termination.ILLEGAL_ACTION, seat, str(exc), "illegal_action",
                             rule=exc.rule, request_id=pending.request_id,
-                            action=_action_text(reply)) from None
-        self.record.decisions.append(_decision_entry(seat, pending, reply, latency, self.game))
+                            action=_reply_text(reply)) from None
+        self.record.decisions.append({
+            "seat": seat, "id": pending.request_id, "kind": pending.decision.kind.value,
+            "action": wire.action_map(action), "call_tichu": reply["call_tichu"],
+            "wish": reply["wish"], "latency_ms": round(latency * 1000, 3)})
+        return True
 
-    # ----- faults and the end ------------------------------------------------------------------
-
-    def _check_alive(self, before_hello: bool = False) -> None:
-        for seat, bot in enumerate(self.bots):
-            if bot is None:
-                continue
-            code = bot.exit_code()
+    def _check_alive(self) -> None:
+        for seat, conn in enumerate(self.seats):
+            code = conn.process.exit_code() if conn.process is not None else None
             if code is not None:
-                kind = (Termination.START_FAILURE if before_hello and
-                        self.seat_identity[seat] is None else Termination.CRASH)
-                raise _BotFault(kind, seat, f"the bot process exited with code {code}", None,
-                                exit_code=code, output=bot.output_tail()[-2000:])
+                raise _BotFault(Termination.CRASH, seat, f"the bot process exited with code "
+                                f"{code}", exit_code=code,
+                                output=conn.process.output_tail()[-2000:])
 
-    def _violation(self, seat: int, exc: ProtocolError, frames: list[bytes]) -> _BotFault:
-        code = "oversize_message" if exc.code == "oversize" else "malformed_message"
-        return _BotFault(Termination.PROTOCOL_VIOLATION, seat, str(exc), code,
-                         data=_shown(frames), protocol_error=exc.code)
+    # ----- the end ---------------------------------------------------------------------------
 
-    def _send(self, seat: int, message: dict[str, Any]) -> None:
-        identity = self.seat_identity[seat]
-        if identity is None:
-            return
-        if not self.socket.send(identity, codec.pack(message)):  # wire.py builds canonical maps
-            logger.debug("seat %d: disconnected, message dropped", seat)
+    def _finish_normally(self) -> None:
+        game = self.game
+        for seat, conn in enumerate(self.seats):
+            more = conn.multi_game and not self.last
+            self.match.send(conn, wire.end_message(game.scores, game.winner, self._unsent(seat),
+                                                   more_games=more))
+            conn.ended = not more
+        self.record.winner = game.winner
+        self._close_record()
 
     def _forfeit(self, fault: _BotFault) -> None:
         """The offending entrant loses; tell it why, tell the others the game is aborted."""
-        game = self.game
         record = self.record
         record.termination = fault.kind
-        record.fault = Fault(fault.kind, fault.seat, fault.message, game.round_number,
+        record.fault = Fault(fault.kind, fault.seat, fault.message, self.game.round_number,
                              len(record.decisions), fault.details)
         record.winner = 1 - (fault.seat & 1)
         logger.info("game %s: seat %d forfeits: %s: %s", self.spec.game_id, fault.seat,
                     fault.kind.value, fault.message)
-        for seat in range(4):
-            if seat == fault.seat and fault.error_code:
-                self._send(seat, wire.error_message(fault.error_code, fault.message, fault.rule,
-                                                    fault.request_id))
-            elif seat != fault.seat:
-                self._send(seat, wire.end_message(None, None, self._unsent(seat), "aborted"))
+        offender = self.seats[fault.seat]
+        if fault.error_code:
+            self.match.send(offender, wire.error_message(fault.error_code, fault.message,
+                                                         fault.rule, fault.request_id))
+        self.match.stop(offender, wait=0.2 if fault.error_code else 0.0)
+        self._end_others(exclude=offender)
         self._close_record()
 
     def _abort(self, kind: Termination, message: str) -> None:
@@ -337,16 +421,20 @@ class Referee:
         self.record.fault = Fault(kind, None, message, self.game.round_number,
                                   len(self.record.decisions))
         self.record.winner = None
-        for seat in range(4):
-            self._send(seat, wire.end_message(None, None, self._unsent(seat), "aborted"))
+        self._end_others(exclude=None)
         self._close_record()
 
-    def _finish_normally(self) -> None:
-        game = self.game
-        for seat in range(4):
-            self._send(seat, wire.end_message(game.scores, game.winner, self._unsent(seat)))
-        self.record.winner = game.winner
-        self._close_record()
+    def _end_others(self, exclude: _Conn | None) -> None:
+        for seat, conn in enumerate(self.seats):
+            if conn is exclude or conn.process is None:
+                continue
+            if not conn.greeted:  # greeted in no game yet: nothing to end, start it anew
+                self.match.stop(conn)
+                continue
+            more = conn.multi_game and not self.last
+            self.match.send(conn, wire.end_message(None, None, self._unsent(seat), "aborted",
+                                                   more_games=more))
+            conn.ended = not more
 
     def _unsent(self, seat: int) -> list[dict[str, Any]]:
         """The wire events `seat` may see that it has not been sent yet (each event is
@@ -364,34 +452,31 @@ class Referee:
         game = self.game
         record = self.record
         record.scores = (game.scores[0], game.scores[1])
-        record.rounds = sum(1 for e in game.events if e.kind == "round_end")
         record.round_scores = [tuple(e.data["scores"]) for e in game.events
                                if e.kind == "round_end"]
+        record.rounds = len(record.round_scores)
         self._unsent(0)  # converts every event
         record.events = [m | {"visible_to": e.visible_to}
                          for m, e in zip(self.wire_events, game.events)]
 
-    def _stop_bots(self) -> None:
-        """Give the bots a moment to exit after end/error, then stop what is left."""
-        deadline = time.monotonic() + 1.0
-        for seat, bot in enumerate(self.bots):
-            if bot is None:
-                continue
-            bot.wait(max(0.0, deadline - time.monotonic()))
-            bot.stop(grace=0.5)
-            self.record.bot_output[seat] = bot.output_tail()
 
-
-def run_game(spec: GameSpec) -> GameRecord:
-    """Referee one game; the record says how it ended. Never raises for a bot's behaviour."""
-    return Referee(spec).run()
+def run_game(spec: GameSpec, transport: str = "tcp") -> GameRecord:
+    """Referee one game with fresh processes; the record says how it ended."""
+    with Match(spec.entrants[0], spec.entrants[1], transport) as match:
+        return match.play(spec)
 
 
 def build_bot(manifest: BotManifest, timeout: float = 600.0) -> None:
-    """Run a bot's build command once in its folder; ArenaError-free: CalledProcessError/OSError."""
+    """Run a bot's build command once in its folder (CalledProcessError or OSError if it fails)."""
     if manifest.build:
         subprocess.run(manifest.build_argv(), cwd=manifest.folder, check=True, timeout=timeout,
                        stdin=subprocess.DEVNULL, capture_output=True)
+
+
+def _violation(seat: int, exc: ProtocolError, frames: list[bytes]) -> _BotFault:
+    code = "oversize_message" if exc.code == "oversize" else "malformed_message"
+    return _BotFault(Termination.PROTOCOL_VIOLATION, seat, str(exc), code,
+                     data=_shown(frames), protocol_error=exc.code)
 
 
 def _ms(seconds: float) -> int:
@@ -403,14 +488,5 @@ def _shown(frames: list[bytes]) -> str:
     return data[:_BYTES_SHOWN].hex() + ("..." if len(data) > _BYTES_SHOWN else "")
 
 
-def _action_text(reply: dict[str, Any]) -> dict[str, Any]:
+def _reply_text(reply: dict[str, Any]) -> dict[str, Any]:
     return {k: reply[k] for k in ("option", "action", "call_tichu", "wish")}
-
-
-def _decision_entry(seat: int, pending: _Pending, reply: dict[str, Any], latency: float,
-                    game: Game) -> dict[str, Any]:
-    """The record of one applied decision: the action in explicit wire form."""
-    seat_action = game.actions[-1][1]
-    return {"seat": seat, "id": pending.request_id, "kind": pending.decision.kind.value,
-            "action": wire.action_map(seat_action), "call_tichu": reply["call_tichu"],
-            "wish": reply["wish"], "latency_ms": round(latency * 1000, 3)}

@@ -1,0 +1,66 @@
+"""Human-readable reports of game records: a summary per round and the game's outcome."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabulate import tabulate
+
+from arena.record import GameRecord, Termination
+
+
+def round_rows(record: GameRecord) -> list[list[Any]]:
+    """One row per finished round: number, card points, calls, round total, running score."""
+    rows = []
+    calls: list[str] = []
+    number = 0
+    for event in record.events:
+        kind = event["kind"]
+        if kind == "round_start":
+            number, calls = event["round"], []
+        elif kind == "grand_tichu" and event["call"]:
+            calls.append(f"GT s{event['seat']}")
+        elif kind == "tichu":
+            calls.append(f"T s{event['seat']}")
+        elif kind == "round_end":
+            first = event["out_order"][0] if event["out_order"] else None
+            marked = [c + (" ok" if first == int(c.split("s")[-1]) else " failed")
+                      for c in calls]
+            cards, bonus = event["card_points"], event["calls"]
+            rows.append([number, f"{cards[0]}:{cards[1]}", f"{bonus[0]:+}:{bonus[1]:+}",
+                         "double victory" if event["double_victory"] else "",
+                         ", ".join(marked), f"{event['scores'][0]}:{event['scores'][1]}"])
+    return rows
+
+
+def summary(record: GameRecord) -> str:
+    """The readable summary `arena play` and `arena replay` print."""
+    a, b = record.entrants
+    lines = [f"Game {record.game_id}, seed {record.seed}, target {record.target}",
+             f"  team 0 (seats 0, 2): {a.name} {a.version}",
+             f"  team 1 (seats 1, 3): {b.name} {b.version}", ""]
+    rows = round_rows(record)
+    if rows:
+        lines.append(tabulate(rows, headers=["round", "cards", "calls", "", "called",
+                                             "score"], tablefmt="simple"))
+        lines.append("")
+    lines.append(f"Final score {record.scores[0]}:{record.scores[1]} after {record.rounds} "
+                 f"rounds and {len(record.decisions)} decisions, in {record.seconds:.2f} s")
+    lines.append(outcome(record))
+    used = ", ".join(f"seat {s}: {t:.3f} s" for s, t in enumerate(record.time_used))
+    lines.append(f"Time used: {used}")
+    return "\n".join(lines)
+
+
+def outcome(record: GameRecord) -> str:
+    """Who won and how the game ended, in one line (two for a fault)."""
+    names = [e.name for e in record.entrants]
+    if record.termination is Termination.NORMAL:
+        return f"Winner: team {record.winner} ({names[record.winner]})"
+    fault = record.fault
+    if record.winner is None:
+        return f"No winner: {record.termination.value}: {fault.message if fault else ''}"
+    where = f" at round {fault.round}, decision {fault.decision}" if fault else ""
+    return (f"Winner: team {record.winner} ({names[record.winner]}) by forfeit\n"
+            f"Termination: {record.termination.value} by seat {fault.seat} "
+            f"({names[fault.seat & 1]}){where}: {fault.message}")
