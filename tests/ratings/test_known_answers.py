@@ -1,0 +1,95 @@
+"""Known answers: the Elo scale, a published Bradley-Terry fit, the prior, LOS, K-factor Elo."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from arena.ratings import ELO_PER_LOGIT, RatingsError, fit_ratings, incremental_elo
+from tests.ratings.helpers import single_games
+
+
+def test_a_75_percent_score_is_plus_190_8_elo():
+    fit = fit_ratings(single_games("x", "y", 3, 1), anchor="y", prior=0.0)
+    assert fit.elo["x"] == pytest.approx(190.8, abs=0.05)
+    assert fit.elo["y"] == 0.0
+
+
+def test_a_75_percent_score_stays_190_8_at_any_sample_size():
+    fit = fit_ratings(single_games("x", "y", 300, 100), anchor="y", prior=0.0)
+    assert fit.elo["x"] == pytest.approx(400.0 * math.log10(3.0), abs=1e-6)
+
+
+# A. Agresti, "Categorical Data Analysis", 2nd ed. (Wiley, 2002), the Bradley-Terry example:
+# the 1987 season of the American League East, 13 games between every two teams. wins[i][j] is
+# the number of games team i won against team j; Agresti's fitted log-strengths with
+# Baltimore's set to 0 are below (two decimals, as published).
+AL_EAST = ["Milwaukee", "Detroit", "Toronto", "New York", "Boston", "Cleveland", "Baltimore"]
+AL_EAST_WINS = [
+    [0, 7, 9, 7, 7, 9, 11],
+    [6, 0, 7, 5, 11, 9, 9],
+    [4, 6, 0, 7, 7, 8, 12],
+    [6, 8, 6, 0, 6, 7, 10],
+    [6, 2, 6, 7, 0, 7, 12],
+    [4, 4, 5, 6, 6, 0, 6],
+    [2, 4, 1, 3, 1, 7, 0],
+]
+AL_EAST_PUBLISHED = [1.58, 1.44, 1.29, 1.25, 1.11, 0.68, 0.00]
+
+
+def al_east_games():
+    games = []
+    for i, j in ((i, j) for i in range(7) for j in range(i + 1, 7)):
+        games += single_games(AL_EAST[i], AL_EAST[j], AL_EAST_WINS[i][j], AL_EAST_WINS[j][i])
+    return games
+
+
+def test_published_seven_team_fit_agresti_1987_american_league_east():
+    fit = fit_ratings(al_east_games(), anchor="Baltimore", prior=0.0)
+    fitted = [fit.elo[team] / ELO_PER_LOGIT for team in AL_EAST]
+    assert fitted == pytest.approx(AL_EAST_PUBLISHED, abs=0.005)
+    assert fit.ranking() == tuple(AL_EAST)
+
+
+def test_the_prior_keeps_a_perfect_score_finite_and_shrinks_it():
+    games = single_games("x", "y", 10, 0)
+    with pytest.raises(RatingsError):
+        fit_ratings(games, anchor="y", prior=0.0)
+    fit = fit_ratings(games, anchor="y", prior=2.0)
+    # Two virtual draws: 11 wins out of 12 games.
+    assert fit.elo["x"] == pytest.approx(400.0 * math.log10(11.0), abs=1e-6)
+
+
+def test_the_prior_fades_as_games_accumulate():
+    few = fit_ratings(single_games("x", "y", 3, 1), anchor="y").elo["x"]
+    many = fit_ratings(single_games("x", "y", 3000, 1000), anchor="y").elo["x"]
+    assert few < 150.0
+    assert many == pytest.approx(190.8, abs=0.1)
+
+
+def test_independent_games_give_the_model_variance_times_the_cluster_correction():
+    # Two entrants, one game per pair: the clustered sandwich equals the inverse information
+    # up to the G / (G - 1) small-sample factor, exactly, at the maximum.
+    fit = fit_ratings(single_games("x", "y", 30, 10), anchor="y", prior=0.0)
+    g = fit.pairs
+    k = fit.entrants.index("x")
+    assert fit.covariance[k][k] == pytest.approx(fit.model_covariance[k][k] * g / (g - 1))
+    # And the model variance is 1 / (n p (1 - p)) in logits.
+    assert fit.model_covariance[k][k] == pytest.approx(ELO_PER_LOGIT ** 2 / (40 * 0.75 * 0.25))
+
+
+def test_los_is_the_normal_probability_of_a_positive_difference():
+    fit = fit_ratings(single_games("x", "y", 12, 8), anchor="y")
+    diff, half = fit.difference("x", "y")
+    z = diff / (half / 1.959963984540054)
+    assert fit.los("x", "y") == pytest.approx(0.5 * (1 + math.erf(z / math.sqrt(2))))
+    assert fit.los("x", "y") + fit.los("y", "x") == pytest.approx(1.0)
+    assert fit.los("x", "x") == 0.5
+
+
+def test_incremental_elo_moves_by_half_k_between_equals():
+    games = single_games("x", "y", 1, 0)
+    assert incremental_elo(games, k_factor=16.0) == {"x": 8.0, "y": -8.0}
+    assert incremental_elo(games, k_factor=16.0, anchor="y", anchor_elo=1000.0) == {
+        "x": 1016.0, "y": 1000.0}
