@@ -1,0 +1,81 @@
+"""The sequential test on pairs: bounds, decisions, the LLR, error rates."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from arena.sprt import Decision, expected_score, sprt, sprt_bounds, sprt_llr
+
+
+def test_wald_bounds():
+    lower, upper = sprt_bounds(0.05, 0.05)
+    assert lower == pytest.approx(-math.log(19.0)) and upper == pytest.approx(math.log(19.0))
+    assert sprt_bounds(0.05, 0.1) == pytest.approx((math.log(0.1 / 0.95), math.log(0.9 / 0.05)))
+
+
+def test_a_clearly_stronger_entrant_is_accepted_quickly():
+    result = sprt([2, 1, 2, 2, 1] * 20, elo0=0.0, elo1=100.0)
+    assert result.decision is Decision.H1
+    assert result.llr >= result.upper
+    assert result.pairs < 100  # the test stops at the first crossing
+    assert sum(result.counts) == result.pairs
+
+
+def test_a_clearly_weaker_entrant_is_rejected_quickly():
+    result = sprt([0, 1, 0, 0, 1] * 20, elo0=0.0, elo1=100.0)
+    assert result.decision is Decision.H0 and result.llr <= result.lower
+
+
+def test_too_few_pairs_continue():
+    result = sprt([2, 1], elo0=0.0, elo1=10.0)
+    assert result.decision is Decision.CONTINUE and result.pairs == 2
+    assert result.lower < result.llr < result.upper
+
+
+def test_llr_is_zero_halfway_and_antisymmetric():
+    # Equal counts of both-lost and both-won: mean score 1/2, midway between -e and +e.
+    assert sprt_llr([10, 30, 10], -20.0, 20.0) == pytest.approx(0.0, abs=1e-9)
+    assert sprt_llr([5, 20, 12], 0.0, 30.0) == pytest.approx(-sprt_llr([12, 20, 5], -30.0, 0.0))
+
+
+def test_llr_matches_its_normal_approximation_for_close_hypotheses():
+    counts = [300, 1000, 320]
+    n = sum(counts)
+    x = [0.0, 0.5, 1.0]
+    mean = sum(c * v for c, v in zip(counts, x)) / n
+    var = sum(c * (v - mean) ** 2 for c, v in zip(counts, x)) / n
+    s0, s1 = expected_score(0.0), expected_score(5.0)
+    approx = n * (s1 - s0) * (mean - (s0 + s1) / 2) / var
+    assert sprt_llr(counts, 0.0, 5.0) == pytest.approx(approx, rel=0.02)
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError):
+        sprt([3], 0.0, 10.0)
+    with pytest.raises(ValueError):
+        sprt([1], 10.0, 0.0)
+    with pytest.raises(ValueError):
+        sprt_bounds(0.0, 0.05)
+
+
+def duplicate_pairs(elo: float, rng: random.Random):
+    """Endless pair outcomes of an entrant `elo` stronger, with correlated (split-prone) pairs."""
+    p = expected_score(elo)
+    while True:
+        u = rng.random()
+        v = 1.0 - u if rng.random() < 0.7 else rng.random()
+        yield (u < p) + (v < p)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("true_elo, wrong", [(0.0, Decision.H1), (40.0, Decision.H0)])
+def test_error_rates_stay_near_alpha_and_beta(true_elo, wrong):
+    rng = random.Random(17)
+    runs = 300
+    wrong_decisions = sum(sprt(duplicate_pairs(true_elo, rng), 0.0, 40.0).decision is wrong
+                          for _ in range(runs))
+    # alpha = beta = 0.05; Wald's bounds keep the error at or a little under them.
+    assert wrong_decisions / runs < 0.09
