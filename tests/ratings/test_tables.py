@@ -1,0 +1,144 @@
+"""The tables in each format: terminal, markdown, HTML, CSV and JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+
+import pytest
+
+from arena.ratings import GameResult
+from arena.sprt import sprt
+from arena.standings import compute_standings, pair_outcomes
+from arena.tables import FORMATS, matchup_table, matrix_tables, sprt_table, standings_table
+from tests.ratings.helpers import simulate
+
+LABELS = {"random": ("Random", "1.0"), "a": ("Alpha <b>", "2.1"), "b": ("Beta", "0.3")}
+
+
+@pytest.fixture(scope="module")
+def results():
+    games = simulate({"random": 0.0, "a": 200.0, "b": 100.0}, 12, random.Random(4))
+    games.append(GameResult("f1", ("a", "b"), (0, 300), 1, forfeit=(0, "timeout")))
+    games.append(GameResult("h1", ("a", "b"), (0, 0), None, harness_fault=True))
+    return games
+
+
+@pytest.fixture(scope="module")
+def standings(results):
+    return compute_standings(results, anchor="random", bootstrap=30, seed=1)
+
+
+def rows(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_standings_terminal(standings):
+    text = standings_table(standings, LABELS)
+    lines = text.splitlines()
+    assert lines[0].split()[:6] == ["Rank", "Entrant", "Version", "Elo", "-95%", "+95%"]
+    assert "timeout" in lines[0] and "crash" not in lines[0]  # only kinds that happened
+    first = standings.ranking()[0]
+    assert lines[2].split()[0] == "1" and LABELS[first][0].split()[0] in lines[2]
+    assert f"{standings.fit.elo[first]:.1f}" in lines[2]
+    assert lines[-1].split()[1:4] == ["Random", "1.0", "0.0"]
+
+
+def test_standings_markdown(standings):
+    lines = standings_table(standings, LABELS, "markdown").splitlines()
+    assert lines[0].startswith("|") and "Elo" in lines[0] and set(lines[1]) <= set("|-: ")
+    assert len(lines) == 2 + 3
+
+
+def test_standings_html_escapes_names(standings):
+    text = standings_table(standings, LABELS, "html")
+    assert text.startswith("<table>") and text.count("<tr>") == 1 + 3
+    assert "Alpha &lt;b&gt;" in text and "Alpha <b>" not in text
+
+
+def test_standings_csv_carries_numbers_and_every_forfeit_kind(standings):
+    table = rows(standings_table(standings, LABELS, "csv"))
+    assert [r["entrant"] for r in table] == list(standings.ranking())
+    a = next(r for r in table if r["entrant"] == "a")
+    assert float(a["elo"]) == pytest.approx(standings.fit.elo["a"], abs=1e-3)
+    assert float(a["minus"]) == pytest.approx(standings.fit.interval("a"), abs=1e-3)
+    assert (a["timeout"], a["crash"], a["handshake_failure"]) == ("1", "0", "0")
+    assert int(a["games"]) == 2 * 12 * 2 + 1 and a["void_games"] == "1"
+    assert "boot_minus" in a
+
+
+def test_standings_json(standings):
+    data = json.loads(standings_table(standings, LABELS, "json"))
+    assert data["anchor"] == "random" and data["prior"] == 2.0
+    assert data["bootstrap_replicates"] == 30
+    by_key = {row["entrant"]: row for row in data["standings"]}
+    assert by_key["random"]["elo"] == 0.0
+    assert [row["rank"] for row in data["standings"]] == [1, 2, 3]
+    assert by_key["a"]["forfeits"]["timeout"] == 1 and by_key["a"]["name"] == "Alpha <b>"
+    assert by_key["b"]["win_pct"] == pytest.approx(100 * standings.stats["b"].win_rate, abs=1e-3)
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown", "html"])
+def test_matrix_tables_human(standings, fmt):
+    text = matrix_tables(standings, LABELS, fmt)
+    assert "Head to head" in text and "Likelihood of superiority" in text
+    order = standings.ranking()
+    won, lost = standings.head_to_head[(order[0], order[1])]
+    assert f"{won}-{lost}" in text
+    assert f"{100 * standings.fit.los(order[0], order[1]):.0f}" in text
+
+
+def test_matrix_tables_machine(standings):
+    long = rows(matrix_tables(standings, LABELS, "csv"))
+    assert len(long) == 3 * 2
+    data = json.loads(matrix_tables(standings, LABELS, "json"))
+    assert data["ranking"] == list(standings.ranking())
+    assert data["head_to_head"]["a"]["random"] == list(standings.head_to_head[("a", "random")])
+    assert data["los"]["a"]["b"] + data["los"]["b"]["a"] == pytest.approx(1.0, abs=1e-3)
+    for row in long:
+        assert float(row["los"]) == pytest.approx(standings.fit.los(row["entrant"],
+                                                                     row["opponent"]), abs=1e-4)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_matchup_table_every_format(standings, fmt):
+    text = matchup_table(standings.matchups, LABELS, fmt)
+    m = standings.matchups[0]
+    if fmt == "json":
+        first = json.loads(text)["matchups"][0]
+        assert (first["a"], first["both_won"], first["split"]) == (m.a, m.both_won, m.split)
+    elif fmt == "csv":
+        first = rows(text)[0]
+        assert float(first["elo_difference"]) == pytest.approx(m.elo_difference, abs=1e-3)
+        assert int(first["both_lost"]) == m.both_lost
+    else:
+        assert "Both lost" in text and "Split" in text and "Both won" in text
+        assert f"{m.elo_difference:+.1f}" in text and f"{m.interval:.1f}" in text
+
+
+def test_matchup_counts_the_forfeit_as_an_incomplete_pair(standings):
+    (ab,) = [m for m in standings.matchups if {m.a, m.b} == {"a", "b"}]
+    assert ab.incomplete == 1 and ab.pairs == 12
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_sprt_table_every_format(results, fmt):
+    result = sprt(pair_outcomes(results, "a", "random"), 0.0, 100.0)
+    text = sprt_table(result, "a", "random", LABELS, fmt)
+    if fmt == "json":
+        assert json.loads(text)["decision"] == result.decision.value
+    elif fmt == "csv":
+        assert rows(text)[0]["pairs"] == str(result.pairs)
+    else:
+        assert result.decision.value in text and "Alpha" in text
+
+
+def test_unknown_format_is_refused(standings):
+    with pytest.raises(ValueError):
+        standings_table(standings, LABELS, "xml")
+
+
+def test_missing_labels_fall_back_to_keys(standings):
+    assert "random" in standings_table(standings, None)
