@@ -123,6 +123,7 @@ class Match:
         self.conns = [_Conn(e, f"{e.name}#{copy}") for e in (first, second) for copy in (1, 2)]
         self.by_identity: dict[bytes, _Conn] = {}
         self.next_request_id = 0
+        self.rejected: list[str] = []  # hellos turned away while preparing this game
 
     def __enter__(self) -> Match:
         return self
@@ -161,13 +162,19 @@ class Match:
             if conn.process is None:
                 self.start(conn, seat)
         deadline = time.monotonic() + time_control.hello
+        self.rejected: list[str] = []
         while any(c.identity is None for c in seats):
             for seat, conn in enumerate(seats):
                 code = conn.process.exit_code()
                 if conn.identity is None and code is not None:
+                    output = conn.process.output_tail()[-2000:]
+                    if self.rejected:  # it said hello, was turned away, and left
+                        raise _BotFault(Termination.HANDSHAKE_FAILURE, seat, f"the bot exited "
+                                        f"(code {code}) after a rejected hello: "
+                                        f"{self.rejected[-1]}", exit_code=code, output=output)
                     raise _BotFault(Termination.START_FAILURE, seat, f"the bot process exited "
                                     f"with code {code} before saying hello", exit_code=code,
-                                    output=conn.process.output_tail()[-2000:])
+                                    output=output)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 seat = next(s for s, c in enumerate(seats) if c.identity is None)
@@ -241,6 +248,7 @@ class Match:
 
     def _reject(self, identity: bytes, reason: str, message: str) -> None:
         logger.info("rejected a hello: %s: %s", reason, message)
+        self.rejected.append(f"{reason}: {message}")
         self.socket.send(identity, codec.pack(
             {"type": "reject", "reason": reason, "message": message,
              "protocols": list(codec.SUPPORTED_VERSIONS)}))
@@ -455,6 +463,10 @@ class _GameRun:
         record.round_scores = [tuple(e.data["scores"]) for e in game.events
                                if e.kind == "round_end"]
         record.rounds = len(record.round_scores)
+        # Replies of a simultaneous phase arrive in any order; request ids are deterministic,
+        # and id order is a valid order to apply them in (a phase's requests all precede the
+        # next phase's), so the record is the same whatever the arrival order was.
+        record.decisions.sort(key=lambda d: d["id"])
         self._unsent(0)  # converts every event
         record.events = [m | {"visible_to": e.visible_to}
                          for m, e in zip(self.wire_events, game.events)]

@@ -1,0 +1,60 @@
+"""Shared helpers of the referee tests: entrants from bot folders, process checks."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.manifest import folder_hash, load_manifest
+from arena.referee import Entrant, TimeControl
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+FAST = TimeControl(hello=5.0, decision=2.0, bank=60.0, grace=0.2)
+
+
+def entrant(folder: Path) -> Entrant:
+    return Entrant(load_manifest(folder), folder_hash(folder))
+
+
+def bot_processes(folder: Path) -> list[int]:
+    """Pids of live processes whose working directory is `folder` (bots run in their folder)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            if os.readlink(f"/proc/{name}/cwd") == str(folder):
+                with open(f"/proc/{name}/stat") as stat:
+                    if stat.read().split(")")[-1].split()[0] != "Z":
+                        pids.append(int(name))
+        except OSError:
+            continue
+    return pids
+
+
+@pytest.fixture
+def random_bot() -> Entrant:
+    return entrant(ROOT / "bots" / "random")
+
+
+@pytest.fixture
+def heuristic_bot() -> Entrant:
+    return entrant(ROOT / "bots" / "heuristic")
+
+
+@pytest.fixture
+def faulty_bot() -> Entrant:
+    return entrant(HERE / "bots" / "faulty")
+
+
+@pytest.fixture
+def spy_bot() -> Entrant:
+    return entrant(HERE / "bots" / "spy")
+
+
+@pytest.fixture
+def trivial_bot() -> Entrant:
+    return entrant(ROOT / "arena" / "benchbots" / "trivial")

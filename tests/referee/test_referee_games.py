@@ -1,0 +1,62 @@
+"""End-to-end games over real sockets and processes: outcomes, records, determinism, reuse."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.record import GameRecord, Termination, resimulate
+from arena.referee import GameSpec, Match, run_game
+from tests.referee.conftest import FAST, ROOT, bot_processes
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_full_game_between_the_reference_bots_ends_normally(heuristic_bot, random_bot, tmp_path):
+    record = run_game(GameSpec("e2e", 5, (heuristic_bot, random_bot), time=FAST))
+    assert record.termination is Termination.NORMAL
+    assert record.fault is None
+    assert max(record.scores) >= 1000 and record.scores[0] != record.scores[1]
+    assert record.winner == (0 if record.scores[0] > record.scores[1] else 1)
+    assert record.rounds == len(record.round_scores) >= 1
+    assert record.round_scores[-1] == record.scores
+    assert all(d["latency_ms"] >= 0 for d in record.decisions)
+    assert sum(record.time_used) > 0
+    assert not bot_processes(ROOT / "bots" / "heuristic")
+    assert not bot_processes(ROOT / "bots" / "random")
+
+
+def test_record_round_trips_through_json_and_resimulates_exactly(heuristic_bot, random_bot,
+                                                                 tmp_path):
+    record = run_game(GameSpec("rec", 9, (random_bot, heuristic_bot), target=500, time=FAST))
+    path = tmp_path / "game.json"
+    record.save(path)
+    loaded = GameRecord.load(path)
+    assert loaded == record
+    game = resimulate(loaded)
+    assert game.over and tuple(game.scores) == record.scores
+
+
+def test_same_seed_and_deterministic_bots_give_an_identical_record(trivial_bot):
+    def stripped(record: GameRecord) -> tuple:
+        decisions = [{k: v for k, v in d.items() if k != "latency_ms"} for d in record.decisions]
+        return decisions, record.events, record.scores, record.round_scores, record.winner
+
+    first = run_game(GameSpec("det", 11, (trivial_bot, trivial_bot), target=300, time=FAST))
+    second = run_game(GameSpec("det", 11, (trivial_bot, trivial_bot), target=300, time=FAST))
+    assert first.termination is Termination.NORMAL
+    assert stripped(first) == stripped(second)
+
+
+def test_a_match_reuses_multi_game_processes_across_a_duplicate_pair(heuristic_bot, random_bot):
+    with Match(heuristic_bot, random_bot) as match:
+        first = match.play(GameSpec("pair-a", 3, (heuristic_bot, random_bot), target=300,
+                                    time=FAST), last=False)
+        pids = sorted(c.process.pid for c in match.conns)
+        second = match.play(GameSpec("pair-b", 3, (random_bot, heuristic_bot), target=300,
+                                     time=FAST))
+        assert sorted(c.process.pid for c in match.conns) == pids
+    assert first.termination is second.termination is Termination.NORMAL
+    # the same deals with the teams swapped: the first round's first deal event is the same
+    deals = [[e for e in r.events if e["kind"] == "deal"][:4] for r in (first, second)]
+    assert deals[0] == deals[1]
+    assert not bot_processes(ROOT / "bots" / "heuristic")
