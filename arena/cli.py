@@ -148,3 +148,7 @@ def demo(seed: int) -> None:
                        + ("  double victory" if d["double_victory"] else ""))
     click.echo(f"Team {summary.winner} wins {summary.scores[0]}:{summary.scores[1]} after "
                f"{summary.rounds} rounds and {summary.decisions} decisions.")
+
+
+if __name__ == "__main__":
+    main()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import wire
-from arena.errors import ArenaError
+from arena.errors import ArenaError, IllegalAction
 from arena.rules import Game
 
 RECORD_FORMAT = 1
@@ -125,10 +125,14 @@ def resimulate(record: GameRecord) -> Game:
     """Replay the record's seed and actions through the engine; ArenaError if events differ."""
     game = Game(record.seed, record.target)
     for i, d in enumerate(record.decisions):
-        decision = game.decision(d["seat"])
-        game.apply(d["seat"], wire.action_from_reply(
-            {"option": None, "action": d["action"], "call_tichu": d["call_tichu"],
-             "wish": d["wish"]}, decision))
+        try:
+            decision = game.decision(d["seat"])
+            game.apply(d["seat"], wire.action_from_reply(
+                {"option": None, "action": d["action"], "call_tichu": d["call_tichu"],
+                 "wish": d["wish"]}, decision))
+        except IllegalAction as exc:
+            raise ArenaError(f"re-simulation differs from the record at decision {i} "
+                             f"(seat {d['seat']}): {exc}") from None
     replayed = [wire.event_map(e) | {"visible_to": e.visible_to} for e in game.events]
     if replayed != record.events:
         first = next((i for i, (a, b) in enumerate(zip(replayed, record.events)) if a != b),

@@ -1,0 +1,63 @@
+"""`arena play` and `arena replay` as a user runs them, Ctrl-C included."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from tests.referee.conftest import ROOT, bot_processes
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def test_play_prints_rounds_final_score_winner_and_time_per_seat_and_replay_agrees(tmp_path):
+    record = tmp_path / "game.json"
+    runner = CliRunner()
+    result = runner.invoke(main, ["play", str(ROOT / "bots" / "heuristic"),
+                                  str(ROOT / "bots" / "random"), "--seed", "2", "--target", "400",
+                                  "--record", str(record)])
+    assert result.exit_code == 0, result.output
+    for text in ("round", "Final score", "Winner: team", "Time used: seat 0"):
+        assert text in result.output
+    replayed = runner.invoke(main, ["replay", str(record)])
+    assert replayed.exit_code == 0, replayed.output
+    assert "identical events, game finished" in replayed.output
+
+
+def test_play_names_a_bad_bot_folder_and_exits_2(tmp_path):
+    (tmp_path / "bot.toml").write_text('name = "x"\nversion = "1"\nlanguage = "py"\n')
+    result = CliRunner().invoke(main, ["play", str(tmp_path), str(ROOT / "bots" / "random")])
+    assert result.exit_code == 2
+    assert "bot.toml: missing key 'command'" in result.output
+
+
+def test_replay_rejects_a_tampered_record(tmp_path):
+    record = tmp_path / "game.json"
+    runner = CliRunner()
+    runner.invoke(main, ["play", str(ROOT / "bots" / "random"), str(ROOT / "bots" / "random"),
+                         "--target", "200", "--record", str(record)])
+    text = record.read_text()
+    record.write_text(text.replace('"call":false', '"call":true', 1))
+    result = runner.invoke(main, ["replay", str(record)])
+    assert result.exit_code == 1
+    assert "differs from the record" in result.output
+
+
+def test_ctrl_c_stops_the_game_and_leaves_no_bot_process():
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "play",
+                             str(ROOT / "bots" / "random"), str(ROOT / "bots" / "random")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while len(bot_processes(ROOT / "bots" / "random")) < 4 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(bot_processes(ROOT / "bots" / "random")) == 4
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=20)
+    assert proc.returncode != 0
+    assert not bot_processes(ROOT / "bots" / "random")
