@@ -150,5 +150,14 @@ def demo(seed: int) -> None:
                f"{summary.rounds} rounds and {summary.decisions} decisions.")
 
 
+def _register_command_modules() -> None:
+    from arena import cli_bots, cli_tournaments
+
+    cli_tournaments.register(main)
+    cli_bots.register(main)
+
+
+_register_command_modules()
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,12 @@
+"""The `arena` commands about bots (registered on the main group by `register`).
+
+Thin click commands over the library: parse arguments, call, print; no game logic here.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+def register(main: click.Group) -> None:
+    """Add this module's commands to the `arena` group."""
