@@ -13,7 +13,7 @@ import zmq
 
 from arena import wire
 from arena.manifest import folder_hash, load_manifest
-from arena.referee import Entrant, GameSpec, run_game
+from arena.referee import Entrant, GameSpec, Match, run_game
 from arena.rules import DecisionKind, Game
 from arena.selfplay import play_game, random_player
 from protocol import codec
@@ -73,7 +73,8 @@ class TransportFigures:
             f"(b) referee decision round trip, trivial Python bot: median "
             f"{self.referee_median_us:.0f} us, p90 {self.referee_p90_us:.0f} us "
             f"({ratio:.2f}x raw); wall time per decision {self.referee_wall_us:.0f} us",
-            f"(c) full games to 1000, four random Python bot processes: {self.games} games, "
+            f"(c) full games to 1000, four random Python bot processes (started once): "
+            f"{self.games} games, "
             f"{self.games_per_s:.2f} games/s, {self.decisions_per_game:.0f} decisions per game",
         ]
 
@@ -90,8 +91,10 @@ def bench_transport(games: int = 3, round_trips: int = 2000, seed: int = 0) -> T
     rand = _entrant(Path(__file__).resolve().parent.parent / "bots" / "random")
     decisions = 0
     start = time.perf_counter()
-    for i in range(games):
-        decisions += len(run_game(GameSpec(f"bench-random-{i}", seed + i, (rand, rand))).decisions)
+    with Match(rand, rand) as match:  # processes start once and play every game (multi_game)
+        for i in range(games):
+            spec = GameSpec(f"bench-random-{i}", seed + i, (rand, rand))
+            decisions += len(match.play(spec, last=i == games - 1).decisions)
     seconds = time.perf_counter() - start
     return TransportFigures(
         _percentile(raw, 50), _percentile(raw, 90), len(request),

@@ -7,6 +7,13 @@ concerned, checking every reply, and recording everything. Processes that said `
 at hello are reused for the next game; the others, and any that crashed or misbehaved, are
 started anew. Whatever a bot does (crash, hang, garbage, lies) becomes a recorded `Fault`
 and a forfeit of its entrant, never an exception of the referee. `run_game` plays one game.
+
+A seat cannot act for another: each process proves its seat once, with the secret token of
+its hello, and is then bound to the ZeroMQ routing identity of its connection. The ROUTER
+gives each connection an identity no peer can choose (peer-chosen identities may not start
+with a zero byte, and a second connection claiming a bound identity is refused), so every
+later message is attributed to the seat that said hello, and a reply must answer that
+seat's open request id.
 """
 
 from __future__ import annotations
@@ -254,7 +261,12 @@ class Match:
              "protocols": list(codec.SUPPORTED_VERSIONS)}))
 
     def send(self, conn: _Conn, message: dict[str, Any]) -> None:
-        if conn.identity is not None and not self.socket.send(conn.identity, codec.pack(message)):
+        if conn.identity is None:
+            return
+        data = codec.pack(message)
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("%s: << %s", conn.label, _brief(message))
+        if not self.socket.send(conn.identity, data):
             logger.debug("%s: disconnected, message dropped", conn.label)
 
 
@@ -357,6 +369,8 @@ class _GameRun:
             reply = codec.decode(frames[0], "bot")
         except ProtocolError as exc:
             raise _violation(seat, exc, frames) from None
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("%s: >> %s", self.seats[seat].label, _brief(reply))
         if reply["type"] == "reply" and reply["id"] < self.first_request_id:
             return False  # answers a request of an earlier, aborted game of this match
         pending = self.pending.get(seat)
@@ -380,7 +394,7 @@ class _GameRun:
         except IllegalAction as exc:
             raise _BotFault(Termination.ILLEGAL_ACTION, seat, str(exc), "illegal_action",
                             rule=exc.rule, request_id=pending.request_id,
-                            action=_reply_text(reply)) from None
+                            action=_reply_text(reply), rule_broken=exc.rule) from None
         self.record.decisions.append({
             "seat": seat, "id": pending.request_id, "kind": pending.decision.kind.value,
             "action": wire.action_map(action), "call_tichu": reply["call_tichu"],
@@ -489,6 +503,12 @@ def _violation(seat: int, exc: ProtocolError, frames: list[bytes]) -> _BotFault:
     code = "oversize_message" if exc.code == "oversize" else "malformed_message"
     return _BotFault(Termination.PROTOCOL_VIOLATION, seat, str(exc), code,
                      data=_shown(frames), protocol_error=exc.code)
+
+
+def _brief(message: dict[str, Any]) -> str:
+    """A message for the DEBUG log, without its bulky observation and option list."""
+    return repr({k: (f"<{len(v)}>" if k in ("options", "events") and v else
+                     "<...>" if k == "observation" else v) for k, v in message.items()})
 
 
 def _ms(seconds: float) -> int:

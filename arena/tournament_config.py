@@ -1,0 +1,217 @@
+"""Tournament configs: a TOML file under `tournaments/`, read and checked before anything starts.
+
+```toml
+[tournament]
+name = "demo"                 # optional; default: the file's stem
+entrants = [                  # bot folders, relative to this file; one line per entrant
+    "../bots/random",
+    "../bots/heuristic",
+]
+games_per_matchup = 20        # even: games come in duplicate pairs
+target = 1000                 # score that ends a game
+seed = 1                      # base seed: every pair's deals derive from it
+concurrency = 0               # worker processes; 0 = the number of cores (-j overrides)
+storage = "demo.sqlite"       # the SQLite store, relative to this file
+records = "demo.records"      # optional; record files; default: storage name + ".records"
+
+[time]                        # optional; seconds, as arena.referee.TimeControl
+hello = 10.0
+decision = 5.0
+bank = 300.0
+grace = 0.2
+
+[ratings]                     # optional
+anchor = "random"             # entrant (bot name) held at anchor_elo; "" = mean-centred
+anchor_elo = 0.0
+prior = 2.0                   # virtual draws per matchup (BayesElo's prior)
+```
+
+Every mistake is a `ConfigError` naming the file, the key and the problem; bot folders are
+checked too (each must hold a valid `bot.toml`), so a bad config starts nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ConfigError
+from arena.manifest import BotManifest, load_manifest
+from arena.referee import TimeControl
+
+_TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
+                    "storage", "records"}
+_TIME_KEYS = ("hello", "decision", "bank", "grace")
+_RATINGS_KEYS = {"anchor", "anchor_elo", "prior"}
+_MAX_SEED = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class RatingsConfig:
+    """How the standings are anchored and regularised."""
+
+    anchor: str | None = "random"
+    """Bot name (or entrant key) held at `anchor_elo`; None centres the mean rating."""
+    anchor_elo: float = 0.0
+    prior: float = 2.0
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A checked tournament config; paths are absolute."""
+
+    path: Path
+    name: str
+    entrants: tuple[BotManifest, ...]
+    """The configured bot folders' manifests, in config order."""
+    games_per_matchup: int
+    """Even: each matchup plays games_per_matchup / 2 duplicate pairs."""
+    target: int
+    seed: int
+    concurrency: int
+    """Worker processes; 0 means the number of cores."""
+    storage: Path
+    records: Path
+    time: TimeControl
+    ratings: RatingsConfig
+
+    @property
+    def pairs_per_matchup(self) -> int:
+        return self.games_per_matchup // 2
+
+    def workers(self, override: int | None = None) -> int:
+        """Workers to run: `override` (-j) if given, else the config's, else the core count."""
+        wanted = override if override else self.concurrency
+        return wanted if wanted > 0 else available_cores()
+
+
+def available_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and check a tournament config; ConfigError naming file, key and problem."""
+    path = Path(path).resolve()
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such tournament config")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    _known(path, data, "", {"tournament", "time", "ratings"})
+    section = _table(path, data, "tournament", required=True)
+    _known(path, section, "tournament.", _TOURNAMENT_KEYS)
+    name = _get(path, section, "tournament.name", str, path.stem)
+    games = _get(path, section, "tournament.games_per_matchup", int, 10)
+    if games < 2 or games % 2:
+        raise ConfigError(f"{path}: key 'tournament.games_per_matchup': must be an even number "
+                          f"of at least 2 (games come in duplicate pairs), not {games}")
+    target = _get(path, section, "tournament.target", int, 1000)
+    if target < 1:
+        raise ConfigError(f"{path}: key 'tournament.target': must be at least 1, not {target}")
+    seed = _get(path, section, "tournament.seed", int, 1)
+    if not 0 <= seed <= _MAX_SEED:
+        raise ConfigError(f"{path}: key 'tournament.seed': must be between 0 and 2**63-1")
+    concurrency = _get(path, section, "tournament.concurrency", int, 0)
+    if concurrency < 0:
+        raise ConfigError(f"{path}: key 'tournament.concurrency': must be 0 (one worker per "
+                          f"core) or more, not {concurrency}")
+    storage = _relative_path(path, section, "tournament.storage", f"{path.stem}.sqlite")
+    records = _relative_path(path, section, "tournament.records", f"{storage.name}.records")
+    return TournamentConfig(path, name, _entrants(path, section), games, target, seed,
+                            concurrency, storage, records, _time(path, data),
+                            _ratings(path, data))
+
+
+def _entrants(path: Path, section: dict[str, Any]) -> tuple[BotManifest, ...]:
+    folders = section.get("entrants")
+    if not isinstance(folders, list) or not folders:
+        raise ConfigError(f"{path}: key 'tournament.entrants': must be a non-empty list of bot "
+                          "folders (relative to the config file)")
+    manifests: list[BotManifest] = []
+    for k, folder in enumerate(folders):
+        key = f"tournament.entrants[{k}]"
+        if not isinstance(folder, str) or not folder:
+            raise ConfigError(f"{path}: key '{key}': must be a bot folder path, not {folder!r}")
+        try:
+            manifest = load_manifest(path.parent / folder)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: key '{key}': {exc}") from None
+        for other in manifests:
+            if other.folder == manifest.folder:
+                raise ConfigError(f"{path}: key '{key}': {folder!r} is listed twice")
+            if other.name == manifest.name:
+                raise ConfigError(f"{path}: key '{key}': bot name {manifest.name!r} is also "
+                                  f"the name of {other.folder}; entrant names must differ")
+        manifests.append(manifest)
+    return tuple(manifests)
+
+
+def _time(path: Path, data: dict[str, Any]) -> TimeControl:
+    section = _table(path, data, "time", required=False)
+    _known(path, section, "time.", set(_TIME_KEYS))
+    default = TimeControl()
+    values = []
+    for key in _TIME_KEYS:
+        value = _get(path, section, f"time.{key}", float, getattr(default, key))
+        if value <= 0 and key != "grace" or value < 0:
+            raise ConfigError(f"{path}: key 'time.{key}': must be a positive number of "
+                              f"seconds, not {value}")
+        values.append(value)
+    return TimeControl(*values)
+
+
+def _ratings(path: Path, data: dict[str, Any]) -> RatingsConfig:
+    section = _table(path, data, "ratings", required=False)
+    _known(path, section, "ratings.", _RATINGS_KEYS)
+    anchor = _get(path, section, "ratings.anchor", str, "random") or None
+    prior = _get(path, section, "ratings.prior", float, 2.0)
+    if prior < 0:
+        raise ConfigError(f"{path}: key 'ratings.prior': must not be negative, not {prior}")
+    return RatingsConfig(anchor, _get(path, section, "ratings.anchor_elo", float, 0.0), prior)
+
+
+def _table(path: Path, data: dict[str, Any], key: str, required: bool) -> dict[str, Any]:
+    if key not in data:
+        if required:
+            raise ConfigError(f"{path}: missing table [{key}]")
+        return {}
+    if not isinstance(data[key], dict):
+        raise ConfigError(f"{path}: key '{key}': must be a table ([{key}])")
+    return data[key]
+
+
+def _known(path: Path, data: dict[str, Any], prefix: str, known: set[str]) -> None:
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"{path}: unknown key '{prefix}{unknown[0]}' (known: "
+                          f"{', '.join(sorted(known))})")
+
+
+def _get(path: Path, data: dict[str, Any], key: str, kind: type, default: Any) -> Any:
+    name = key.rsplit(".", 1)[-1]
+    if name not in data:
+        return default
+    value = data[name]
+    ok = isinstance(value, kind) and not isinstance(value, bool)
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value, ok = float(value), True
+    if not ok:
+        raise ConfigError(f"{path}: key '{key}': must be {_KIND_NAMES[kind]}, not {value!r}")
+    return value
+
+
+_KIND_NAMES = {int: "an integer", float: "a number", str: "a string"}
+
+
+def _relative_path(path: Path, section: dict[str, Any], key: str, default: str) -> Path:
+    value = _get(path, section, key, str, default)
+    if not value:
+        raise ConfigError(f"{path}: key '{key}': must be a non-empty path")
+    return (path.parent / value).resolve()
