@@ -507,8 +507,8 @@ def _violation(seat: int, exc: ProtocolError, frames: list[bytes]) -> _BotFault:
 
 def _brief(message: dict[str, Any]) -> str:
     """A message for the DEBUG log, without its bulky observation and option list."""
-    return repr({k: (f"<{len(v)}>" if k in ("options", "events") and v else
-                     "<...>" if k == "observation" else v) for k, v in message.items()})
+    return repr({k: (f"<{len(v)} {k}>" if isinstance(v, list) and k in ("options", "events")
+                     else "<...>" if k == "observation" else v) for k, v in message.items()})
 
 
 def _ms(seconds: float) -> int:

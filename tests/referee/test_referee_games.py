@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from arena.record import GameRecord, Termination, resimulate
@@ -60,3 +62,14 @@ def test_a_match_reuses_multi_game_processes_across_a_duplicate_pair(heuristic_b
     deals = [[e for e in r.events if e["kind"] == "deal"][:4] for r in (first, second)]
     assert deals[0] == deals[1]
     assert not bot_processes(ROOT / "bots" / "heuristic")
+
+
+def test_the_debug_log_shows_every_message_exchanged(trivial_bot, caplog):
+    with caplog.at_level(logging.DEBUG, logger="arena.referee"):
+        record = run_game(GameSpec("log", 2, (trivial_bot, trivial_bot), target=100, time=FAST))
+    assert record.termination is Termination.NORMAL
+    sent = [r.message for r in caplog.records if ": << " in r.message]
+    received = [r.message for r in caplog.records if ": >> " in r.message]
+    assert any("'type': 'welcome'" in m for m in sent)
+    assert sum("'type': 'request'" in m for m in sent) == len(record.decisions)
+    assert len(received) == len(record.decisions)
