@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import threading
 import time
 from collections import deque
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -18,12 +20,48 @@ logger = logging.getLogger(__name__)
 OUTPUT_TAIL_BYTES = 16 * 1024
 
 
+@dataclass(frozen=True)
+class ResourceLimits:
+    """Operating-system limits on one bot process (None: no limit). Exceeding one ends the
+    process (out of memory, SIGXCPU, failed fork or open), which the referee records as a crash.
+
+    `memory_mb` limits the address space (RLIMIT_AS; runtimes that reserve much virtual
+    memory, such as the JVM and V8, start fine within the 4 GiB default). `cpu_seconds` is the
+    CPU time of the process over its whole life (RLIMIT_CPU; a multi_game process spends it
+    over several games). `processes` is RLIMIT_NPROC, which the kernel counts per user and does
+    not enforce for root. `open_files` is RLIMIT_NOFILE.
+    """
+
+    memory_mb: int | None = 4096
+    cpu_seconds: int | None = 600
+    processes: int | None = 256
+    open_files: int | None = 256
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        """`argv` run under these limits with util-linux `prlimit` (unchanged where it is absent)."""
+        options = [f"--{name}={value}" for name, value in (
+            ("as", self.memory_mb and self.memory_mb * 1024 * 1024), ("cpu", self.cpu_seconds),
+            ("nproc", self.processes), ("nofile", self.open_files)) if value]
+        if not options:
+            return argv
+        prlimit = shutil.which("prlimit")
+        if prlimit is None:
+            logger.warning("prlimit not found: bot processes run without resource limits")
+            return argv
+        return [prlimit, *options, "--", *argv]
+
+
+DEFAULT_LIMITS = ResourceLimits()
+
+
 class BotProcess:
     """One running bot program. Its stdout and stderr are merged and kept as a bounded tail."""
 
     def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], label: str,
-                 tail_bytes: int = OUTPUT_TAIL_BYTES) -> None:
+                 tail_bytes: int = OUTPUT_TAIL_BYTES,
+                 limits: ResourceLimits = DEFAULT_LIMITS) -> None:
         self.argv = argv
+        self.limits = limits
         self.cwd = cwd
         self.label = label
         self._env = dict(env)
@@ -36,9 +74,17 @@ class BotProcess:
         self._reader: threading.Thread | None = None
 
     def start(self) -> None:
-        """Start the program; OSError if it cannot be started at all."""
+        """Start the program; OSError if it cannot be started at all (e.g. no such program)."""
+        program = self.argv[0]
+        if os.sep in program:  # relative to the bot folder (an absolute path stays as it is)
+            runnable = os.access(Path(self.cwd, program), os.X_OK)
+        else:
+            runnable = shutil.which(program) is not None
+        if not runnable:
+            where = "on PATH" if os.sep not in program else f"in {self.cwd}"
+            raise FileNotFoundError(f"no executable program {program!r} {where}")
         self._proc = subprocess.Popen(
-            self.argv, cwd=self.cwd, env=self._env, stdin=subprocess.DEVNULL,
+            self.limits.wrap(self.argv), cwd=self.cwd, env=self._env, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         self._reader = threading.Thread(target=self._read_output, name=f"output-{self.label}",
                                         daemon=True)

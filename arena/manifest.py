@@ -6,6 +6,12 @@ version = "1.0.0"            # the author's version string
 language = "python"
 command = ["python", "bot.py"]   # run in the bot folder; a string is split like a shell
 build = "make"               # optional, run once in the bot folder before the bot starts
+
+[limits]                     # optional: per-process limits (defaults in botproc.ResourceLimits)
+memory_mb = 4096             # address space
+cpu_seconds = 600            # CPU time over the process's life
+processes = 256              # RLIMIT_NPROC (per user; not enforced for root)
+open_files = 256
 ```
 
 A command whose first word is ``python`` or ``python3`` runs with the Python that runs the
@@ -14,6 +20,7 @@ arena, so Python bots need no environment of their own.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import shlex
@@ -22,6 +29,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.botproc import DEFAULT_LIMITS, ResourceLimits
 from arena.errors import ConfigError
 
 MANIFEST = "bot.toml"
@@ -39,6 +47,7 @@ class BotManifest:
     language: str
     command: tuple[str, ...]
     build: tuple[str, ...] = ()
+    limits: ResourceLimits = DEFAULT_LIMITS
 
     def argv(self) -> list[str]:
         """The command to start the bot, with ``python`` meaning the arena's own Python."""
@@ -67,12 +76,34 @@ def load_manifest(folder: str | Path) -> BotManifest:
     command = _argv(path, data, "command", required=True)
     build = _argv(path, data, "build", required=False)
     unknown = sorted(set(data) - {"name", "version", "language", "command", "build",
-                                  "description"})
+                                  "description", "limits"})
     if unknown:
         raise ConfigError(f"{path}: unknown key {unknown[0]!r} (known: name, version, "
-                          "language, command, build, description)")
+                          "language, command, build, description, limits)")
     return BotManifest(folder, name, _string(path, data, "version"),
-                       _string(path, data, "language"), command, build)
+                       _string(path, data, "language"), command, build,
+                       limits_from(path, data.get("limits", {}), "limits"))
+
+
+def limits_from(path: Path, table: object, key: str,
+                base: ResourceLimits = DEFAULT_LIMITS) -> ResourceLimits:
+    """Resource limits from a TOML table (any field omitted keeps `base`'s); ConfigError if bad.
+
+    A value of 0 means no limit.
+    """
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: key {key!r} must be a table")
+    fields = {"memory_mb", "cpu_seconds", "processes", "open_files"}
+    values = {}
+    for name, value in table.items():
+        if name not in fields:
+            raise ConfigError(f"{path}: unknown key '{key}.{name}' (known: "
+                              f"{', '.join(sorted(fields))})")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ConfigError(f"{path}: key '{key}.{name}' must be a whole number >= 0 "
+                              f"(0: no limit), not {value!r}")
+        values[name] = value or None
+    return dataclasses.replace(base, **values)
 
 
 def folder_hash(folder: str | Path) -> str:

@@ -198,7 +198,8 @@ class Match:
         env[ENDPOINT_VAR] = self.socket.endpoint
         env[TOKEN_VAR] = conn.token
         manifest = conn.entrant.manifest
-        conn.process = BotProcess(manifest.argv(), manifest.folder, env, conn.label)
+        conn.process = BotProcess(manifest.argv(), manifest.folder, env, conn.label,
+                                  limits=manifest.limits)
         try:
             conn.process.start()
         except OSError as exc:

@@ -3,7 +3,8 @@ pyzmq and msgpack. It plays the first option until decision TICHU_TEST_FAULT_AT 
 then misbehaves as TICHU_TEST_FAULT says:
 
 exit_at_start, no_hello, wrong_token, wrong_version, crash, hang, garbage, truncated,
-multi_frame, unknown_id, illegal, oversize, slow (replies after TICHU_TEST_DELAY seconds).
+multi_frame, unknown_id, illegal, oversize, slow (replies after TICHU_TEST_DELAY seconds),
+memory_hog, cpu_burn, fd_hog (to meet the resource limits).
 """
 
 import os
@@ -59,6 +60,13 @@ while True:
             sys.exit(7)
         if fault == "hang":
             time.sleep(60)
+        if fault == "memory_hog":
+            hog = [bytearray(64 << 20) for _ in range(1024)]  # 64 GiB, far past any limit
+        if fault == "cpu_burn":
+            while True:
+                pass
+        if fault == "fd_hog":
+            files = [open(os.devnull) for _ in range(100000)]
         if fault == "slow":
             time.sleep(float(os.environ.get("TICHU_TEST_DELAY", "0")))
         if fault == "garbage":

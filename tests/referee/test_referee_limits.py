@@ -1,0 +1,66 @@
+"""Resource limits per bot: exceeding one is a recorded crash, never a hang; bad limits in a
+manifest are named precisely."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from arena.errors import ConfigError
+from arena.manifest import load_manifest
+from arena.record import Termination
+from arena.referee import Entrant, GameSpec, TimeControl, run_game
+from tests.referee.conftest import HERE, bot_processes
+
+pytestmark = pytest.mark.timeout(120)
+LIMITED = """
+[limits]
+memory_mb = 512
+cpu_seconds = 2
+open_files = 64
+"""
+
+
+def limited_faulty(tmp_path) -> Entrant:
+    folder = tmp_path / "faulty"
+    shutil.copytree(HERE / "bots" / "faulty", folder)
+    with open(folder / "bot.toml", "a") as manifest:
+        manifest.write(LIMITED)
+    return Entrant(load_manifest(folder), "limited")
+
+
+@pytest.mark.parametrize("fault", ["memory_hog", "cpu_burn", "fd_hog"])
+def test_exceeding_a_resource_limit_is_a_recorded_crash(monkeypatch, tmp_path, random_bot, fault):
+    monkeypatch.setenv("TICHU_TEST_FAULT", fault)
+    monkeypatch.setenv("TICHU_TEST_FAULT_AT", "2")
+    bot = limited_faulty(tmp_path)
+    time = TimeControl(hello=5.0, decision=20.0, bank=60.0, grace=0.2)
+    record = run_game(GameSpec("limits", 1, (random_bot, bot), time=time))
+    assert record.termination is Termination.CRASH, record.fault
+    assert record.fault.seat in (1, 3) and record.winner == 0
+    assert record.fault.details["exit_code"] != 0
+    assert not bot_processes(tmp_path / "faulty")
+
+
+def test_manifest_limits_are_read_and_zero_means_none(tmp_path):
+    shutil.copytree(HERE / "bots" / "faulty", tmp_path / "bot")
+    with open(tmp_path / "bot" / "bot.toml", "a") as manifest:
+        manifest.write("[limits]\nmemory_mb = 0\ncpu_seconds = 30\n")
+    limits = load_manifest(tmp_path / "bot").limits
+    assert limits.memory_mb is None and limits.cpu_seconds == 30
+    assert limits.open_files == 256, "an omitted limit keeps its default"
+
+
+@pytest.mark.parametrize("table, problem", [
+    ("[limits]\nmemory = 5\n", "unknown key 'limits.memory'"),
+    ("[limits]\ncpu_seconds = -1\n", "'limits.cpu_seconds' must be a whole number >= 0"),
+    ("[limits]\nopen_files = \"many\"\n", "'limits.open_files' must be a whole number"),
+])
+def test_bad_limits_name_the_file_key_and_problem(tmp_path, table, problem):
+    shutil.copytree(HERE / "bots" / "faulty", tmp_path / "bot")
+    with open(tmp_path / "bot" / "bot.toml", "a") as manifest:
+        manifest.write(table)
+    with pytest.raises(ConfigError, match="bot.toml") as error:
+        load_manifest(tmp_path / "bot")
+    assert problem in str(error.value)
