@@ -4,7 +4,16 @@ then misbehaves as TICHU_TEST_FAULT says:
 
 exit_at_start, no_hello, wrong_token, wrong_version, crash, hang, garbage, truncated,
 multi_frame, unknown_id, illegal, oversize, slow (replies after TICHU_TEST_DELAY seconds),
-memory_hog, cpu_burn, fd_hog (to meet the resource limits).
+memory_hog, cpu_burn, fd_hog (to meet the resource limits), flood (many messages at once),
+frame (sends the bytes TICHU_TEST_FRAME, hex, in place of a reply), stderr_flood, orphan (leaves a child process running), other_seat (answers another seat's
+request id), snoop (tries to read other seats' cards from the files and environment it can
+reach, and reports what it found on stderr).
+
+With TICHU_TEST_FAULT=illegal, TICHU_TEST_ILLEGAL names the kind of illegal action, made at
+the first request where it is possible: card_not_held, not_a_combination, too_low, wish_pass,
+dog_on_bound_lead, dragon_to_partner, exchange_not_held, non_bomb_in_window.
+(A bomb on the Dog cannot even be attempted: no request ever has the Dog on the table.) Otherwise the bot
+plays the first option, and wishes whenever it plays the Mah Jong (so wishes bind).
 """
 
 import os
@@ -41,6 +50,62 @@ if fault == "wrong_version":
     hello["protocol"] = 99
 send(hello)
 
+illegal_kind = os.environ.get("TICHU_TEST_ILLEGAL", "card_not_held")
+RANKS = "23456789TJQKA"
+
+
+def rank(card):
+    return RANKS.index(card[0]) + 2 if card[0] in RANKS and len(card) == 2 else None
+
+
+def illegal_action(message):
+    """The illegal action of kind `illegal_kind` possible in this request, or None."""
+    obs, kind, rid = message["observation"], message["kind"], message["id"]
+    hand = obs["hand"]
+    table = obs["table"]
+    naturals = [c for c in hand if rank(c)]
+    if illegal_kind == "card_not_held" and kind in ("play", "bomb"):
+        other = next(c for c in ("2j", "2s", "2p", "2t", "3j") if c not in hand)
+        return {"action": {"action": "play", "cards": [other]}}
+    if illegal_kind == "not_a_combination" and kind == "play" and table is None:
+        pair = next(([a, b] for a in naturals for b in naturals if rank(a) < rank(b)), None)
+        return pair and {"action": {"action": "play", "cards": pair}}
+    if illegal_kind == "too_low" and kind == "play" and table and \
+            table["combination"] == "single" and rank(table["cards"][0]):
+        low = next((c for c in naturals if rank(c) < rank(table["cards"][0])), None)
+        return low and {"action": {"action": "play", "cards": [low]}}
+    if illegal_kind == "wish_pass" and kind == "play" and message["must_fulfil_wish"] \
+            and table is not None:
+        return {"action": {"action": "pass"}}
+    if illegal_kind == "dog_on_bound_lead" and kind == "play" and message["must_fulfil_wish"] \
+            and table is None and "Dog" in hand:
+        return {"action": {"action": "play", "cards": ["Dog"]}}
+    if illegal_kind == "dragon_to_partner" and kind == "dragon_gift":
+        return {"action": {"action": "give_dragon", "to": (obs["seat"] + 2) % 4}}
+    if illegal_kind == "exchange_not_held" and kind == "exchange":
+        other = next(c for c in ("2j", "2s", "2p", "2t", "3j") if c not in hand)
+        return {"action": {"action": "exchange", "give": [other] + hand[:2]}}
+    if illegal_kind == "non_bomb_in_window" and kind == "bomb":
+        return {"action": {"action": "play", "cards": [naturals[0]]}} if naturals else None
+    return None
+
+
+def snoop(own_hand):
+    """Every card name this process can find outside its own messages: its environment,
+    its arguments, and the referee's environment and arguments in /proc."""
+    import re
+    names = re.compile(r"\b([2-9TJQKA][jspt]|Mahjong|Dog|Phoenix|Dragon)\b")
+    texts = list(os.environ.values()) + sys.argv
+    parent = os.getppid()
+    for path in (f"/proc/{parent}/environ", f"/proc/{parent}/cmdline"):
+        try:
+            with open(path, "rb") as f:
+                texts.append(f.read(1 << 20).decode("utf-8", "replace"))
+        except OSError:
+            pass
+    return {m for t in texts for m in names.findall(t)} - set(own_hand)
+
+
 decisions = 0
 while True:
     message = msgpack.unpackb(sock.recv())
@@ -54,7 +119,34 @@ while True:
                  "action": {"action": "exchange", "give": message["observation"]["hand"][:3]}}
     else:
         reply = {"type": "reply", "id": message["id"], "option": 0}
+        options = message["options"] or []
+        if options and options[0].get("cards") and "Mahjong" in options[0]["cards"]:
+            # Wish a rank of its own when it also holds the Dog (so that it may be bound to a
+            # lead it would like to give away with the Dog), else a 2.
+            hand = message["observation"]["hand"]
+            own = [c for c in hand if rank(c)]
+            reply["wish"] = own[-1][0] if "Dog" in hand and own else "2"
+    if fault == "illegal":
+        wrong = illegal_action(message)
+        if wrong:
+            send({"type": "reply", "id": message["id"], **wrong})
+            continue
     if decisions == fault_at:
+        if fault == "flood":
+            for _ in range(10000):
+                send(reply)
+            continue
+        if fault == "stderr_flood":
+            for _ in range(20000):
+                sys.stderr.write("flood " * 20 + "\n")
+        if fault == "orphan":
+            import subprocess
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+        if fault == "other_seat":
+            reply["id"] = message["id"] - 1
+        if fault == "snoop":
+            found = snoop(message["observation"]["hand"])
+            print(f"snoop found {len(found)} hidden cards: {sorted(found)}", file=sys.stderr)
         if fault == "crash":
             print("faulty bot: crashing on purpose", file=sys.stderr)
             sys.exit(7)
@@ -80,12 +172,10 @@ while True:
             continue
         if fault == "unknown_id":
             reply["id"] = message["id"] + 1000
-        if fault == "illegal" and message["kind"] in ("play", "bomb"):
-            # A card this seat does not hold: any card not in its hand.
-            hand = set(message["observation"]["hand"])
-            other = next(c for c in ("2j", "2s", "2p", "2t", "3j") if c not in hand)
-            reply = {"type": "reply", "id": message["id"],
-                     "action": {"action": "play", "cards": [other]}}
+        if fault == "frame":  # the exact bytes of TICHU_TEST_FRAME (hex), {id} patched in
+            sock.send(bytes.fromhex(os.environ["TICHU_TEST_FRAME"].replace(
+                "{id}", msgpack.packb(message["id"]).hex())))
+            continue
         if fault == "oversize":
             sock.send(b"\x00" * (2 << 20))
             continue
