@@ -17,6 +17,7 @@ demo: $(STAMP)
 	$(BIN)/arena demo
 
 test: $(STAMP)
+	sh scripts/setup-bots.sh
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Install what the bundled non-Python bots need to build: on Debian/Ubuntu as root, the
+# system packages (libzmq3-dev, libmsgpack-dev, libjeromq-java, libmsgpack-java) when one is
+# missing; then each Node bot's npm packages. Anything not possible here is skipped quietly:
+# the tests of a bot whose toolchain is missing are skipped, saying what to install.
+set -u
+cd "$(dirname "$0")/.."
+
+PACKAGES="libzmq3-dev libmsgpack-dev libjeromq-java libmsgpack-java"
+
+missing_packages() {
+    for p in $PACKAGES; do
+        dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+    done
+}
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
+    missing=$(missing_packages | tr '\n' ' ')
+    if [ -n "${missing% }" ]; then
+        echo "setup-bots: apt-get install $missing"
+        export DEBIAN_FRONTEND=noninteractive
+        { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing; } >/dev/null \
+            || echo "setup-bots: apt-get failed; the bots needing $missing will be skipped" >&2
+    fi
+fi
+
+if command -v npm >/dev/null; then
+    for dir in bots/*/ arena/templates/node/; do
+        if [ -f "$dir/package.json" ] && [ ! -d "$dir/node_modules" ]; then
+            echo "setup-bots: npm install in $dir"
+            (cd "$dir" && npm install --no-audit --no-fund --loglevel=error >/dev/null) \
+                || echo "setup-bots: npm install failed in $dir" >&2
+        fi
+    done
+fi
+exit 0
