@@ -56,7 +56,8 @@ def outcome(record: GameRecord) -> str:
     """Who won and how the game ended, in one line (two for a fault)."""
     names = [e.name for e in record.entrants]
     if record.termination is Termination.NORMAL:
-        return f"Winner: team {record.winner} ({names[record.winner]})"
+        return (f"Winner: team {record.winner} ({names[record.winner]})\n"
+                f"Termination: normal (played to the target)")
     fault = record.fault
     if record.winner is None:
         return f"No winner: {record.termination.value}: {fault.message if fault else ''}"
