@@ -1,12 +1,56 @@
 """The `arena` commands about bots (registered on the main group by `register`).
 
 Thin click commands over the library: parse arguments, call, print; no game logic here.
+A `ConfigError` exits 2 naming the file and the problem.
 """
 
 from __future__ import annotations
 
+import sys
+
 import click
+
+from arena.errors import ConfigError
+
+LANGUAGES = ("python", "node", "c", "java")
 
 
 def register(main: click.Group) -> None:
     """Add this module's commands to the `arena` group."""
+
+    @main.command("check-bot")
+    @click.argument("bot_dir", type=click.Path(file_okay=False))
+    @click.option("--games", default=2, show_default=True,
+                  help="Short games to play against the random bot at the end.")
+    @click.option("--target", default=300, show_default=True, help="Target score of those games.")
+    @click.option("--no-build", is_flag=True, help="Skip the build step of bot.toml.")
+    def check_bot_cmd(bot_dir: str, games: int, target: int, no_build: bool) -> None:
+        """Build a bot, drive it through every message and decision of the protocol, then
+        play short games; print a checklist. Exit status 0 only if every check passes."""
+        from arena.checkbot import check_bot
+
+        try:
+            report = check_bot(bot_dir, games=games, target=target, build=not no_build)
+        except ConfigError as exc:
+            raise click.UsageError(str(exc)) from None
+        for line in report.lines():
+            click.echo(line)
+        sys.exit(0 if report.ok else 1)
+
+    @main.command("new-bot")
+    @click.argument("name")
+    @click.option("--lang", "language", type=click.Choice(LANGUAGES), default="python",
+                  show_default=True, help="The bot's language.")
+    @click.option("--dir", "parent", type=click.Path(file_okay=False), default=".",
+                  show_default=True, help="Where to create the bot folder NAME.")
+    def new_bot_cmd(name: str, language: str, parent: str) -> None:
+        """Create a working bot folder NAME from a template (it passes check-bot as created)."""
+        from arena.newbot import new_bot
+
+        try:
+            folder = new_bot(name, language, parent)
+        except ConfigError as exc:
+            raise click.UsageError(str(exc)) from None
+        click.echo(f"created {folder}")
+        click.echo(f"check it:  arena check-bot {folder}")
+        click.echo(f"play it:   arena play {folder} bots/random --target 1000")

@@ -1,0 +1,621 @@
+"""`arena check-bot`: a scripted referee that drives a bot through every part of the protocol.
+
+The checker builds the bot, then plays *probe games*: each is a fresh game (a `welcome`)
+dealt with a rigged deck (`Game(..., dealer=...)`) and advanced by a scripted policy until
+the probed seat has the decision to check (a Grand Tichu call, the exchange, the Tichu
+window, a lead holding the Mahjong, a follow, a wish in force, a bomb window, a Dragon
+gift). The bot gets that one request, carrying every event of the game its seat may see
+(its own earlier decisions in that game were made by the checker, as the events show); its
+reply is validated and applied by the rules engine, and the game ends with `end`
+(`aborted`). A bot that said `multi_game` plays all probe games in one process; the others
+are started anew for each. Then come the `end` of a finished game (the bot must exit 0),
+`reject` and `error` (the bot should exit) and a few short games against the random bot
+through the real referee. Each check becomes a `CheckItem`: pass or fail and, on failure,
+what was expected, what arrived and where PROTOCOL.md describes it.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from arena import wire
+from arena.botproc import BotProcess
+from arena.errors import IllegalAction
+from arena.manifest import BotManifest, folder_hash, load_manifest
+from arena.record import Termination
+from arena.referee import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Match, TimeControl, build_bot
+from arena.rules import Decision, DecisionKind, Exchange, Game, Pass, Play
+from arena.rules.cards import parse_card
+from arena.transport import RefereeSocket
+from protocol import codec
+from protocol.codec import ProtocolError
+
+ROOT = Path(__file__).resolve().parent.parent
+RANDOM_BOT = ROOT / "bots" / "random"
+HELLO_SECONDS = 10.0
+DECISION_SECONDS = 2.0
+GRACE = 0.2
+QUIET_SECONDS = 0.3  # after an `events` message, how long the bot must stay silent
+EXIT_SECONDS = 1.0   # PROTOCOL.md section 4: exit within one second after the last `end`
+
+
+class Status(Enum):
+    """The outcome of one check (closed set)."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    WARN = "WARN"   # a SHOULD of PROTOCOL.md not met: reported, not a failure
+    SKIP = "SKIP"   # not applicable to this bot, or not reached after an earlier failure
+
+
+@dataclass(frozen=True)
+class CheckItem:
+    """One line of the checklist."""
+
+    name: str
+    """Short stable identifier, e.g. ``"bomb"``."""
+    status: Status
+    summary: str
+    """What was checked, or what went wrong, in one line."""
+    expected: str = ""
+    got: str = ""
+    section: str = ""
+    """Where PROTOCOL.md describes it, e.g. ``"PROTOCOL.md 5.5 reply"``."""
+
+    @property
+    def failed(self) -> bool:
+        return self.status is Status.FAIL
+
+
+@dataclass
+class CheckReport:
+    """The checklist of one bot; `ok` only if no item failed."""
+
+    folder: Path
+    items: list[CheckItem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.items) and not any(i.failed for i in self.items)
+
+    def item(self, name: str) -> CheckItem:
+        return next(i for i in self.items if i.name == name)
+
+    def lines(self) -> list[str]:
+        out = [f"check-bot {self.folder}"]
+        for i in self.items:
+            out.append(f"  {i.status.value:4}  {i.name:<14} {i.summary}")
+            if i.status in (Status.FAIL, Status.WARN):
+                out += [f"{'':8}expected: {i.expected}", f"{'':8}got:      {i.got}"]
+                if i.section:
+                    out.append(f"{'':8}see:      {i.section}")
+        failed = sum(i.failed for i in self.items)
+        counted = sum(i.status in (Status.PASS, Status.FAIL) for i in self.items)
+        out.append(f"{counted - failed} of {counted} checks passed"
+                   + ("" if failed else "; the bot conforms"))
+        return out
+
+
+class _Fail(Exception):
+    """A failed check: expected, got, PROTOCOL.md section."""
+
+    def __init__(self, expected: str, got: str, section: str) -> None:
+        super().__init__(got)
+        self.expected, self.got, self.section = expected, got, section
+
+
+# ----- the scripted referee's end of one bot process ---------------------------------------
+
+class _Session:
+    """One bot process connected to the checker's ROUTER socket."""
+
+    def __init__(self, socket: RefereeSocket, manifest: BotManifest, label: str) -> None:
+        self.socket = socket
+        self.manifest = manifest
+        self.token = secrets.token_hex(8)
+        env = dict(os.environ)
+        env[ENDPOINT_VAR] = socket.endpoint
+        env[TOKEN_VAR] = self.token
+        self.process = BotProcess(manifest.argv(), manifest.folder, env, label)
+        self.identity: bytes | None = None
+        self.hello: dict[str, Any] = {}
+        self.hello_bytes = b""
+        self.games = 0
+
+    @property
+    def multi_game(self) -> bool:
+        return "multi_game" in self.hello.get("capabilities", [])
+
+    @property
+    def with_options(self) -> bool:
+        return "no_options" not in self.hello.get("capabilities", [])
+
+    def start(self) -> None:
+        """Start the process and take its hello; _Fail saying what is wrong with it."""
+        try:
+            self.process.start()
+        except OSError as exc:
+            raise _Fail("the command of bot.toml starts a process",
+                        f"cannot start {' '.join(self.manifest.argv())}: {exc}",
+                        "PROTOCOL.md 1 start-up") from None
+        identity, data = self.receive(HELLO_SECONDS, "a hello within limits.hello_ms (10 s)",
+                                      "PROTOCOL.md 4 session flow, 5.1 hello")
+        hello = _decode(data, "PROTOCOL.md 5.1 hello")
+        if hello["type"] != "hello":
+            raise _Fail("a hello first", f"a {hello['type']} message", "PROTOCOL.md 4 session flow")
+        if hello["protocol"] != 1:
+            raise _Fail("protocol: 1", f"protocol: {hello['protocol']}", "PROTOCOL.md 5.1 hello")
+        if hello["token"] != self.token:
+            raise _Fail(f"token: the value of {TOKEN_VAR} ({self.token!r})",
+                        f"token: {hello['token']!r}", "PROTOCOL.md 1 start-up, 5.1 hello")
+        self.identity, self.hello, self.hello_bytes = identity, hello, data
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.identity is not None:
+            self.socket.send(self.identity, codec.pack(message))
+
+    def receive(self, timeout: float, expected: str, section: str) -> tuple[bytes, bytes]:
+        """The next single-frame message; _Fail if none arrives, the bot exits, or it is not
+        one frame."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            incoming = self.socket.receive(min(max(left, 0.0), 0.05))
+            if incoming is not None:
+                if self.identity is not None and incoming.identity != self.identity:
+                    continue  # a process of an earlier probe, already stopped
+                if len(incoming.frames) != 1:
+                    raise _Fail("one frame per message", f"{len(incoming.frames)} frames",
+                                "PROTOCOL.md 2 transport and framing")
+                return incoming.identity, incoming.frames[0]
+            code = self.process.exit_code()
+            if code is not None:
+                raise _Fail(expected, f"the bot exited with code {code}"
+                            + _output(self.process), section)
+            if left <= 0:
+                raise _Fail(expected, f"nothing within {timeout:g} s" + _output(self.process),
+                            section)
+
+    def quiet(self, seconds: float) -> bytes | None:
+        """Whatever the bot sends within `seconds`, or None if it stays silent."""
+        incoming = self.socket.receive(seconds)
+        return incoming.frames[0] if incoming is not None else None
+
+    def wait_exit(self, seconds: float) -> int | None:
+        return self.process.wait(seconds)
+
+    def stop(self) -> None:
+        self.process.stop(grace=0.5)
+
+
+def _decode(data: bytes, section: str) -> dict[str, Any]:
+    try:
+        return codec.decode(data, "bot")
+    except ProtocolError as exc:
+        raise _Fail("a valid bot message (hello or reply)", f"{exc} (bytes {data[:60].hex()}"
+                    f"{'...' if len(data) > 60 else ''})", f"{section}; PROTOCOL.md 3 encoding")
+
+
+def _output(process: BotProcess) -> str:
+    tail = process.output_tail().strip()
+    return f"; its output ends: {tail[-300:]!r}" if tail else ""
+
+
+# ----- rigged deals and the scripted play that reaches each situation -----------------------
+
+def _cards(*names: str) -> list[int]:
+    return [parse_card(n) for n in names]
+
+
+def _dealer(hands: dict[int, list[int]]) -> Callable[[int, int], list[int]]:
+    """A dealer giving each listed seat its cards (up to 14) and spreading the rest so that
+    no other seat holds a bomb: the four cards of a rank go to four different seats, and a
+    suit's consecutive ranks to different seats."""
+    given = {c for cards in hands.values() for c in cards}
+    seats = {s: list(hands.get(s, [])) for s in range(4)}
+    for c in range(56):
+        if c in given:
+            continue
+        want = (c + c // 4) % 4
+        seat = next(s for s in ((want + k) % 4 for k in range(4)) if len(seats[s]) < 14)
+        seats[seat].append(c)
+    deck = [0] * 56
+    for s in range(4):
+        deck[14 * s:14 * s + 14] = seats[s]
+    return lambda seed, round_number: list(deck)
+
+
+Policy = Callable[[Game, int, Decision], Any]
+Stop = Callable[[Game, int, Decision], bool]
+
+
+def _keep_policy(keep: set[int], lead: Callable[[int, Decision], Any] | None = None) -> Policy:
+    """Never call; give away the lowest cards not in `keep`; pass where allowed (declining
+    every bomb window), else play the first option; `lead(seat, decision)` may override."""
+    def policy(game: Game, seat: int, decision: Decision) -> Any:
+        kind = decision.kind
+        if kind in (DecisionKind.GRAND_TICHU, DecisionKind.TICHU, DecisionKind.DRAGON_GIFT):
+            return decision.options[0]
+        if kind is DecisionKind.EXCHANGE:
+            hand = [c for c in range(56) if game.hands[seat] >> c & 1 and c not in keep]
+            return Exchange((hand[0], hand[1], hand[2]))
+        chosen = lead(seat, decision) if lead else None
+        if chosen is not None:
+            return chosen
+        return Pass() if decision.can_pass else decision.options[0]
+    return policy
+
+
+def _drive(dealer: Callable[[int, int], list[int]], policy: Policy, stop: Stop) -> tuple[Game, int]:
+    """Advance a new game with `policy` until some seat's decision satisfies `stop`."""
+    game = Game(7, 1000, dealer=dealer)
+    for _ in range(500):
+        for seat in game.to_act():
+            if stop(game, seat, game.decision(seat)):
+                return game, seat
+        seat = game.to_act()[0]
+        game.apply(seat, policy(game, seat, game.decision(seat)))
+    raise RuntimeError("the scripted situation was never reached")  # a checker bug
+
+
+def _is(kind: DecisionKind, seat: int, extra: Callable[[Game, Decision], bool] | None = None) -> Stop:
+    return lambda game, s, d: s == seat and d.kind is kind and (extra is None or extra(game, d))
+
+
+MAHJONG, DOG, PHOENIX, DRAGON = 52, 53, 54, 55
+
+
+def _play_single(card: int) -> Callable[[int, Decision], Any]:
+    def lead(seat: int, decision: Decision) -> Any:
+        for option in decision.options:
+            if isinstance(option, Play) and option.cards == 1 << card:
+                return option._replace(wish=13) if card == MAHJONG else option
+        return None
+    return lead
+
+
+@dataclass(frozen=True)
+class _Probe:
+    """One situation: the checklist item, what it checks, where, and how to reach it."""
+
+    name: str
+    summary: str
+    section: str
+    build: Callable[[], tuple[Game, int]]
+    events_first: bool = False  # send half the events in an `events` message first
+
+
+def _probes() -> list[_Probe]:
+    plain = _keep_policy(set())
+    nines = _cards("9j", "9s", "9p", "9t")
+    kings = _cards("Kj", "Ks")
+    return [
+        _Probe("grand_tichu", "Grand Tichu decision after the first 8 cards",
+               "PROTOCOL.md 6 (grand_tichu)",
+               lambda: _drive(_dealer({}), plain, _is(DecisionKind.GRAND_TICHU, 2))),
+        _Probe("exchange", "exchange: no options, three distinct hand cards stated",
+               "PROTOCOL.md 6 (exchange)",
+               lambda: _drive(_dealer({}), plain, _is(DecisionKind.EXCHANGE, 3))),
+        _Probe("tichu", "Tichu window after the exchange", "PROTOCOL.md 6 (tichu)",
+               lambda: _drive(_dealer({}), plain, _is(DecisionKind.TICHU, 1))),
+        _Probe("play_lead", "lead holding the Mahjong and the Phoenix (a wish may come with "
+               "a Mahjong play)", "PROTOCOL.md 5.5 reply, 6 (play)",
+               lambda: _drive(_dealer({1: _cards("Mahjong", "Phoenix", "Dog")}),
+                              _keep_policy({MAHJONG, PHOENIX, DOG}),
+                              _is(DecisionKind.PLAY, 1, lambda g, d: g.table is None))),
+        _Probe("play_follow", "follow or pass, after an `events` message (no reply to it)",
+               "PROTOCOL.md 5.6 events, 6 (play)",
+               lambda: _drive(_dealer({}), plain,
+                              _is(DecisionKind.PLAY, 2, lambda g, d: d.can_pass)),
+               events_first=True),
+        _Probe("wish", "a wish is in force and can be fulfilled (must_fulfil_wish)",
+               "PROTOCOL.md 5.4 request (must_fulfil_wish), 6 (play)",
+               lambda: _drive(_dealer({2: [MAHJONG], 3: kings}),
+                              _keep_policy({MAHJONG, *kings}, _play_single(MAHJONG)),
+                              _is(DecisionKind.PLAY, 3, lambda g, d: d.must_fulfil_wish))),
+        _Probe("bomb", "bomb window: play a bomb out of turn or decline",
+               "PROTOCOL.md 6 (bomb)",
+               lambda: _drive(_dealer({2: nines}), _keep_policy(set(nines)),
+                              _is(DecisionKind.BOMB, 2))),
+        _Probe("dragon_gift", "give the trick won with the Dragon to an opponent",
+               "PROTOCOL.md 6 (dragon_gift)",
+               lambda: _drive(_dealer({0: _cards("Mahjong", "Dragon")}),
+                              _keep_policy({MAHJONG, DRAGON}, _play_single(DRAGON)),
+                              _is(DecisionKind.DRAGON_GIFT, 0))),
+    ]
+
+
+# ----- the checks ---------------------------------------------------------------------------
+
+class _Checker:
+    """Runs the checks of one bot folder, collecting the report."""
+
+    def __init__(self, folder: Path, games: int, target: int) -> None:
+        self.folder = folder
+        self.games = games
+        self.target = target
+        self.report = CheckReport(folder)
+        self.manifest: BotManifest | None = None
+        self.socket: RefereeSocket | None = None
+        self.session: _Session | None = None
+        self.sessions: list[_Session] = []
+        self.next_id = 0
+        self.label = 0
+
+    def run(self, build: bool) -> CheckReport:
+        self.manifest = load_manifest(self.folder)  # ConfigError: the CLI exits 2
+        self.socket = RefereeSocket(codec.MAX_MESSAGE_BYTES)
+        try:
+            if self._check("build", "the build step of bot.toml", "PROTOCOL.md 1 start-up",
+                           lambda: self._build(build)) and self._hello():
+                self._all_probes()
+                self._finish()
+                self._check("reject", "after `reject` the bot exits", "PROTOCOL.md 4, 5.3",
+                            self._reject, warn=True)
+                self._check("error", "after `error` the bot exits", "PROTOCOL.md 4, 5.8",
+                            self._error, warn=True)
+                self._check("games", f"{self.games} games to {self.target} against the "
+                            "random bot, through the referee", "PROTOCOL.md 4 session flow",
+                            self._games)
+        finally:
+            for session in self.sessions:
+                session.stop()
+            self.socket.close()
+        return self.report
+
+    def _add(self, name: str, status: Status, summary: str, expected: str = "", got: str = "",
+             section: str = "") -> None:
+        self.report.items.append(CheckItem(name, status, summary, expected, got, section))
+
+    def _check(self, name: str, summary: str, section: str, body: Callable[[], str | None],
+               warn: bool = False) -> bool:
+        try:
+            note = body()
+        except _Fail as fail:
+            self._add(name, Status.WARN if warn else Status.FAIL, summary, fail.expected,
+                      fail.got, fail.section or section)
+            return False
+        self._add(name, Status.PASS, summary + (f" ({note})" if note else ""))
+        return True
+
+    def _skip(self, name: str, why: str) -> None:
+        self._add(name, Status.SKIP, why)
+
+    # ----- build and hello -------------------------------------------------------------------
+
+    def _build(self, build: bool) -> str:
+        if not build or not self.manifest.build:
+            return "no build step" if build else "skipped (--no-build)"
+        start = time.monotonic()
+        try:
+            build_bot(self.manifest)
+        except subprocess.CalledProcessError as exc:
+            out = ((exc.stdout or b"") + (exc.stderr or b"")).decode("utf-8", "replace")
+            raise _Fail(f"{' '.join(self.manifest.build)} exits 0",
+                        f"exit status {exc.returncode}; output ends: {out.strip()[-500:]!r}",
+                        "PROTOCOL.md 1 start-up (build)") from None
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise _Fail(f"{' '.join(self.manifest.build)} runs", str(exc),
+                        "PROTOCOL.md 1 start-up (build)") from None
+        return f"{' '.join(self.manifest.build)}, {time.monotonic() - start:.1f} s"
+
+    def _new_session(self) -> _Session:
+        self.label += 1
+        session = _Session(self.socket, self.manifest, f"{self.manifest.name}#{self.label}")
+        self.sessions.append(session)
+        session.start()
+        return session
+
+    def _hello(self) -> bool:
+        def body() -> str:
+            self.session = self._new_session()
+            caps = ", ".join(self.session.hello["capabilities"]) or "none"
+            return f"protocol 1, capabilities: {caps}"
+        ok = self._check("hello", "a valid hello with the token, first", "PROTOCOL.md 5.1 hello",
+                         body)
+        if ok:
+            canonical = codec.encode(self.session.hello, "bot")
+            self._add("canonical", Status.PASS if canonical == self.session.hello_bytes
+                      else Status.WARN, "messages encoded canonically (a SHOULD)",
+                      canonical.hex(), self.session.hello_bytes.hex(),
+                      "PROTOCOL.md 3 encoding (canonical form), 10 golden vectors")
+        return ok
+
+    # ----- probe games ------------------------------------------------------------------------
+
+    def _all_probes(self) -> None:
+        probes = _probes()
+        multi = self.session.multi_game
+        first_session = self.session
+        for i, probe in enumerate(probes):
+            last = i == len(probes) - 1
+            ok = self._check(probe.name, probe.summary, probe.section,
+                             lambda p=probe, l=last: self._probe(p, l))
+            if not ok and self.session is not None:
+                self.session.stop()
+                self.session = None
+        if multi:
+            played = first_session.games
+            self._add("multi_game", Status.PASS if played == len(probes) else Status.FAIL,
+                      "after `end` with more_games: true, the next `welcome` is played in the "
+                      "same process" + (f" ({played} games)" if played == len(probes) else ""),
+                      f"{len(probes)} games in one process", f"{played}",
+                      "PROTOCOL.md 5.1 (multi_game), 5.7 end")
+        else:
+            self._skip("multi_game", "the bot did not say multi_game: a new process each game")
+
+    def _probe(self, probe: _Probe, last: bool) -> str:
+        game, seat = probe.build()
+        session = self.session
+        if session is None or session.process.exit_code() is not None:
+            session = self.session = self._new_session()
+        session.games += 1
+        names = [self.manifest.name if s % 2 == seat % 2 else "check-bot" for s in range(4)]
+        session.send(wire.welcome_message(seat, f"check-{probe.name}", game.target, names,
+                                          int(HELLO_SECONDS * 1000), int(DECISION_SECONDS * 1000),
+                                          codec.MAX_MESSAGE_BYTES, session.with_options))
+        events = wire.events_for(seat, game.events)
+        if probe.events_first:
+            half = len(events) // 2
+            session.send({"type": "events", "events": events[:half]})
+            events = events[half:]
+            stray = session.quiet(QUIET_SECONDS)
+            if stray is not None:
+                raise _Fail("no message in answer to `events`", f"a message: {stray[:60].hex()}",
+                            "PROTOCOL.md 2 (the bot only ever answers a request), 5.6 events")
+        note = self._ask(session, game, seat, events)
+        self._end_probe_game(session, last)
+        return note
+
+    def _ask(self, session: _Session, game: Game, seat: int, events: list[dict]) -> str:
+        decision = game.decision(seat)
+        request_id = self.next_id
+        self.next_id += 3  # ids increase, not necessarily consecutively
+        session.send(wire.request_message(decision, game.observation(seat), events, request_id,
+                                          int(DECISION_SECONDS * 1000), session.with_options))
+        sent = time.monotonic()
+        _, data = session.receive(DECISION_SECONDS + GRACE, f"a reply to request {request_id} "
+                                  f"within deadline_ms ({int(DECISION_SECONDS * 1000)})",
+                                  "PROTOCOL.md 5.5 reply, 9 limits")
+        latency = time.monotonic() - sent
+        reply = _decode(data, "PROTOCOL.md 5.5 reply")
+        if reply["type"] != "reply" or reply["id"] != request_id:
+            got = (f"a reply to request {reply['id']}" if reply["type"] == "reply"
+                   else f"a {reply['type']} message")
+            raise _Fail(f"a reply with id {request_id}", got, "PROTOCOL.md 5.5 reply (id)")
+        try:
+            action = wire.action_from_reply(reply, decision, session.with_options)
+            game.apply(seat, action)
+        except IllegalAction as exc:
+            shown = {k: reply[k] for k in ("option", "action", "call_tichu", "wish")}
+            raise _Fail(_legal_text(decision), f"{shown}: {exc}",
+                        "PROTOCOL.md 5.5 reply, 6 decisions and actions") from None
+        return f"{_describe(reply, decision)}, {latency * 1000:.0f} ms"
+
+    def _end_probe_game(self, session: _Session, last: bool) -> None:
+        more = session.multi_game and not last
+        if more:
+            session.send(wire.end_message(None, None, [], "aborted", more_games=True))
+            return
+        if not last:  # a single-game bot: this session is over; the next probe starts anew
+            session.send(wire.end_message(None, None, [], "aborted"))
+            session.wait_exit(EXIT_SECONDS)
+            session.stop()
+            self.session = None
+
+    # ----- end, reject, error ------------------------------------------------------------------
+
+    def _finish(self) -> None:
+        session = self.session
+        if session is None:
+            self._skip("end", "not reached: the last probe failed")
+            return
+
+        def body() -> str:
+            final = [{"kind": "game_end", "scores": [1000, 200], "winner": 0}]
+            session.send(wire.end_message([1000, 200], 0, final))
+            start = time.monotonic()
+            code = session.wait_exit(EXIT_SECONDS)
+            if code is None:
+                raise _Fail(f"exit with status 0 within {EXIT_SECONDS:g} s",
+                            "still running" + _output(session.process), "PROTOCOL.md 4, 5.7 end")
+            if code != 0:
+                raise _Fail("exit status 0", f"exit status {code}" + _output(session.process),
+                            "PROTOCOL.md 4, 5.7 end")
+            return f"exited 0 after {(time.monotonic() - start) * 1000:.0f} ms"
+        self._check("end", "after `end` with more_games: false the bot exits 0",
+                    "PROTOCOL.md 4, 5.7 end", body)
+        session.stop()
+        self.session = None
+
+    def _exits_after(self, message: dict[str, Any], what: str, section: str,
+                     greet: bool) -> str:
+        session = self._new_session()
+        if greet:
+            session.send(wire.welcome_message(0, "check-error", 1000, ["a", "b", "c", "d"],
+                                              10000, 2000, codec.MAX_MESSAGE_BYTES, True))
+        session.send(message)
+        code = session.wait_exit(2.0)
+        session.stop()
+        if code is None:
+            raise _Fail(f"exit after {what} (any status)", "still running after 2 s", section)
+        return f"exit status {code}"
+
+    def _reject(self) -> str:
+        return self._exits_after({"type": "reject", "reason": "unsupported_version",
+                                  "message": "check-bot: a rejected hello",
+                                  "protocols": [1]}, "reject", "PROTOCOL.md 4, 5.3", False)
+
+    def _error(self) -> str:
+        return self._exits_after(wire.error_message("timeout", "check-bot: an error"), "error",
+                                 "PROTOCOL.md 4, 5.8", True)
+
+    # ----- real games ------------------------------------------------------------------------
+
+    def _games(self) -> str:
+        under_test = Entrant(self.manifest, folder_hash(self.folder))
+        opponent = Entrant(load_manifest(RANDOM_BOT), folder_hash(RANDOM_BOT))
+        time_control = TimeControl(hello=HELLO_SECONDS, decision=DECISION_SECONDS, bank=120.0,
+                                   grace=GRACE)
+        rounds = 0
+        with Match(under_test, opponent) as match:
+            for g in range(self.games):
+                spec = GameSpec(f"check-game-{g + 1}", 1000 + g, (under_test, opponent),
+                                self.target, time_control)
+                record = match.play(spec, last=g == self.games - 1)
+                if record.termination is not Termination.NORMAL:
+                    fault = record.fault
+                    offender = ("the bot under test" if fault and fault.seat is not None
+                                and fault.seat % 2 == 0 else "the random bot / the referee")
+                    raise _Fail("games played out with no fault",
+                                f"game {g + 1} (seed {spec.seed}): {record.termination.value} "
+                                f"by {offender}: {fault.message if fault else ''}"
+                                + _tail(record, fault), "PROTOCOL.md 9 errors")
+                rounds += record.rounds
+        return f"{rounds} rounds"
+
+
+def _tail(record: Any, fault: Any) -> str:
+    if fault is None or fault.seat is None:
+        return ""
+    output = record.bot_output[fault.seat]
+    return f"; its output ends: {output.strip()[-300:]!r}" if output and output.strip() else ""
+
+
+def _legal_text(decision: Decision) -> str:
+    kind = decision.kind
+    if kind is DecisionKind.EXCHANGE:
+        return "an explicit exchange action giving three distinct cards of the hand"
+    extra = ("; passing is not allowed (must_fulfil_wish)" if decision.must_fulfil_wish
+             else "")
+    return f"a legal {kind.value} decision: an option index or a legal action{extra}"
+
+
+def _describe(reply: dict[str, Any], decision: Decision) -> str:
+    if reply["option"] is not None:
+        text = f"option {reply['option']} of {len(decision.options)}"
+    else:
+        action = reply["action"]
+        text = action["action"] + (f" {' '.join(action['cards'])}" if "cards" in action else "")
+        if "give" in action:
+            text += f" {' '.join(action['give'])}"
+    if reply["wish"]:
+        text += f", wish {reply['wish']}"
+    return text + (", calls Tichu" if reply["call_tichu"] else "")
+
+
+def check_bot(folder: str | Path, games: int = 2, target: int = 300,
+              build: bool = True) -> CheckReport:
+    """Run every check on the bot in `folder`; ConfigError if its bot.toml is wrong."""
+    return _Checker(Path(folder).resolve(), games, target).run(build)
+
+
+__all__ = ["CheckItem", "CheckReport", "Status", "check_bot"]
