@@ -25,7 +25,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && command -v dpkg-query 
 fi
 
 if command -v npm >/dev/null; then
-    for dir in bots/*/ arena/templates/node/; do
+    for dir in bots/*/; do
         if [ -f "$dir/package.json" ] && [ ! -d "$dir/node_modules" ]; then
             echo "setup-bots: npm install in $dir"
             (cd "$dir" && npm install --no-audit --no-fund --loglevel=error >/dev/null) \

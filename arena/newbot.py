@@ -1,0 +1,42 @@
+"""`arena new-bot`: a working bot folder from a template of `arena/templates/<language>/`.
+
+Each template is the smallest bot that passes `arena check-bot` in its language; the
+placeholder ``__NAME__`` in its files becomes the bot's name.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from arena.errors import ConfigError
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+LANGUAGES = ("python", "node", "c", "java")
+PLACEHOLDER = "__NAME__"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # the rule of bot.toml's name
+_SKIP = shutil.ignore_patterns("node_modules", "build", "__pycache__")
+
+
+def new_bot(name: str, language: str, parent: str | Path = ".") -> Path:
+    """Create `parent/name` from the `language` template; its path.
+
+    ConfigError if the name is not a valid entrant name, the language has no template, or
+    the folder exists already.
+    """
+    if not _NAME.match(name):
+        raise ConfigError(f"bot name {name!r}: use 1-64 letters, digits, '.', '-' or '_', "
+                          "starting with a letter or digit")
+    if language not in LANGUAGES:
+        raise ConfigError(f"language {language!r}: choose one of {', '.join(LANGUAGES)}")
+    folder = Path(parent).resolve() / name
+    if folder.exists():
+        raise ConfigError(f"{folder}: already exists; choose another name or --dir")
+    shutil.copytree(TEMPLATES / language, folder, ignore=_SKIP)
+    for path in folder.rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            if PLACEHOLDER in text:
+                path.write_text(text.replace(PLACEHOLDER, name), encoding="utf-8")
+    return folder
