@@ -362,9 +362,12 @@ class _Checker:
                             self._reject, warn=True)
                 self._check("error", "after `error` the bot exits", "PROTOCOL.md 4, 5.8",
                             self._error, warn=True)
-                self._check("games", f"{self.games} games to {self.target} against the "
-                            "random bot, through the referee", "PROTOCOL.md 4 session flow",
-                            self._games)
+                if self.games:
+                    self._check("games", f"{self.games} game(s) to {self.target} against the "
+                                "random bot, through the referee", "PROTOCOL.md 4 session flow",
+                                self._games)
+                else:
+                    self._skip("games", "no games asked for (--games 0)")
         finally:
             for session in self.sessions:
                 session.stop()
@@ -434,7 +437,8 @@ class _Checker:
     def _all_probes(self) -> None:
         probes = _probes()
         multi = self.session.multi_game
-        first_session = self.session
+        self.continued = 0          # games played after an `end` with more_games: true
+        self.multi_broken = ""      # how the bot failed to continue, if it did
         for i, probe in enumerate(probes):
             last = i == len(probes) - 1
             ok = self._check(probe.name, probe.summary, probe.section,
@@ -442,22 +446,40 @@ class _Checker:
             if not ok and self.session is not None:
                 self.session.stop()
                 self.session = None
-        if multi:
-            played = first_session.games
-            self._add("multi_game", Status.PASS if played == len(probes) else Status.FAIL,
-                      "after `end` with more_games: true, the next `welcome` is played in the "
-                      "same process" + (f" ({played} games)" if played == len(probes) else ""),
-                      f"{len(probes)} games in one process", f"{played}",
+        if not multi:
+            self._skip("multi_game", "the bot did not say multi_game: a new process each game")
+        elif self.multi_broken:
+            self._add("multi_game", Status.FAIL, "after `end` with more_games: true, the next "
+                      "`welcome` is played in the same process", "the process keeps its socket "
+                      "and waits for the next welcome", self.multi_broken,
                       "PROTOCOL.md 5.1 (multi_game), 5.7 end")
         else:
-            self._skip("multi_game", "the bot did not say multi_game: a new process each game")
+            self._add("multi_game", Status.PASS, "after `end` with more_games: true, the next "
+                      f"`welcome` is played in the same process ({self.continued} times)")
 
     def _probe(self, probe: _Probe, last: bool) -> str:
-        game, seat = probe.build()
         session = self.session
         if session is None or session.process.exit_code() is not None:
             session = self.session = self._new_session()
+        try:
+            return self._probe_game(session, probe, last)
+        except _Fail as fail:
+            code = session.process.exit_code()
+            if session.games < 2 or code is None or self.multi_broken:
+                raise
+            # it left after an `end` with more_games: true: that is the multi_game item's
+            # failure; this situation gets a fresh process
+            self.multi_broken = (f"the process exited with code {code} instead of playing "
+                                 f"game {session.games} of its session ({fail.got})")
+            session.stop()
+            self.session = self._new_session()
+            return self._probe_game(self.session, probe, last)
+
+    def _probe_game(self, session: _Session, probe: _Probe, last: bool) -> str:
+        game, seat = probe.build()
         session.games += 1
+        if session.games > 1:
+            self.continued += 1
         names = [self.manifest.name if s % 2 == seat % 2 else "check-bot" for s in range(4)]
         session.send(wire.welcome_message(seat, f"check-{probe.name}", game.target, names,
                                           int(HELLO_SECONDS * 1000), int(DECISION_SECONDS * 1000),
@@ -496,12 +518,12 @@ class _Checker:
             game.apply(seat, action)
         except IllegalAction as exc:
             shown = {k: reply[k] for k in ("option", "action", "call_tichu", "wish")}
-            raise _Fail(_legal_text(decision), f"{shown}: {exc}",
+            raise _Fail(_legal_text(decision, game.observation(seat)), f"{shown}: {exc}",
                         "PROTOCOL.md 5.5 reply, 6 decisions and actions") from None
         return f"{_describe(reply, decision)}, {latency * 1000:.0f} ms"
 
     def _end_probe_game(self, session: _Session, last: bool) -> None:
-        more = session.multi_game and not last
+        more = session.multi_game and not last and not self.multi_broken
         if more:
             session.send(wire.end_message(None, None, [], "aborted", more_games=True))
             return
@@ -590,10 +612,11 @@ def _tail(record: Any, fault: Any) -> str:
     return f"; its output ends: {output.strip()[-300:]!r}" if output and output.strip() else ""
 
 
-def _legal_text(decision: Decision) -> str:
+def _legal_text(decision: Decision, observation: Any) -> str:
     kind = decision.kind
     if kind is DecisionKind.EXCHANGE:
-        return "an explicit exchange action giving three distinct cards of the hand"
+        hand = " ".join(wire.cards_text(observation.hand))
+        return f"an explicit exchange action giving three distinct cards of the hand ({hand})"
     extra = ("; passing is not allowed (must_fulfil_wish)" if decision.must_fulfil_wish
              else "")
     return f"a legal {kind.value} decision: an option index or a legal action{extra}"

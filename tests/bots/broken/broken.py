@@ -1,0 +1,85 @@
+"""A deliberately broken bot for the check-bot tests: correct except for one fault, named by
+its argument (see FAULTS). Raw pyzmq and the codec, so that any byte can be got wrong."""
+
+import os
+import random
+import sys
+import time
+
+import msgpack
+import zmq
+
+from protocol import codec
+
+FAULTS = ("exit_at_start", "bad_token", "noncanonical", "grand_tichu_wrong_action",
+          "tichu_unknown_field", "exchange_option", "exchange_not_held", "lead_too_slow",
+          "reply_to_events", "pass_on_wish", "bomb_out_of_range", "dragon_to_partner",
+          "no_multi_game", "no_exit", "exit_1", "crash_in_game")
+
+
+def reply(request, fault):
+    kind, rid = request["kind"], request["id"]
+    base = {"type": "reply", "id": rid, "option": 0, "action": None, "call_tichu": False,
+            "wish": None}
+    if kind == "grand_tichu" and fault == "grand_tichu_wrong_action":
+        return base | {"option": None, "action": {"action": "tichu", "call": False}}
+    if kind == "tichu" and fault == "tichu_unknown_field":
+        return base | {"colour": "red"}
+    if kind == "exchange":
+        hand = request["observation"]["hand"]
+        give = hand[:3]
+        if fault == "exchange_option":
+            return base
+        if fault == "exchange_not_held":
+            give = [c for c in ("2j", "3j", "4j", "5j") if c not in hand][:3]
+        return base | {"option": None, "action": {"action": "exchange", "give": give}}
+    if kind == "play" and request["observation"]["table"] is None and fault == "lead_too_slow":
+        time.sleep(request["deadline_ms"] / 1000 + 0.5)
+    if kind == "play" and request["must_fulfil_wish"] and fault == "pass_on_wish":
+        return base | {"option": None, "action": {"action": "pass"}}
+    if kind == "bomb" and fault == "bomb_out_of_range":
+        return base | {"option": len(request["options"])}
+    if kind == "dragon_gift" and fault == "dragon_to_partner":
+        seat = request["observation"]["seat"]
+        return base | {"option": None, "action": {"action": "give_dragon", "to": (seat + 2) % 4}}
+    if kind == "play":
+        return base | {"option": random.randrange(len(request["options"]))}
+    return base
+
+
+def main(fault):
+    if fault == "exit_at_start":
+        print("broken bot: giving up at once")
+        return 3
+    socket = zmq.Context.instance().socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 1000)
+    socket.connect(os.environ["TICHU_ENDPOINT"])
+    token = "not-the-token" if fault == "bad_token" else os.environ["TICHU_TOKEN"]
+    hello = {"type": "hello", "protocol": 1, "token": token, "name": "broken",
+             "version": fault, "capabilities": ["multi_game"]}
+    if fault == "noncanonical":
+        socket.send(msgpack.packb(dict(reversed(list(hello.items())))))
+    else:
+        socket.send(codec.pack(hello))
+    last_id, answered = 0, 0
+    while True:
+        message = codec.unpack(socket.recv())
+        kind = message["type"]
+        if kind == "request":
+            answered += 1
+            if fault == "crash_in_game" and answered > 20:
+                return 4
+            last_id = message["id"]
+            socket.send(codec.pack(reply(message, fault)))
+        elif kind == "events" and fault == "reply_to_events":
+            socket.send(codec.pack({"type": "reply", "id": last_id, "option": 0}))
+        elif kind == "end" and (not message["more_games"] or fault == "no_multi_game"):
+            if fault == "no_exit":
+                time.sleep(30)
+            return 1 if fault == "exit_1" else 0
+        elif kind in ("reject", "error"):
+            return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,46 @@
+"""Shared helpers of the bot tests: toolchain checks that skip (or, under CI, fail) with what
+to install, and entrants from bot folders."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.manifest import folder_hash, load_manifest
+from arena.referee import Entrant
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "bots"
+BROKEN = Path(__file__).resolve().parent / "broken"
+JARS = Path("/usr/share/java")
+SETUP = "scripts/setup-bots.sh (run by `make test` as root on Debian) installs them"
+
+TOOLCHAINS = {
+    "python": ([], [], ""),
+    "node": (["node", "npm"], [], "Node.js 20+ and npm"),
+    "c": (["cc", "make"], [Path("/usr/include/zmq.h"), Path("/usr/include/msgpack.h")],
+          "a C compiler, make, libzmq3-dev and libmsgpack-dev"),
+    "java": (["javac", "java"], [JARS / "jeromq.jar", JARS / "msgpack-core.jar"],
+             "a JDK (javac), libjeromq-java and libmsgpack-java"),
+}
+
+
+def need(language: str) -> None:
+    """Skip the test if `language`'s toolchain is missing, saying what to install; under CI
+    (the CI variable set) fail instead, since CI must run every bot's tests."""
+    programs, files, what = TOOLCHAINS[language]
+    missing = [p for p in programs if shutil.which(p) is None]
+    missing += [str(f) for f in files if not f.exists()]
+    if not missing:
+        return
+    message = f"{language} bots need {what}: missing {', '.join(missing)}; {SETUP}"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def entrant(folder: Path) -> Entrant:
+    return Entrant(load_manifest(folder), folder_hash(folder))

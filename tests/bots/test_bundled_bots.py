@@ -1,0 +1,50 @@
+"""The bundled bots of other languages: their own golden-vector tests, check-bot, full games."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from arena.checkbot import Status, check_bot
+from arena.record import Termination
+from arena.referee import GameSpec, TimeControl, build_bot, run_game
+from tests.bots.conftest import BOTS, entrant, need
+
+LANGUAGE = {"node-random": "node", "c-random": "c", "java-random": "java", "random": "python",
+            "heuristic": "python"}
+VECTOR_TESTS = {"node-random": ["npm", "test", "--silent"], "c-random": ["make", "--silent", "test"],
+                "java-random": ["sh", "build.sh", "test"]}
+OTHER_LANGUAGES = sorted(VECTOR_TESTS)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("bot", OTHER_LANGUAGES)
+def test_bot_passes_the_golden_vectors_in_its_own_tests(bot: str) -> None:
+    need(LANGUAGE[bot])
+    build_bot(entrant(BOTS / bot).manifest)
+    result = subprocess.run(VECTOR_TESTS[bot], cwd=BOTS / bot, capture_output=True, text=True,
+                            timeout=100)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("bot", sorted(LANGUAGE))
+def test_every_bundled_bot_passes_check_bot(bot: str) -> None:
+    need(LANGUAGE[bot])
+    report = check_bot(BOTS / bot, games=1, target=300)
+    assert report.ok, "\n".join(report.lines())
+    assert all(i.status in (Status.PASS, Status.SKIP) for i in report.items), report.lines()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("bot", OTHER_LANGUAGES)
+def test_bot_plays_a_full_game_to_1000_against_random(bot: str) -> None:
+    need(LANGUAGE[bot])
+    team0 = entrant(BOTS / bot)
+    build_bot(team0.manifest)
+    spec = GameSpec(f"full-{bot}", 11, (team0, entrant(BOTS / "random")), 1000,
+                    TimeControl(hello=10.0, decision=2.0, bank=120.0, grace=0.2))
+    record = run_game(spec)
+    assert record.termination is Termination.NORMAL, record.fault
+    assert max(record.scores) >= 1000 and record.rounds >= 3

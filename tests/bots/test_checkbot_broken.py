@@ -1,0 +1,73 @@
+"""check-bot against deliberately broken bots: each fault is reported on the right item,
+with what was expected, what arrived and the PROTOCOL.md section."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from arena.checkbot import Status, check_bot
+from arena.cli import main
+from tests.bots.conftest import BOTS, BROKEN
+
+# fault -> (the item that must fail, a word its "got" must contain, a word of its section)
+EXPECTED = {
+    "exit_at_start": ("hello", "exited with code 3", "5.1"),
+    "bad_token": ("hello", "not-the-token", "5.1"),
+    "grand_tichu_wrong_action": ("grand_tichu", "wrong-decision", "6"),
+    "tichu_unknown_field": ("tichu", "unknown_field", "3 encoding"),
+    "exchange_option": ("exchange", "no-options", "6"),
+    "exchange_not_held": ("exchange", "card-not-held", "6"),
+    "lead_too_slow": ("play_lead", "nothing within", "9"),
+    "reply_to_events": ("play_follow", "a message", "5.6"),
+    "pass_on_wish": ("wish", "must-fulfil-wish", "6"),
+    "bomb_out_of_range": ("bomb", "option-out-of-range", "6"),
+    "dragon_to_partner": ("dragon_gift", "dragon-to-opponent", "6"),
+    "no_multi_game": ("multi_game", "exited with code 0", "multi_game"),
+    "no_exit": ("end", "still running", "5.7"),
+    "exit_1": ("end", "exit status 1", "5.7"),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("fault", sorted(EXPECTED))
+def test_each_fault_is_reported_on_its_item(fault: str) -> None:
+    item_name, got, section = EXPECTED[fault]
+    report = check_bot(BROKEN / fault, games=0)
+    assert not report.ok
+    item = report.item(item_name)
+    assert item.status is Status.FAIL, report.lines()
+    assert got in item.got and item.expected and section in item.section, item
+    failed = [i.name for i in report.items if i.failed]
+    if item_name != "hello":  # a bot that never got past hello has no other checks
+        assert failed == [item_name], report.lines()
+    assert f"FAIL  {item_name}" in "\n".join(report.lines())
+
+
+@pytest.mark.timeout(60)
+def test_a_fault_in_real_games_fails_the_games_item() -> None:
+    report = check_bot(BROKEN / "crash_in_game", games=1, target=300)
+    assert [i.name for i in report.items if i.failed] == ["games"]
+    assert "crash" in report.item("games").got
+
+
+@pytest.mark.timeout(60)
+def test_a_non_canonical_encoding_is_a_warning_not_a_failure() -> None:
+    report = check_bot(BROKEN / "noncanonical", games=0)
+    assert report.ok
+    assert report.item("canonical").status is Status.WARN
+
+
+@pytest.mark.timeout(60)
+def test_the_cli_exit_status_says_whether_every_check_passed() -> None:
+    runner = CliRunner()
+    good = runner.invoke(main, ["check-bot", str(BOTS / "random"), "--games", "0"])
+    bad = runner.invoke(main, ["check-bot", str(BROKEN / "pass_on_wish"), "--games", "0"])
+    assert good.exit_code == 0 and "the bot conforms" in good.output
+    assert bad.exit_code == 1 and "FAIL  wish" in bad.output and "see:" in bad.output
+
+
+@pytest.mark.timeout(30)
+def test_a_folder_without_a_manifest_is_a_usage_error(tmp_path) -> None:
+    result = CliRunner().invoke(main, ["check-bot", str(tmp_path)])
+    assert result.exit_code == 2 and "bot.toml" in result.output
