@@ -1,12 +1,266 @@
 """The `arena` commands about tournaments (registered on the main group by `register`).
 
 Thin click commands over the library: parse arguments, call, print; no game logic here.
+A `ConfigError` exits 2 naming file, key and problem; other `ArenaError`s exit 1; an
+interrupted run exits 130 saying how to resume.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
 import click
+
+from arena.errors import ArenaError, ConfigError
+
+FORMATS = ("terminal", "markdown", "html", "csv", "json")
+_INTERRUPTED = 130
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Map the library's errors to click's exits: 2 for a user's mistake, 1 for the rest."""
+    from arena.ratings import RatingsError
+
+    try:
+        yield
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    except (ArenaError, RatingsError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _config(path: str):
+    from arena.tournament_config import load_config
+
+    with _errors():
+        return load_config(path)
 
 
 def register(main: click.Group) -> None:
     """Add this module's commands to the `arena` group."""
+    main.add_command(tournament)
+    main.add_command(submit)
+    main.add_command(standings)
+    main.add_command(sprt)
+
+
+# ----- arena tournament --------------------------------------------------------------------
+
+@click.command()
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option("-j", "--workers", type=click.IntRange(min=1), default=None,
+              help="Games in parallel (default: the config's concurrency, else the cores).")
+@click.option("--standings/--no-standings", "show_standings", default=True, show_default=True,
+              help="Print the ranking table at the end.")
+def tournament(config: str, workers: int | None, show_standings: bool) -> None:
+    """Play the round robin of CONFIG (a tournaments/*.toml), resuming where it stopped.
+
+    Every matchup plays its duplicate pairs; games run on parallel workers and each is stored
+    as it ends, so Ctrl-C (or a kill) loses nothing: run the same command to continue.
+    """
+    from arena.progress import Progress
+    from arena.tournament import TournamentInterrupted, run_tournament
+
+    cfg = _config(config)
+    progress: Progress | None = None
+
+    def on_progress(done: int, total: int, line: str | None) -> None:
+        nonlocal progress
+        if progress is None:
+            progress = Progress(total)
+            progress.advance(0, line)
+        else:
+            progress.advance(1, line)
+
+    try:
+        with _errors():
+            summary = run_tournament(cfg, workers, on_progress)
+    except TournamentInterrupted as exc:
+        if progress is not None:
+            progress.close()
+        click.echo(f"Error: {exc}", err=True)
+        raise SystemExit(_INTERRUPTED) from None
+    if progress is not None:
+        progress.close()
+    click.echo(f"{cfg.name}: {summary.played} games played in {summary.seconds:.1f} s "
+               f"({summary.games_per_second:.2f} games/s, {summary.workers} workers); "
+               f"{summary.stored} games stored, {summary.pending} scheduled games missing.")
+    if summary.pending:
+        click.echo("Some games could not be played; run the same command again to retry them.",
+                   err=True)
+    if show_standings and summary.stored:
+        click.echo("")
+        click.echo(_standings_text(cfg.storage, _anchor_options(cfg, None, None, None), False,
+                                   False, 0, False, "terminal"), nl=False)
+    if summary.pending:
+        raise SystemExit(1)
+
+
+# ----- arena submit ------------------------------------------------------------------------
+
+@click.command("submit")
+@click.argument("bot_dir", type=click.Path(file_okay=False))
+@click.option("--tournament", "config", required=True, type=click.Path(dir_okay=False),
+              help="The tournament config to add the bot to.")
+def submit(bot_dir: str, config: str) -> None:
+    """Add the bot in BOT_DIR (or its new version) to a tournament; the next run of the
+    tournament plays only the matchups it is missing."""
+    from arena.tournament import submit as submit_bot
+
+    cfg = _config(config)
+    with _errors():
+        row, new = submit_bot(cfg, bot_dir)
+    what = "added" if new else "already entered"
+    click.echo(f"{row.name} version {row.version} ({row.bot_version}) {what}: {row.key}. "
+               f"Run `arena tournament {config}` to play its games.")
+
+
+# ----- arena standings ---------------------------------------------------------------------
+
+def _anchor_options(cfg: Any, anchor: str | None, anchor_elo: float | None,
+                    prior: float | None) -> dict[str, Any]:
+    """Rating options: command-line values over the config's (or, with no config, the
+    store's, filled in later)."""
+    options: dict[str, Any] = {"anchor": anchor, "anchor_elo": anchor_elo, "prior": prior}
+    if cfg is not None:
+        r = cfg.ratings
+        options = {"anchor": r.anchor if anchor is None else anchor,
+                   "anchor_elo": r.anchor_elo if anchor_elo is None else anchor_elo,
+                   "prior": r.prior if prior is None else prior}
+    return options
+
+
+def _rating_options(store: Any, options: dict[str, Any]) -> dict[str, Any]:
+    from arena.tournament import resolve_entrant
+
+    anchor = options["anchor"]
+    anchor = store.meta("anchor") if anchor is None else anchor
+    elo = options["anchor_elo"]
+    elo = float(store.meta("anchor_elo") or 0.0) if elo is None else elo
+    prior = options["prior"]
+    prior = float(store.meta("prior") or 2.0) if prior is None else prior
+    return {"anchor": resolve_entrant(store, anchor) if anchor else None, "anchor_elo": elo,
+            "prior": prior}
+
+
+def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchups: bool,
+                    bootstrap: int, current: bool, fmt: str) -> str:
+    from arena.standings import compute_standings
+    from arena.store import Store
+    from arena.tables import matchup_table, matrix_tables, standings_table
+    from arena.tournament import labels
+
+    with _errors(), Store(storage, create=False) as store:
+        keys = [e.key for e in store.entrants() if not e.retired] if current else None
+        results = store.results(keys)
+        if not results:
+            raise ArenaError(f"{store.path}: no games stored yet")
+        rating = _rating_options(store, options)
+        result = compute_standings(results, bootstrap=bootstrap, **rating)
+        names = labels(store)
+    sections: list[tuple[str, Callable[[], str]]] = [
+        ("standings", lambda: standings_table(result, names, fmt))]
+    if matrix:
+        sections.append(("matrix", lambda: matrix_tables(result, names, fmt)))
+    if matchups:
+        sections.append(("matchups", lambda: matchup_table(result.matchups, names, fmt)))
+    if fmt == "json":
+        return json.dumps({name: json.loads(make()) for name, make in sections},
+                          indent=2) + "\n"
+    return "\n".join(make() for _, make in sections)
+
+
+def _storage(target: str) -> tuple[Path, Any]:
+    """A config file's store (and the config), or a store file given directly."""
+    if target.endswith(".toml"):
+        cfg = _config(target)
+        return cfg.storage, cfg
+    return Path(target), None
+
+
+@click.command()
+@click.argument("target", type=click.Path(dir_okay=False))
+@click.option("--matrix", is_flag=True, help="Add the head-to-head crosstable and LOS matrix.")
+@click.option("--matchups", is_flag=True,
+              help="Add the per-matchup view: pair outcomes, score, Elo difference.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="terminal",
+              show_default=True, help="Output format (csv: sections separated by a blank "
+              "line; json: one object with a key per section).")
+@click.option("--anchor", default=None,
+              help="Entrant (bot name or key) held at --anchor-elo; default: the config's "
+              "[ratings] anchor; '' centres the mean rating.")
+@click.option("--anchor-elo", type=float, default=None, help="The anchor's rating (default 0).")
+@click.option("--prior", type=click.FloatRange(min=0.0), default=None,
+              help="Virtual draws per matchup (default 2).")
+@click.option("--bootstrap", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Bootstrap replicates over pairs, to cross-check the intervals.")
+@click.option("--current", is_flag=True,
+              help="Only the current version of each bot (retired versions left out).")
+def standings(target: str, matrix: bool, matchups: bool, fmt: str, anchor: str | None,
+              anchor_elo: float | None, prior: float | None, bootstrap: int,
+              current: bool) -> None:
+    """Rank the entrants of TARGET (a tournament config or its .sqlite store) by Elo.
+
+    Forfeits count as losses for the offender; a harness fault voids its pair. Every
+    version of a bot that played is shown (older ones marked retired) unless --current.
+    """
+    storage, cfg = _storage(target)
+    options = _anchor_options(cfg, anchor, anchor_elo, prior)
+    if bootstrap == 1:
+        raise click.BadParameter("use 0 (none) or at least 2 replicates",
+                                 param_hint="--bootstrap")
+    click.echo(_standings_text(storage, options, matrix, matchups, bootstrap, current, fmt),
+               nl=False)
+
+
+# ----- arena sprt ----------------------------------------------------------------------------
+
+@click.command()
+@click.argument("a")
+@click.argument("b")
+@click.option("--tournament", "config", required=True, type=click.Path(dir_okay=False),
+              help="The tournament config whose store holds (and receives) the pairs.")
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: A is elo0 better.")
+@click.option("--elo1", type=float, default=50.0, show_default=True, help="H1: A is elo1 better.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="False-positive rate.")
+@click.option("--beta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.05, show_default=True, help="False-negative rate.")
+@click.option("--play", is_flag=True,
+              help="Play more pairs (stored in the tournament) until decided or --max-pairs.")
+@click.option("--max-pairs", type=click.IntRange(min=1), default=200, show_default=True,
+              help="With --play: stop after this many pairs in all.")
+@click.option("-j", "--workers", type=click.IntRange(min=1), default=None,
+              help="With --play: pairs in parallel (default: the config's concurrency).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="terminal",
+              show_default=True)
+def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, beta: float,
+         play: bool, max_pairs: int, workers: int | None, fmt: str) -> None:
+    """Sequential test of entrant A against B (bot names or keys) on their duplicate pairs.
+
+    Evaluates the complete pairs stored in the tournament; with --play it plays further
+    pairs (new seeds, stored like any game) in batches until the test decides. Exits 0 when
+    decided, 3 while undecided.
+    """
+    from arena.sprt import Decision
+    from arena.sprt_runner import run_sprt
+    from arena.tables import sprt_table
+
+    if elo0 >= elo1:
+        raise click.BadParameter("must be above --elo0", param_hint="--elo1")
+    cfg = _config(config)
+    try:
+        with _errors():
+            result, key_a, key_b, names = run_sprt(cfg, a, b, elo0, elo1, alpha, beta,
+                                                   play, max_pairs, workers)
+    except KeyboardInterrupt:
+        click.echo("Error: interrupted; the pairs played so far are stored.", err=True)
+        raise SystemExit(_INTERRUPTED) from None
+    click.echo(sprt_table(result, key_a, key_b, names, fmt), nl=False)
+    if result.decision is Decision.CONTINUE:
+        raise SystemExit(3)

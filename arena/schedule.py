@@ -85,27 +85,41 @@ def missing(games: Iterable[ScheduledGame], done: set[str]) -> list[ScheduledGam
     return [g for g in games if g.game_id not in done]
 
 
-def work_units(games: Sequence[ScheduledGame], workers: int,
-               max_pairs: int = 6) -> list[list[ScheduledGame]]:
-    """Games split into units for the workers: each unit is one matchup's games (whole pairs
-    together, so a Match reuses its processes), small enough to keep every worker busy.
-
-    Units come in schedule order of their first game.
-    """
-    by_matchup: dict[tuple[str, str], list[ScheduledGame]] = {}
+def group_pairs(games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, ...]]:
+    """Games grouped by pair, in order of each pair's first game."""
+    pairs: dict[str, list[ScheduledGame]] = {}
     for game in games:
-        by_matchup.setdefault(game.matchup, []).append(game)
-    pair_count = len({g.pair_id for g in games})
-    per_unit = max(1, min(max_pairs, math.ceil(pair_count / max(1, 2 * workers))))
-    units = []
-    for matchup_games in by_matchup.values():
-        pairs: list[list[ScheduledGame]] = []
-        for game in matchup_games:
-            if pairs and pairs[-1][0].pair_id == game.pair_id:
-                pairs[-1].append(game)
-            else:
-                pairs.append([game])
-        for start in range(0, len(pairs), per_unit):
-            units.append([g for pair in pairs[start:start + per_unit] for g in pair])
-    order = {g.game_id: k for k, g in enumerate(games)}
-    return sorted(units, key=lambda unit: order[unit[0].game_id])
+        pairs.setdefault(game.pair_id, []).append(game)
+    return [tuple(p) for p in pairs.values()]
+
+
+class Dispatcher:
+    """Hands out pairs to workers on request, in schedule order, with matchup affinity.
+
+    A worker that has just played a matchup gets its next pair if one is left (so its bot
+    processes are reused), for at most `max_run` pairs in a row; otherwise it gets the first
+    pair not handed out yet. Every pair is handed out exactly once.
+    """
+
+    def __init__(self, games: Iterable[ScheduledGame], max_run: int = 8) -> None:
+        self.pairs = group_pairs(games)
+        self.given = [False] * len(self.pairs)
+        self.max_run = max_run
+        self.current: dict[int, tuple[tuple[str, str], int]] = {}  # worker: (matchup, run)
+
+    def next(self, worker: int) -> tuple[ScheduledGame, ...] | None:
+        """The pair (its games still to play) for `worker`, or None when all are handed out."""
+        matchup, run = self.current.get(worker, (None, 0))
+        pick = None
+        if matchup is not None and run < self.max_run:
+            pick = next((k for k, p in enumerate(self.pairs)
+                         if not self.given[k] and p[0].matchup == matchup), None)
+        if pick is None:
+            pick = next((k for k, given in enumerate(self.given) if not given), None)
+        if pick is None:
+            return None
+        self.given[pick] = True
+        pair = self.pairs[pick]
+        same = pair[0].matchup == matchup
+        self.current[worker] = (pair[0].matchup, run + 1 if same else 1)
+        return pair

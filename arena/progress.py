@@ -1,0 +1,67 @@
+"""A one-line progress bar for long runs: games done, games per minute, ETA, live standings.
+
+It redraws itself in place on a terminal and says nothing otherwise (logs, CI, pipes).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from typing import TextIO
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+class Progress:
+    """Progress of `total` games; `enabled` None means: only when `stream` is a terminal."""
+
+    def __init__(self, total: int, stream: TextIO | None = None,
+                 enabled: bool | None = None, width: int = 24) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = self.stream.isatty() if enabled is None else enabled
+        self.total = total
+        self.done = 0
+        self.width = width
+        self.started = time.monotonic()
+        self.standings = ""
+        self._shown = False
+
+    def rate(self) -> float:
+        """Games per minute so far."""
+        elapsed = time.monotonic() - self.started
+        return 60.0 * self.done / elapsed if elapsed > 0 else 0.0
+
+    def line(self) -> str:
+        filled = self.width * self.done // self.total if self.total else self.width
+        rate = self.rate()
+        left = (self.total - self.done) / rate * 60.0 if rate > 0 else None
+        eta = _clock(left) if left is not None else "?"
+        text = (f"[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} games"
+                f"  {rate:.1f}/min  ETA {eta}")
+        return f"{text}  | {self.standings}" if self.standings else text
+
+    def advance(self, games: int = 1, standings: str | None = None) -> None:
+        self.done += games
+        if standings is not None:
+            self.standings = standings
+        self.show()
+
+    def show(self) -> None:
+        if not self.enabled:
+            return
+        columns = shutil.get_terminal_size((100, 20)).columns
+        self.stream.write("\r" + self.line()[:columns - 1].ljust(columns - 1))
+        self.stream.flush()
+        self._shown = True
+
+    def close(self) -> None:
+        """End the line so that what follows starts on a fresh one."""
+        if self._shown:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._shown = False

@@ -1,0 +1,67 @@
+"""A sequential test between two entrants of a tournament, on its stored pairs, playing more.
+
+The test (`arena.sprt`) reads the complete duplicate pairs of the matchup stored so far, in
+the order they finished. Asked to play, it plays further pairs of the matchup in batches (one
+pair per worker) until the test decides or `max_pairs` pairs are used. Those pairs continue
+the matchup's pair numbering past the round robin's, so they have seeds of their own, and
+are stored like any game: they count in the standings too.
+"""
+
+from __future__ import annotations
+
+from arena.errors import ConfigError
+from arena.schedule import pair_games
+from arena.sprt import Decision, SprtResult, sprt
+from arena.standings import pair_outcomes
+from arena.store import Store
+from arena.tournament import labels, open_store, play_games, register_entrants, resolve_entrant
+from arena.tournament_config import TournamentConfig
+
+
+def evaluate(store: Store, a: str, b: str, elo0: float, elo1: float, alpha: float,
+             beta: float) -> SprtResult:
+    """The test over the stored complete pairs between entrant keys a and b."""
+    return sprt(pair_outcomes(store.results([a, b]), a, b), elo0, elo1, alpha, beta)
+
+
+def next_pair_index(store: Store, config: TournamentConfig, a: str, b: str) -> int:
+    """The first pair index of the matchup that neither the round robin nor a test used."""
+    matchup = "~".join(sorted((a, b)))
+    row = store.db.execute("SELECT max(pair_index) FROM games WHERE pair_id LIKE ? ESCAPE '\\'",
+                           (_like_prefix(matchup + "#"),)).fetchone()
+    used = -1 if row[0] is None else row[0]
+    return max(config.pairs_per_matchup, used + 1)
+
+
+def _like_prefix(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float, alpha: float,
+             beta: float, play: bool, max_pairs: int, workers: int | None,
+             ) -> tuple[SprtResult, str, str, dict[str, tuple[str, str]]]:
+    """Evaluate (and with `play`, extend) the test of a against b; (result, key a, key b,
+    labels). ConfigError if a or b is unknown, the same, or (to play) not a current entrant."""
+    with open_store(config) as store:
+        entrants = register_entrants(config, store, build=play) if play else {}
+        key_a, key_b = resolve_entrant(store, a), resolve_entrant(store, b)
+        if key_a == key_b:
+            raise ConfigError(f"{a!r} and {b!r} are the same entrant")
+        result = evaluate(store, key_a, key_b, elo0, elo1, alpha, beta)
+        count = config.workers(workers)
+        played = 0  # pairs played here: a guard when void pairs do not advance the test
+        while (play and result.decision is Decision.CONTINUE and result.pairs < max_pairs
+               and played < max_pairs):
+            for key in (key_a, key_b):
+                if key not in entrants:
+                    raise ConfigError(f"{key} is not a current entrant of {config.path}; only "
+                                      "current versions can play")
+            first = next_pair_index(store, config, key_a, key_b)
+            batch = min(count, max_pairs - result.pairs)
+            matchup = tuple(sorted((key_a, key_b)))
+            games = [g for k in range(first, first + batch)
+                     for g in pair_games(matchup, k, config.seed)]  # type: ignore[arg-type]
+            play_games(config, store, entrants, games, count)
+            played += batch
+            result = evaluate(store, key_a, key_b, elo0, elo1, alpha, beta)
+        return result, key_a, key_b, labels(store)
