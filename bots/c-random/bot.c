@@ -26,11 +26,12 @@ static int session(void *socket, msgpack_sbuffer *buf) {
             fprintf(stderr, "c-random: receive failed: %s\n", zmq_strerror(zmq_errno()));
             return 1;
         }
+        /* msgpack-c strings point into the frame: keep it until the message is done with */
         int bad = proto_decode(zmq_msg_data(&frame), zmq_msg_size(&frame), "referee", &message, &err);
-        zmq_msg_close(&frame);
         if (bad) {
             fprintf(stderr, "c-random: bad message from the referee: %s\n", err.detail);
             msgpack_unpacked_destroy(&message);
+            zmq_msg_close(&frame);
             return 1;
         }
         const msgpack_object *m = &message.data, *type = proto_field(m, "type");
@@ -50,6 +51,7 @@ static int session(void *socket, msgpack_sbuffer *buf) {
             status = 1;
         }
         msgpack_unpacked_destroy(&message);
+        zmq_msg_close(&frame);
         if (status >= 0) return status;
     }
 }
