@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from arena.checkbot import Status, check_bot
 from arena.cli import main
-from tests.bots.conftest import BOTS, BROKEN
+from tests.bots.conftest import BOTS, BROKEN, processes_in
 
 # fault -> (the item that must fail, a word its "got" must contain, a word of its section)
 EXPECTED = {
@@ -42,6 +42,7 @@ def test_each_fault_is_reported_on_its_item(fault: str) -> None:
     if item_name != "hello":  # a bot that never got past hello has no other checks
         assert failed == [item_name], report.lines()
     assert f"FAIL  {item_name}" in "\n".join(report.lines())
+    assert not processes_in(BROKEN / fault)  # hung or lingering bots are stopped
 
 
 @pytest.mark.timeout(60)

@@ -9,7 +9,7 @@ from arena.checkbot import check_bot
 from arena.cli import main
 from arena.manifest import load_manifest
 from arena.newbot import LANGUAGES
-from tests.bots.conftest import need
+from tests.bots.conftest import need, processes_in
 
 
 @pytest.mark.timeout(120)
@@ -23,6 +23,7 @@ def test_a_new_bot_passes_check_bot_as_created(language: str, tmp_path) -> None:
     assert load_manifest(folder).name == f"my-{language}-bot"
     report = check_bot(folder, games=1, target=200)
     assert report.ok, "\n".join(report.lines())
+    assert not processes_in(folder)
 
 
 @pytest.mark.timeout(30)
