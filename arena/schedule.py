@@ -101,7 +101,7 @@ class Dispatcher:
     pair not handed out yet. Every pair is handed out exactly once.
     """
 
-    def __init__(self, games: Iterable[ScheduledGame], max_run: int = 8) -> None:
+    def __init__(self, games: Iterable[ScheduledGame], max_run: int = 16) -> None:
         self.pairs = group_pairs(games)
         self.given = [False] * len(self.pairs)
         self.max_run = max_run

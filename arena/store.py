@@ -232,8 +232,8 @@ class Store:
         fault_team = None if row.fault_seat is None else row.fault_seat & 1
         with self.transaction() as db:
             cursor = db.execute(
-                "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                " ?, ?, ?)",
+                "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
                 (g.game_id, g.pair_id, g.pair_index, g.game_index, g.seed, teams[0], teams[1],
                  row.scores[0], row.scores[1], row.winner, row.rounds, row.termination.value,
                  row.fault_seat, fault_team, row.fault_message, row.seconds, row.record,

@@ -1,0 +1,90 @@
+"""Tournament configs: a bad one is an error naming the file, the key and the problem, and
+nothing starts."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.errors import ConfigError
+from arena.tournament_config import load_config
+from tests.tournament.conftest import ROOT, write_config
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def test_demo_config_loads_with_the_bundled_bots_and_the_random_anchor():
+    config = load_config(ROOT / "tournaments" / "demo.toml")
+    names = [m.name for m in config.entrants]
+    assert {"random", "heuristic"} <= set(names)
+    assert config.games_per_matchup % 2 == 0 and config.target == 1000
+    assert config.ratings.anchor == "random"
+    assert config.storage == ROOT / "tournaments" / "demo.sqlite"
+
+
+def test_paths_are_relative_to_the_config_file(tmp_path, two_bots):
+    config = load_config(write_config(tmp_path, ["random", "heuristic"]))
+    assert [m.folder for m in config.entrants] == list(two_bots)
+    assert config.storage == tmp_path / "t.sqlite"
+    assert config.records == tmp_path / "t.sqlite.records"
+    assert config.pairs_per_matchup == 1 and config.time.decision == 3.0
+
+
+@pytest.mark.parametrize("change, key, problem", [
+    (("games_per_matchup = 2", "games_per_matchup = 3"), "tournament.games_per_matchup",
+     "even"),
+    (("target = 200", "target = \"many\""), "tournament.target", "must be an integer"),
+    (("seed = 7", "seed = -1"), "tournament.seed", "between"),
+    (("concurrency = 2", "concurrency = 2\nworkers = 3"), "tournament.workers", "unknown key"),
+    (("decision = 3.0", "decision = 0"), "time.decision", "positive"),
+    (("anchor = \"random\"", "anchor = 3"), "ratings.anchor", "must be a string"),
+    (('    "heuristic",', '    "nowhere",'), "tournament.entrants[1]", "not a bot folder"),
+    (('    "heuristic",', '    "random",'), "tournament.entrants[1]", "listed twice"),
+])
+def test_a_bad_value_names_file_key_and_problem(tmp_path, two_bots, change, key, problem):
+    path = write_config(tmp_path, ["random", "heuristic"])
+    path.write_text(path.read_text().replace(*change))
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    message = str(error.value)
+    assert str(path) in message and f"'{key}'" in message and problem in message
+
+
+def test_missing_table_and_invalid_toml_are_named(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text("[time]\ndecision = 1.0\n")
+    with pytest.raises(ConfigError, match=r"t.toml: missing table \[tournament\]"):
+        load_config(path)
+    path.write_text("[tournament\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(path)
+
+
+def test_two_folders_with_the_same_bot_name_are_refused(tmp_path, two_bots):
+    from tests.tournament.conftest import copy_bot
+
+    copy_bot("random", tmp_path / "random2")
+    path = write_config(tmp_path, ["random", "random2"])
+    with pytest.raises(ConfigError, match="'tournament.entrants\\[1\\]'.*'random' is also"):
+        load_config(path)
+
+
+def test_cli_exits_2_on_a_bad_config_and_starts_nothing(tmp_path, two_bots):
+    path = write_config(tmp_path, ["random", "heuristic"])
+    path.write_text(path.read_text().replace("games_per_matchup = 2", "games_per_matchup = 0"))
+    result = CliRunner().invoke(main, ["tournament", str(path)])
+    assert result.exit_code == 2
+    assert "'tournament.games_per_matchup'" in result.output and str(path) in result.output
+    assert not (tmp_path / "t.sqlite").exists()
+    assert not (tmp_path / "t.sqlite.records").exists()
+
+
+def test_a_store_started_with_another_seed_is_refused(tmp_path, two_bots):
+    from arena.tournament import open_store
+
+    path = write_config(tmp_path, ["random", "heuristic"])
+    open_store(load_config(path)).close()
+    path.write_text(path.read_text().replace("seed = 7", "seed = 8"))
+    with pytest.raises(ConfigError, match="'tournament.seed'.*started with seed = 7"):
+        open_store(load_config(path))

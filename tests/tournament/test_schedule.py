@@ -1,0 +1,66 @@
+"""The schedule: every matchup, duplicate pairs with swapped seats on the same seed,
+deterministic; the dispatcher hands each pair out once, keeping workers on their matchup."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.schedule import Dispatcher, matchups, missing, pair_seed, round_robin
+
+pytestmark = pytest.mark.timeout(30)
+
+KEYS = ["c@3", "a@1", "b@2"]
+
+
+def test_round_robin_covers_every_matchup_with_pairs_of_swapped_seats_on_one_seed():
+    games = round_robin(KEYS, pairs=3, base_seed=5)
+    assert len(games) == 3 * 3 * 2
+    assert matchups(KEYS) == [("a@1", "b@2"), ("a@1", "c@3"), ("b@2", "c@3")]
+    pairs: dict[str, list] = {}
+    for game in games:
+        pairs.setdefault(game.pair_id, []).append(game)
+    assert len(pairs) == 9
+    for first, second in pairs.values():
+        assert first.seed == second.seed == pair_seed(5, first.pair_index)
+        assert first.teams == tuple(reversed(second.teams))
+    assert len({g.game_id for g in games}) == len(games)
+
+
+def test_schedule_is_deterministic_and_every_matchup_sees_the_same_deals():
+    assert round_robin(KEYS, 2, 9) == round_robin(list(reversed(KEYS)), 2, 9)
+    seeds = {(g.pair_index, g.seed) for g in round_robin(KEYS, 2, 9)}
+    assert len(seeds) == 2  # pair k has one seed across matchups
+    assert pair_seed(9, 0) != pair_seed(10, 0) and 0 <= pair_seed(9, 0) < 2**63
+
+
+def test_pairs_fill_evenly_across_matchups():
+    games = round_robin(KEYS, 2, 1)
+    assert [g.pair_index for g in games[:6]] == [0] * 6
+
+
+def test_missing_keeps_schedule_order():
+    games = round_robin(KEYS, 2, 1)
+    done = {games[0].game_id, games[3].game_id}
+    assert missing(games, done) == [g for g in games if g.game_id not in done]
+
+
+def test_dispatcher_hands_each_pair_once_with_matchup_affinity():
+    games = round_robin(KEYS, 4, 1)
+    dispatcher = Dispatcher(games, max_run=16)
+    handed = []
+    first = [dispatcher.next(0), dispatcher.next(1)]
+    assert first[0][0].matchup != first[1][0].matchup
+    handed += first
+    while (pair := dispatcher.next(0)) is not None:
+        handed.append(pair)
+    assert dispatcher.next(1) is None
+    assert sorted(g.game_id for p in handed for g in p) == sorted(g.game_id for g in games)
+    # worker 0 finished its matchup before moving on
+    runs = [p[0].matchup for p in handed[2:6]]
+    assert runs[:3] == [first[0][0].matchup] * 3
+
+
+def test_dispatcher_gives_a_half_played_pair_only_its_missing_game():
+    games = round_robin(["a@1", "b@2"], 1, 1)
+    pair = Dispatcher(missing(games, {games[0].game_id})).next(0)
+    assert [g.game_index for g in pair] == [1]

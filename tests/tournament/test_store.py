@@ -1,0 +1,92 @@
+"""The store: one transaction per game, never counted twice, failure counters, results as the
+ratings see them, atomic record files."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from arena.record import EntrantInfo, GameRecord, Termination
+from arena.schedule import round_robin
+from arena.store import EntrantRow, GameRow, Store, read_record, write_record
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def entrant(name: str) -> EntrantRow:
+    return EntrantRow(f"{name}@v1", name, "v1", "1.0", "python", f"/bots/{name}", "config",
+                      False)
+
+
+def row(game, winner=0, termination=Termination.NORMAL, fault_seat=None) -> GameRow:
+    scores = (1000, 300) if winner == 0 else (300, 1000)
+    return GameRow(game, scores, winner, 7, termination, fault_seat,
+                   None if fault_seat is None else "boom", 1.5, f"records/{game.record_name}")
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "s.sqlite") as store:
+        for name in ("a", "b"):
+            store.register_entrant(entrant(name))
+        yield store
+
+
+def test_the_store_is_one_sqlite_file_in_wal_mode(store):
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.meta("schema_version") == "1"
+
+
+def test_a_game_is_stored_once_with_its_pair_and_seats(store):
+    game = round_robin(["a@v1", "b@v1"], 1, 1)[1]
+    assert store.add_game(row(game, winner=1))
+    assert not store.add_game(row(game, winner=1))
+    assert store.game_count() == 1
+    (result,) = store.results()
+    assert result.pair_id == game.pair_id and result.entrants == ("b@v1", "a@v1")
+    assert result.winner == 1 and result.forfeit is None
+
+
+def test_a_forfeit_counts_a_failure_for_the_offender_only(store):
+    g0, g1 = round_robin(["a@v1", "b@v1"], 1, 1)
+    store.add_game(row(g0, winner=0, termination=Termination.TIMEOUT, fault_seat=3))
+    store.add_game(row(g1, winner=1, termination=Termination.CRASH, fault_seat=2))
+    assert store.failures() == {"b@v1": {"timeout": 1, "crash": 1}}
+    results = store.results()
+    assert [r.forfeit for r in results] == [(1, "timeout"), (0, "crash")]
+
+
+def test_a_harness_fault_is_marked_for_the_ratings(store):
+    g0, _ = round_robin(["a@v1", "b@v1"], 1, 1)
+    store.add_game(GameRow(g0, (0, 0), None, 0, Termination.HARNESS_FAULT, None, "bug", 0.1,
+                           "r"))
+    (result,) = store.results()
+    assert result.harness_fault and result.winner is None
+    assert store.failures() == {}
+
+
+def test_a_new_version_of_a_folder_retires_the_old_one(store):
+    store.register_entrant(EntrantRow("a@v2", "a", "v2", "1.1", "python", "/bots/a", "config",
+                                      False))
+    retired = {e.key: e.retired for e in store.entrants()}
+    assert retired == {"a@v1": True, "b@v1": False, "a@v2": False}
+    store.register_entrant(entrant("a"))  # back to the old content: active again
+    assert {e.key: e.retired for e in store.entrants()}["a@v1"] is False
+
+
+def test_a_failed_transaction_leaves_nothing(store):
+    game = round_robin(["a@v1", "b@v1"], 1, 1)[0]
+    with pytest.raises(sqlite3.IntegrityError):
+        store.add_game(GameRow(game, (1, 2), 5, 1, Termination.NORMAL, None, None, 1.0, "r"))
+    assert store.game_count() == 0
+
+
+def test_records_are_written_atomically_compressed_and_read_back(tmp_path):
+    record = GameRecord("g", 3, 200, (EntrantInfo("a", "v1", "/a"), EntrantInfo("b", "v1", "/b")),
+                        scores=(200, 0), winner=0, rounds=1)
+    path = tmp_path / "m" / "00000-0.json.gz"
+    write_record(record, path)
+    assert path.read_bytes()[:2] == b"\x1f\x8b"
+    assert read_record(path) == record
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temp file left
