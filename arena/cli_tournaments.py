@@ -77,14 +77,14 @@ def tournament(config: str, workers: int | None, show_standings: bool) -> None:
         else:
             progress.advance(1, line)
 
-    try:
-        with _errors():
+    with _errors():
+        try:
             summary = run_tournament(cfg, workers, on_progress)
-    except TournamentInterrupted as exc:
-        if progress is not None:
-            progress.close()
-        click.echo(f"Error: {exc}", err=True)
-        raise SystemExit(_INTERRUPTED) from None
+        except TournamentInterrupted as exc:
+            if progress is not None:
+                progress.close()
+            click.echo(f"Error: {exc}", err=True)
+            raise SystemExit(_INTERRUPTED) from None
     if progress is not None:
         progress.close()
     click.echo(f"{cfg.name}: {summary.played} games played in {summary.seconds:.1f} s "
