@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/arena demo
+	$(BIN)/arena tournament tournaments/demo.toml
 
 test: $(STAMP)
 	sh scripts/setup-bots.sh

@@ -125,13 +125,15 @@ def submit(bot_dir: str, config: str) -> None:
 def _anchor_options(cfg: Any, anchor: str | None, anchor_elo: float | None,
                     prior: float | None) -> dict[str, Any]:
     """Rating options: command-line values over the config's (or, with no config, the
-    store's, filled in later)."""
-    options: dict[str, Any] = {"anchor": anchor, "anchor_elo": anchor_elo, "prior": prior}
+    store's, filled in later). An anchor named on the command line must exist; the config's
+    falls back to mean-centred ratings when no entrant has that name."""
+    options: dict[str, Any] = {"anchor": anchor, "anchor_elo": anchor_elo, "prior": prior,
+                               "explicit": anchor is not None}
     if cfg is not None:
         r = cfg.ratings
-        options = {"anchor": r.anchor if anchor is None else anchor,
-                   "anchor_elo": r.anchor_elo if anchor_elo is None else anchor_elo,
-                   "prior": r.prior if prior is None else prior}
+        options.update({"anchor": r.anchor if anchor is None else anchor,
+                        "anchor_elo": r.anchor_elo if anchor_elo is None else anchor_elo,
+                        "prior": r.prior if prior is None else prior})
     return options
 
 
@@ -144,8 +146,14 @@ def _rating_options(store: Any, options: dict[str, Any]) -> dict[str, Any]:
     elo = float(store.meta("anchor_elo") or 0.0) if elo is None else elo
     prior = options["prior"]
     prior = float(store.meta("prior") or 2.0) if prior is None else prior
-    return {"anchor": resolve_entrant(store, anchor) if anchor else None, "anchor_elo": elo,
-            "prior": prior}
+    key = None
+    if anchor:
+        try:
+            key = resolve_entrant(store, anchor)
+        except ConfigError:
+            if options["explicit"]:
+                raise
+    return {"anchor": key, "anchor_elo": elo, "prior": prior}
 
 
 def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchups: bool,

@@ -239,7 +239,7 @@ class LiveStandings:
         self.text = ""
 
     def line(self, force: bool = False) -> str:
-        if force or time.monotonic() - self.last >= self.every:
+        if force or not self.text or time.monotonic() - self.last >= self.every:
             self.last = time.monotonic()
             self.text = self._compute()
         return self.text
