@@ -95,8 +95,11 @@ def tournament(config: str, workers: int | None, show_standings: bool) -> None:
                    err=True)
     if show_standings and summary.stored:
         click.echo("")
-        click.echo(_standings_text(cfg.storage, _anchor_options(cfg, None, None, None), False,
-                                   False, 0, False, "terminal"), nl=False)
+        try:
+            click.echo(_standings_text(cfg.storage, _anchor_options(cfg, None, None, None),
+                                       False, False, 0, False, "terminal"), nl=False)
+        except click.ClickException as exc:  # e.g. not enough games to rate yet
+            click.echo(f"No standings yet: {exc.format_message()}", err=True)
     if summary.pending:
         raise SystemExit(1)
 

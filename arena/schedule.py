@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
