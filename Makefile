@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
+	sh scripts/setup-bots.sh
 	$(BIN)/arena tournament tournaments/demo.toml
 
 test: $(STAMP)

@@ -8,6 +8,7 @@ through the rules engine and checks that the same events come out.
 
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -114,9 +115,13 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
+        """Read a record saved by `save`, or a tournament's gzipped record (`.json.gz`)."""
         try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as exc:
+            raw = Path(path).read_bytes()
+            if raw[:2] == b"\x1f\x8b":
+                raw = gzip.decompress(raw)
+            data = json.loads(raw)
+        except (OSError, ValueError, EOFError) as exc:
             raise ArenaError(f"{path}: cannot read game record: {exc}") from None
         return cls.from_json(data)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import logging
 
 import pytest
@@ -34,6 +35,9 @@ def test_record_round_trips_through_json_and_resimulates_exactly(heuristic_bot, 
     record.save(path)
     loaded = GameRecord.load(path)
     assert loaded == record
+    zipped = tmp_path / "game.json.gz"
+    zipped.write_bytes(gzip.compress(path.read_bytes()))
+    assert GameRecord.load(zipped) == record, "tournament records are gzipped"
     game = resimulate(loaded)
     assert game.over and tuple(game.scores) == record.scores
 
