@@ -54,6 +54,13 @@ class ResourceLimits:
 DEFAULT_LIMITS = ResourceLimits()
 
 
+def _dies_with_parent(argv: list[str]) -> list[str]:
+    """`argv` run so that the kernel kills it (SIGKILL) if the process that started it dies,
+    even by SIGKILL, when no clean-up code can run (util-linux `setpriv --pdeathsig`)."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else argv
+
+
 class BotProcess:
     """One running bot program. Its stdout and stderr are merged and kept as a bounded tail."""
 
@@ -84,7 +91,7 @@ class BotProcess:
             where = "on PATH" if os.sep not in program else f"in {self.cwd}"
             raise FileNotFoundError(f"no executable program {program!r} {where}")
         self._proc = subprocess.Popen(
-            self.limits.wrap(self.argv), cwd=self.cwd, env=self._env, stdin=subprocess.DEVNULL,
+            _dies_with_parent(self.limits.wrap(self.argv)), cwd=self.cwd, env=self._env, stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         self._reader = threading.Thread(target=self._read_output, name=f"output-{self.label}",
                                         daemon=True)

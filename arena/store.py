@@ -250,14 +250,16 @@ class Store:
         return self.db.execute("SELECT count(*) FROM games").fetchone()[0]
 
     def results(self, keys: Iterable[str] | None = None) -> list[GameResult]:
-        """Stored games as the ratings see them, in the order they finished; with `keys`,
-        only games between those entrants."""
+        """Stored games as the ratings see them, in schedule order (pair index, then game id),
+        so that even the order-dependent incremental Elo does not depend on when games
+        finished or how often a run was interrupted; with `keys`, only games between those
+        entrants."""
         wanted = None if keys is None else set(keys)
         results = []
         for (pair_id, team0, team1, s0, s1, winner, termination,
              fault_team) in self.db.execute(
                 "SELECT pair_id, team0, team1, score0, score1, winner, termination, fault_team "
-                "FROM games ORDER BY rowid"):
+                "FROM games ORDER BY pair_index, game_id"):
             if wanted is not None and not {team0, team1} <= wanted:
                 continue
             kind = Termination(termination)
