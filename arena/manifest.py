@@ -87,13 +87,15 @@ def load_manifest(folder: str | Path) -> BotManifest:
 
 def limits_from(path: Path, table: object, key: str,
                 base: ResourceLimits = DEFAULT_LIMITS) -> ResourceLimits:
-    """Resource limits from a TOML table (any field omitted keeps `base`'s); ConfigError if bad.
+    """Resource limits from a TOML table (any field omitted keeps `base`'s); ConfigError if bad."""
+    return dataclasses.replace(base, **limit_overrides(path, table, key))
 
-    A value of 0 means no limit.
-    """
+
+def limit_overrides(path: Path, table: object, key: str) -> dict[str, int | None]:
+    """The limits a TOML table sets, by field name (0 means no limit: None); ConfigError if bad."""
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: key {key!r} must be a table")
-    fields = {"memory_mb", "cpu_seconds", "processes", "open_files"}
+    fields = {f.name for f in dataclasses.fields(ResourceLimits)}
     values = {}
     for name, value in table.items():
         if name not in fields:
@@ -103,7 +105,7 @@ def limits_from(path: Path, table: object, key: str,
             raise ConfigError(f"{path}: key '{key}.{name}' must be a whole number >= 0 "
                               f"(0: no limit), not {value!r}")
         values[name] = value or None
-    return dataclasses.replace(base, **values)
+    return values
 
 
 def folder_hash(folder: str | Path) -> str:

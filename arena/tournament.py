@@ -113,7 +113,7 @@ def register_entrants(config: TournamentConfig, store: Store,
                                           False))
         if build:
             _build(manifest)
-        entrants[key] = Entrant(manifest, version)
+        entrants[key] = Entrant(config.with_limits(manifest), version)
     return entrants
 
 

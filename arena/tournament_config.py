@@ -24,6 +24,12 @@ grace = 0.2
 anchor = "random"             # entrant (bot name) held at anchor_elo; "" = mean-centred
 anchor_elo = 0.0
 prior = 2.0                   # virtual draws per matchup (BayesElo's prior)
+
+[limits]                      # optional; per bot process, over each bot.toml's own [limits]
+memory_mb = 4096              # address space; 0 = no limit
+cpu_seconds = 600
+processes = 256
+open_files = 256
 ```
 
 Every mistake is a `ConfigError` naming the file, the key and the problem; bot folders are
@@ -32,14 +38,15 @@ checked too (each must hold a valid `bot.toml`), so a bad config starts nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.manifest import BotManifest, load_manifest
+from arena.manifest import BotManifest, limit_overrides, load_manifest
 from arena.referee import TimeControl
 
 _TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
@@ -77,10 +84,19 @@ class TournamentConfig:
     records: Path
     time: TimeControl
     ratings: RatingsConfig
+    limits: dict[str, int | None] = field(default_factory=dict)
+    """Resource limits for every entrant's processes, over those of its own bot.toml."""
 
     @property
     def pairs_per_matchup(self) -> int:
         return self.games_per_matchup // 2
+
+    def with_limits(self, manifest: BotManifest) -> BotManifest:
+        """`manifest` with this tournament's resource limits applied over its own."""
+        if not self.limits:
+            return manifest
+        return dataclasses.replace(manifest,
+                                   limits=dataclasses.replace(manifest.limits, **self.limits))
 
     def workers(self, override: int | None = None) -> int:
         """Workers to run: `override` (-j) if given, else the config's, else the core count."""
@@ -104,7 +120,7 @@ def load_config(path: str | Path) -> TournamentConfig:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    _known(path, data, "", {"tournament", "time", "ratings"})
+    _known(path, data, "", {"tournament", "time", "ratings", "limits"})
     section = _table(path, data, "tournament", required=True)
     _known(path, section, "tournament.", _TOURNAMENT_KEYS)
     name = _get(path, section, "tournament.name", str, path.stem)
@@ -126,7 +142,8 @@ def load_config(path: str | Path) -> TournamentConfig:
     records = _relative_path(path, section, "tournament.records", f"{storage.name}.records")
     return TournamentConfig(path, name, _entrants(path, section), games, target, seed,
                             concurrency, storage, records, _time(path, data),
-                            _ratings(path, data))
+                            _ratings(path, data),
+                            limit_overrides(path, data.get("limits", {}), "limits"))
 
 
 def _entrants(path: Path, section: dict[str, Any]) -> tuple[BotManifest, ...]:

@@ -88,3 +88,18 @@ def test_a_store_started_with_another_seed_is_refused(tmp_path, two_bots):
     path.write_text(path.read_text().replace("seed = 7", "seed = 8"))
     with pytest.raises(ConfigError, match="'tournament.seed'.*started with seed = 7"):
         open_store(load_config(path))
+
+
+def test_tournament_limits_apply_over_each_bots_own(tmp_path, two_bots):
+    config = load_config(write_config(tmp_path, two_bots,
+                                      extra="\n[limits]\nmemory_mb = 1024\ncpu_seconds = 0\n"))
+    assert config.limits == {"memory_mb": 1024, "cpu_seconds": None}
+    limited = config.with_limits(config.entrants[0])
+    assert limited.limits.memory_mb == 1024 and limited.limits.cpu_seconds is None
+    assert limited.limits.open_files == config.entrants[0].limits.open_files
+
+
+def test_bad_tournament_limits_name_file_key_and_problem(tmp_path, two_bots):
+    path = write_config(tmp_path, two_bots, extra="\n[limits]\nmemory_mb = -5\n")
+    with pytest.raises(ConfigError, match=r"t\.toml: key 'limits\.memory_mb' must be a whole"):
+        load_config(path)
