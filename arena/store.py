@@ -307,11 +307,4 @@ def write_record(record: GameRecord, path: Path) -> None:
 
 def read_record(path: str | Path) -> GameRecord:
     """Read a record file written by `write_record` (or a plain JSON one)."""
-    try:
-        raw = Path(path).read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        data = json.loads(raw)
-    except (OSError, ValueError, EOFError) as exc:
-        raise ArenaError(f"{path}: cannot read game record: {exc}") from None
-    return GameRecord.from_json(data)
+    return GameRecord.load(path)

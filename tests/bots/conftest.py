@@ -42,19 +42,5 @@ def need(language: str) -> None:
     pytest.skip(message)
 
 
-def processes_in(folder: Path) -> list[int]:
-    """Pids of live processes whose working directory is `folder` (bots run in their folder)."""
-    pids = []
-    for name in os.listdir("/proc"):
-        try:
-            if name.isdigit() and os.readlink(f"/proc/{name}/cwd") == str(folder.resolve()):
-                with open(f"/proc/{name}/stat") as stat:
-                    if stat.read().split(")")[-1].split()[0] != "Z":
-                        pids.append(int(name))
-        except OSError:
-            continue
-    return pids
-
-
 def entrant(folder: Path) -> Entrant:
     return Entrant(load_manifest(folder), folder_hash(folder))

@@ -8,7 +8,8 @@ from click.testing import CliRunner
 
 from arena.checkbot import Status, check_bot
 from arena.cli import main
-from tests.bots.conftest import BOTS, BROKEN, processes_in
+from tests.bots.conftest import BOTS, BROKEN
+from tests.processes import bot_processes as processes_in
 
 # fault -> (the item that must fail, a word its "got" must contain, a word of its section)
 EXPECTED = {

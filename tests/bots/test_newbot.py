@@ -9,7 +9,8 @@ from arena.checkbot import check_bot
 from arena.cli import main
 from arena.manifest import load_manifest
 from arena.newbot import LANGUAGES
-from tests.bots.conftest import need, processes_in
+from tests.bots.conftest import need
+from tests.processes import bot_processes as processes_in
 
 
 @pytest.mark.timeout(120)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -17,22 +16,6 @@ FAST = TimeControl(hello=5.0, decision=2.0, bank=60.0, grace=0.2)
 
 def entrant(folder: Path) -> Entrant:
     return Entrant(load_manifest(folder), folder_hash(folder))
-
-
-def bot_processes(folder: Path) -> list[int]:
-    """Pids of live processes whose working directory is `folder` (bots run in their folder)."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            if os.readlink(f"/proc/{name}/cwd") == str(folder):
-                with open(f"/proc/{name}/stat") as stat:
-                    if stat.read().split(")")[-1].split()[0] != "Z":
-                        pids.append(int(name))
-        except OSError:
-            continue
-    return pids
 
 
 @pytest.fixture

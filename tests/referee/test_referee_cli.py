@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from tests.referee.conftest import ROOT, bot_processes
+from tests.referee.conftest import ROOT
+from tests.processes import bot_processes
 
 pytestmark = pytest.mark.timeout(120)
 

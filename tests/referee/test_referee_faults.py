@@ -8,7 +8,8 @@ import pytest
 from arena.manifest import BotManifest
 from arena.record import Termination
 from arena.referee import Entrant, GameSpec, Match, TimeControl, run_game
-from tests.referee.conftest import FAST, HERE, ROOT, bot_processes
+from tests.referee.conftest import FAST, HERE, ROOT
+from tests.processes import bot_processes
 
 pytestmark = pytest.mark.timeout(120)
 FAULTY = HERE / "bots" / "faulty"

@@ -9,7 +9,8 @@ import pytest
 
 from arena.record import GameRecord, Termination, resimulate
 from arena.referee import GameSpec, Match, run_game
-from tests.referee.conftest import FAST, ROOT, bot_processes
+from tests.referee.conftest import FAST, ROOT
+from tests.processes import bot_processes
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -8,7 +8,8 @@ import pytest
 from arena.botproc import OUTPUT_TAIL_BYTES
 from arena.record import Termination
 from arena.referee import GameSpec, run_game
-from tests.referee.conftest import FAST, HERE, bot_processes
+from tests.referee.conftest import FAST, HERE
+from tests.processes import bot_processes
 
 pytestmark = pytest.mark.timeout(120)
 FAULTY = HERE / "bots" / "faulty"

@@ -11,7 +11,8 @@ from arena.errors import ConfigError
 from arena.manifest import load_manifest
 from arena.record import Termination
 from arena.referee import Entrant, GameSpec, TimeControl, run_game
-from tests.referee.conftest import HERE, bot_processes
+from tests.referee.conftest import HERE
+from tests.processes import bot_processes
 
 pytestmark = pytest.mark.timeout(120)
 LIMITED = """

@@ -21,7 +21,7 @@ from arena.rules import (
     Pass,
     Play,
 )
-from arena.rules.cards import cards_of, parse_card, rank_of, suit_of
+from arena.rules.cards import cards_of, parse_card
 from arena.rules.moves import bombs
 
 SPECIALS = ("Mahjong", "Dog", "Phoenix", "Dragon")

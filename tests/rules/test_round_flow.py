@@ -11,7 +11,6 @@ from arena.rules import (
     DecisionKind,
     Exchange,
     Game,
-    GiveDragon,
     GrandTichu,
     Pass,
     Play,

@@ -21,7 +21,8 @@ from arena.cli import main
 from arena.manifest import folder_hash, load_manifest
 from arena.record import Termination
 from arena.referee import Entrant, GameSpec, Match
-from tests.tournament.conftest import bot_processes, game_rows
+from tests.tournament.conftest import game_rows
+from tests.processes import bot_processes
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -52,22 +51,6 @@ def game_rows(db: Path) -> list[tuple]:
     with sqlite3.connect(db) as conn:
         return conn.execute("SELECT game_id, pair_id, team0, team1, score0, score1, winner, "
                             "rounds, termination, record FROM games ORDER BY game_id").fetchall()
-
-
-def bot_processes(folder: Path) -> list[int]:
-    """Pids of live processes whose working directory is `folder` (bots run in their folder)."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            if os.readlink(f"/proc/{name}/cwd") == str(folder):
-                with open(f"/proc/{name}/stat") as stat:
-                    if stat.read().split(")")[-1].split()[0] != "Z":
-                        pids.append(int(name))
-        except OSError:
-            continue
-    return pids
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ and Ctrl-C without losing or double-counting a game; submit adds an entrant."""
 
 from __future__ import annotations
 
-import os
 import signal
 import sqlite3
 import subprocess
@@ -16,7 +15,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.store import read_record
-from tests.tournament.conftest import ROOT, bot_processes, copy_bot, game_rows, write_config
+from tests.tournament.conftest import ROOT, copy_bot, game_rows, write_config
+from tests.processes import bot_processes
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -60,7 +60,7 @@ def rank(card):
 
 def illegal_action(message):
     """The illegal action of kind `illegal_kind` possible in this request, or None."""
-    obs, kind, rid = message["observation"], message["kind"], message["id"]
+    obs, kind = message["observation"], message["kind"]
     hand = obs["hand"]
     table = obs["table"]
     naturals = [c for c in hand if rank(c)]

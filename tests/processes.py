@@ -1,0 +1,24 @@
+"""Finding bot processes from tests: bots run in their own folder, so their working
+directory tells them apart."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def bot_processes(folder: Path) -> list[int]:
+    """Pids of live (not zombie) processes whose working directory is `folder`."""
+    wanted = str(Path(folder).resolve())
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            if os.readlink(f"/proc/{name}/cwd") == wanted:
+                with open(f"/proc/{name}/stat") as stat:
+                    if stat.read().split(")")[-1].split()[0] != "Z":
+                        pids.append(int(name))
+        except OSError:
+            continue
+    return pids
