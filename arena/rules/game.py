@@ -160,7 +160,7 @@ class Game:
         cached = self._cache.get(seat)
         if cached is not None:
             return cached
-        if seat not in self.to_act():
+        if not (seat == self.turn if self.phase is DecisionKind.PLAY else seat in self.to_act()):
             raise IllegalAction("not-your-turn", f"seat {seat} has no decision to make now")
         decision = self._build_decision(seat)
         self._cache[seat] = decision
@@ -529,7 +529,8 @@ class Game:
         return seat
 
     def _active_mask(self) -> int:
-        return sum(1 << s for s in range(4) if self.hands[s])
+        h = self.hands
+        return (h[0] and 1) | (h[1] and 2) | (h[2] and 4) | (h[3] and 8)
 
     # ----- end of round and game -----------------------------------------------------------
 
@@ -585,8 +586,11 @@ class Game:
         event = Event(kind, seat, visible_to, data)
         self.events.append(event)
         if visible_to == PUBLIC:
-            for seen in self._seat_events:
-                seen.append(event)
+            a, b, c, d = self._seat_events
+            a.append(event)
+            b.append(event)
+            c.append(event)
+            d.append(event)
         else:
             self._seat_events[visible_to].append(event)
 
