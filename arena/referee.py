@@ -351,11 +351,11 @@ class _GameRun:
                     raise _BotFault(Termination.TIMEOUT, seat, f"no reply within "
                                     f"{p.limit:.3f} s (+{grace:g} s grace)", "timeout",
                                     request_id=p.request_id, overrun=round(overrun, 3))
-            self._check_alive()
             wait = min(p.sent_at + p.limit + grace for p in self.pending.values()) - now
             incoming = self.match.socket.receive(max(0.0, min(wait + 0.001, _POLL)))
             if incoming is None:
-                continue
+                self._check_alive()  # silence: has a bot died? (checked only then: it is cheap
+                continue             # to wait _POLL more for a dead bot, costly to ask each time)
             conn = self.match.by_identity.get(incoming.identity)
             if conn is None or conn not in self.seats:
                 continue  # not a bot of this game (a rejected hello's socket): ignore it
