@@ -65,10 +65,7 @@ def load_manifest(folder: str | Path) -> BotManifest:
         raise ConfigError(f"{folder}: not a bot folder (no such directory)")
     if not path.is_file():
         raise ConfigError(f"{path}: missing; every bot folder needs a {MANIFEST}")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path)
     name = _string(path, data, "name")
     if not _NAME.match(name):
         raise ConfigError(f"{path}: key 'name': {name!r} must be 1-64 letters, digits, "
@@ -83,6 +80,14 @@ def load_manifest(folder: str | Path) -> BotManifest:
     return BotManifest(folder, name, _string(path, data, "version"),
                        _string(path, data, "language"), command, build,
                        limits_from(path, data.get("limits", {}), "limits"))
+
+
+def read_toml(path: Path) -> dict:
+    """The table of a TOML file; ConfigError naming the file if it is not valid TOML."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
 
 def limits_from(path: Path, table: object, key: str,

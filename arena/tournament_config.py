@@ -40,13 +40,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.manifest import BotManifest, limit_overrides, load_manifest
+from arena.manifest import BotManifest, limit_overrides, load_manifest, read_toml
 from arena.referee import TimeControl
 
 _TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
@@ -116,10 +115,7 @@ def load_config(path: str | Path) -> TournamentConfig:
     path = Path(path).resolve()
     if not path.is_file():
         raise ConfigError(f"{path}: no such tournament config")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path)
     _known(path, data, "", {"tournament", "time", "ratings", "limits"})
     section = _table(path, data, "tournament", required=True)
     _known(path, section, "tournament.", _TOURNAMENT_KEYS)
