@@ -29,7 +29,7 @@ from arena.rules import (
     Pass,
     Play,
 )
-from arena.rules.cards import card_name, cards_of, parse_card
+from arena.rules.cards import card_name, card_names, parse_card
 
 Message = dict[str, Any]
 RANK_CHARS = "23456789TJQKA"
@@ -44,7 +44,7 @@ _KIND_ACTIONS = {
 
 def cards_text(cards: int) -> list[str]:
     """A card set as its wire list: card names ascending by card id."""
-    return [card_name(c) for c in cards_of(cards)]
+    return card_names(cards)
 
 
 def cards_mask(names: Iterable[str]) -> int:
