@@ -14,7 +14,7 @@ import zmq
 from arena import wire
 from arena.manifest import folder_hash, load_manifest
 from arena.referee import Entrant, GameSpec, Match, run_game
-from arena.rules import DecisionKind, Game
+from arena.rules import Game
 from arena.selfplay import play_game, random_player
 from protocol import codec
 
@@ -64,6 +64,7 @@ class TransportFigures:
     games: int
     games_per_s: float
     decisions_per_game: float
+    asked_per_game: float
 
     def lines(self) -> list[str]:
         ratio = self.referee_median_us / self.raw_median_us
@@ -75,7 +76,9 @@ class TransportFigures:
             f"({ratio:.2f}x raw); wall time per decision {self.referee_wall_us:.0f} us",
             f"(c) full games to 1000, four random Python bot processes (started once): "
             f"{self.games} games, "
-            f"{self.games_per_s:.2f} games/s, {self.decisions_per_game:.0f} decisions per game",
+            f"{self.games_per_s:.2f} games/s, {self.decisions_per_game:.0f} decisions per game, "
+            f"{self.asked_per_game:.0f} of them asked over the wire (the others passed by the "
+            f"referee: auto_pass)",
         ]
 
 
@@ -89,17 +92,20 @@ def bench_transport(games: int = 3, round_trips: int = 2000, seed: int = 0) -> T
     wall = time.perf_counter() - start
     latencies = sorted(d["latency_ms"] * 1000 for d in record.decisions)
     rand = _entrant(Path(__file__).resolve().parent.parent / "bots" / "random")
-    decisions = 0
+    decisions = asked = 0
     start = time.perf_counter()
     with Match(rand, rand) as match:  # processes start once and play every game (multi_game)
         for i in range(games):
             spec = GameSpec(f"bench-random-{i}", seed + i, (rand, rand))
-            decisions += len(match.play(spec, last=i == games - 1).decisions)
+            played = match.play(spec, last=i == games - 1).decisions
+            decisions += len(played)
+            asked += sum(1 for d in played if not d.get("auto"))
     seconds = time.perf_counter() - start
     return TransportFigures(
         _percentile(raw, 50), _percentile(raw, 90), len(request),
         _percentile(latencies, 50), _percentile(latencies, 90),
-        wall / max(1, len(record.decisions)) * 1e6, games, games / seconds, decisions / games)
+        wall / max(1, len(record.decisions)) * 1e6, games, games / seconds, decisions / games,
+        asked / games)
 
 
 def _entrant(folder: Path) -> Entrant:
@@ -108,17 +114,22 @@ def _entrant(folder: Path) -> Entrant:
 
 
 def _typical_request(seed: int) -> bytes:
-    """The packed request of the first regular turn of a game: a typical size and shape."""
-    game = Game(seed)
-    rng = random.Random(seed)
-    player = random_player(rng)
-    while game.phase is not DecisionKind.PLAY:
-        for seat in game.to_act():
-            game.apply(seat, player(game.decision(seat)))
-    seat = game.to_act()[0]
-    events = wire.events_for(seat, game.events)
-    return codec.pack(wire.request_message(game.decision(seat), game.observation(seat), events,
-                                           0, 1000))
+    """A request of median size among those a game of random players asks (with the events
+    each carries): a typical size and shape."""
+    game = Game(seed, 300)
+    player = random_player(random.Random(seed))
+    sent = [0, 0, 0, 0]
+    requests = []
+    while not game.over:
+        seat = game.to_act()[0]
+        decision = game.decision(seat)
+        if not decision.only_pass:
+            events = wire.events_for(seat, game.events[sent[seat]:])
+            sent[seat] = len(game.events)
+            requests.append(codec.pack(wire.request_message(
+                decision, game.observation(seat), events, len(requests), 1000)))
+        game.apply(seat, player(decision))
+    return sorted(requests, key=len)[len(requests) // 2]
 
 
 def _raw_round_trips(request: bytes, count: int) -> list[float]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import wire
-from arena.rules import Game
+from arena.rules import PASS, Game
 from protocol import codec
 from protocol.sdk import Bot, Session
 
@@ -73,7 +73,8 @@ def play_game(seed: int, bots: Sequence[Bot], target: int = 1000, wire_bytes: bo
     """
     links = [_Link(s, Session(bot, f"token-{s}"), wire_bytes, record)
              for s, bot in enumerate(bots)]
-    with_options = [_handshake(link, seed, target, bots, game_id) for link in links]
+    capabilities = [_handshake(link, seed, target, bots, game_id) for link in links]
+    with_options = ["no_options" not in c for c in capabilities]
     game = Game(seed, target)
     sent = [0, 0, 0, 0]
     request_id = 0
@@ -81,6 +82,10 @@ def play_game(seed: int, bots: Sequence[Bot], target: int = 1000, wire_bytes: bo
         asked = []
         for seat in game.to_act():
             decision = game.decision(seat)
+            if decision.only_pass and "auto_pass" in capabilities[seat]:
+                game.apply(seat, PASS)  # as the referee does: no request, a request id
+                request_id += 1
+                break
             events = wire.events_for(seat, game.events[sent[seat]:])
             sent[seat] = len(game.events)
             asked.append((seat, decision, wire.request_message(
@@ -96,12 +101,14 @@ def play_game(seed: int, bots: Sequence[Bot], target: int = 1000, wire_bytes: bo
     return game
 
 
-def _handshake(link: _Link, seed: int, target: int, bots: Sequence[Bot], game_id: str) -> bool:
+def _handshake(link: _Link, seed: int, target: int, bots: Sequence[Bot],
+               game_id: str) -> list[str]:
+    """Hello and welcome; the capabilities the bot said."""
     hello = link.carry(link.session.hello(), "bot")
     with_options = "no_options" not in hello["capabilities"]
     link.to_bot(wire.welcome_message(link.seat, game_id, target, [b.name for b in bots],
                                      10000, DEADLINE_MS, codec.MAX_MESSAGE_BYTES, with_options))
-    return with_options
+    return hello["capabilities"]
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from arena.botproc import BotProcess
 from arena.errors import IllegalAction
 from arena.manifest import BotManifest
 from arena.record import EntrantInfo, Fault, GameRecord, Termination
-from arena.rules import PUBLIC, Decision, Game
+from arena.rules import PASS, PUBLIC, Decision, Game
 from arena.transport import RefereeSocket
 from protocol import codec
 from protocol.codec import ProtocolError
@@ -108,6 +108,7 @@ class _Conn:
     identity: bytes | None = None
     with_options: bool = True
     multi_game: bool = False
+    auto_pass: bool = False  # pass for it, unasked, where passing is all it may do
     greeted: bool = False  # has had a welcome in its current session
     ended: bool = False    # its session is over: stop it before the next game
 
@@ -251,6 +252,7 @@ class Match:
         conn.identity = identity
         conn.with_options = "no_options" not in hello["capabilities"]
         conn.multi_game = "multi_game" in hello["capabilities"]
+        conn.auto_pass = "auto_pass" in hello["capabilities"]
         self.by_identity[identity] = conn
         logger.debug("%s: hello from %s %s", conn.label, hello["name"], hello["version"])
 
@@ -322,9 +324,29 @@ class _GameRun:
         game = self.game
         while not game.over:
             for seat in game.to_act():
-                if seat not in self.pending:
-                    self._ask(seat)
-            self._await_reply()
+                if seat in self.pending:
+                    continue
+                decision = game.decision(seat)
+                if decision.only_pass and self.seats[seat].auto_pass:
+                    self._pass_for(seat, decision)
+                    break  # the game moved on: see who is to act now
+                self._ask(seat)
+            else:
+                self._await_reply()
+
+    def _pass_for(self, seat: int, decision: Decision) -> None:
+        """Pass for a seat that said `auto_pass` and may do nothing else: no request is sent,
+        the seat learns of its pass from the event; the decision still takes a request id."""
+        request_id = self.match.next_request_id
+        self.match.next_request_id += 1
+        self.game.apply(seat, PASS)
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("%s: passes automatically (request id %d)", self.seats[seat].label,
+                         request_id)
+        self.record.decisions.append({
+            "seat": seat, "id": request_id, "kind": decision.kind.value,
+            "action": {"action": "pass"},
+            "call_tichu": False, "wish": None, "latency_ms": 0.0, "auto": True})
 
     def _ask(self, seat: int) -> None:
         game = self.game

@@ -44,8 +44,11 @@ def summary(record: GameRecord) -> str:
         lines.append(tabulate(rows, headers=["round", "cards", "calls", "", "called",
                                              "score"], tablefmt="simple"))
         lines.append("")
+    auto = sum(1 for d in record.decisions if d.get("auto"))
+    passed = f" ({auto} passed by the referee: auto_pass)" if auto else ""
     lines.append(f"Final score {record.scores[0]}:{record.scores[1]} after {record.rounds} "
-                 f"rounds and {len(record.decisions)} decisions, in {record.seconds:.2f} s")
+                 f"rounds and {len(record.decisions)} decisions{passed}, in "
+                 f"{record.seconds:.2f} s")
     lines.append(outcome(record))
     used = ", ".join(f"seat {s}: {t:.3f} s" for s, t in enumerate(record.time_used))
     lines.append(f"Time used: {used}")

@@ -157,7 +157,7 @@ class Session:
     def hello(self) -> Message:
         return validate({"type": "hello", "protocol": PROTOCOL_VERSION, "token": self.token,
                          "name": self.bot.name, "version": self.bot.version,
-                         "capabilities": _with_multi_game(self.bot.capabilities)}, "bot")
+                         "capabilities": _with_sdk_capabilities(self.bot.capabilities)}, "bot")
 
     def handle(self, message: Message) -> Message | None:
         kind = message["type"]
@@ -191,9 +191,14 @@ class Session:
             self.bot.on_event(event)
 
 
-def _with_multi_game(capabilities: Sequence[str]) -> list[str]:
-    """The SDK plays any number of games in one session, so it always says `multi_game`."""
-    return list(capabilities) + ([] if "multi_game" in capabilities else ["multi_game"])
+SDK_CAPABILITIES = ("multi_game", "auto_pass")
+
+
+def _with_sdk_capabilities(capabilities: Sequence[str]) -> list[str]:
+    """The bot's own capabilities and those the SDK always asks for: `multi_game` (it plays
+    any number of games in one session) and `auto_pass` (a turn on which passing is all a
+    seat may do is not asked: nothing is left to decide, and the pass event tells of it)."""
+    return list(capabilities) + [c for c in SDK_CAPABILITIES if c not in capabilities]
 
 
 # ----- running over ZeroMQ ------------------------------------------------------------------

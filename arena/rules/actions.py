@@ -181,6 +181,14 @@ class Decision:
     def can_pass(self) -> bool:
         return isinstance(self.options, PlayOptions) and self.options.can_pass
 
+    @property
+    def only_pass(self) -> bool:
+        """Passing is the only legal action and there is no free flag to set (no Tichu call
+        allowed): nothing is left to decide."""
+        options = self.options
+        return (isinstance(options, PlayOptions) and options.can_pass
+                and not options.combinations and not self.may_call_tichu)
+
     def allows(self, action: Action) -> bool:
         """Whether `action` is legal for this decision (free flags included)."""
         if getattr(action, "call_tichu", False) and not self.may_call_tichu:

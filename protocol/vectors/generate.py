@@ -83,6 +83,10 @@ def valid_messages() -> list[tuple[str, str, dict[str, Any]]]:
         ("hello_no_options", "bot", {"type": "hello", "protocol": 1, "token": "t0k3n",
                                      "name": "my-bot", "version": "0.1",
                                      "capabilities": ["no_options"]}),
+        ("hello_multi_game_auto_pass", "bot", {"type": "hello", "protocol": 1,
+                                               "token": "t0k3n", "name": "my-bot",
+                                               "version": "0.2",
+                                               "capabilities": ["multi_game", "auto_pass"]}),
         ("welcome", "referee", wire.welcome_message(
             2, "g-000017", 1000, ["heuristic", "random", "heuristic", "random"],
             10000, 1000, codec.MAX_MESSAGE_BYTES, True)),
@@ -159,7 +163,8 @@ def malformed_frames() -> list[tuple[str, str, str, str]]:
         ("duplicate_key", "bot", "83a474797065a57265706c79a2696405a2696406", "duplicate_field"),
         ("missing_type", "bot", _pack({"id": 5, "option": 0}), "missing_field"),
         ("unknown_type", "bot", _pack({"type": "shout"}), "unknown_type"),
-        ("bot_sends_welcome", "bot", _pack(valid_messages()[2][2]), "unknown_type"),
+        ("bot_sends_welcome", "bot", _pack(next(m for name, _, m in valid_messages()
+                                                 if name == "welcome")), "unknown_type"),
         ("hello_missing_token", "bot", without(hello, "token"), "missing_field"),
         ("hello_protocol_string", "bot", _pack({**hello, "protocol": "1"}), "wrong_type"),
         ("hello_empty_name", "bot", _pack({**hello, "name": ""}), "bad_value"),

@@ -1,8 +1,10 @@
 """A bot for the referee's tests that writes every frame it receives to TICHU_TEST_SPY_DIR
-(one file per token, each frame length-prefixed) and plays the first option."""
+(one file per token, each frame length-prefixed) and plays option `id * 7919 % len(options)`
+(varied play, deterministic). Its arguments are the capabilities it says at hello."""
 
 import os
 import struct
+import sys
 
 import msgpack
 import zmq
@@ -14,7 +16,7 @@ sock = context.socket(zmq.DEALER)
 sock.setsockopt(zmq.LINGER, 500)
 sock.connect(os.environ["TICHU_ENDPOINT"])
 sock.send(msgpack.packb({"type": "hello", "protocol": 1, "token": token, "name": "spy",
-                         "version": "1"}))
+                         "version": "1", "capabilities": sys.argv[1:]}))
 while True:
     frame = sock.recv()
     log.write(struct.pack(">I", len(frame)) + frame)
@@ -27,7 +29,8 @@ while True:
             reply = {"type": "reply", "id": message["id"], "action": {
                 "action": "exchange", "give": message["observation"]["hand"][:3]}}
         else:
-            reply = {"type": "reply", "id": message["id"], "option": 0}
+            reply = {"type": "reply", "id": message["id"],
+                     "option": message["id"] * 7919 % len(message["options"])}
         sock.send(msgpack.packb(reply))
 sock.close()
 context.term()
