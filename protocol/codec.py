@@ -22,6 +22,7 @@ from protocol.schema import (
     REFEREE_MESSAGES,
     ProtocolError,
     check_message,
+    option_reply,
 )
 
 PROTOCOL_VERSION = 1
@@ -60,6 +61,10 @@ def decode(data: bytes, sender: str | None = None) -> dict[str, Any]:
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum "
                             f"{MAX_MESSAGE_BYTES}")
+    if sender != "referee":
+        fast = _option_reply_frame(data)
+        if fast is not None:
+            return fast
     try:
         value = msgpack.unpackb(data, raw=False, strict_map_key=False, use_list=True,
                                 object_pairs_hook=_unique_keys)
@@ -99,6 +104,22 @@ def unpack(data: bytes) -> dict[str, Any]:
     if type(value) is not dict or type(value.get("type")) is not str:
         raise ProtocolError("wrong_type", "", "a message is a map with a string 'type'")
     return value
+
+
+def _option_reply_frame(data: bytes | bytearray | memoryview) -> dict[str, Any] | None:
+    """The canonical form of a frame holding a valid reply that chooses an option, decoded
+    without a Python call per map; None for any other frame (the full path then decodes it
+    or names its fault). A fixmap whose entry count equals the decoded dict's size, with only
+    scalar values, cannot hide a repeated key."""
+    if not data or not 0x80 <= data[0] <= 0x8F:
+        return None
+    try:
+        value = msgpack.unpackb(data, raw=False)
+    except Exception:
+        return None
+    if type(value) is not dict or len(value) != data[0] & 0x0F or value.get("type") != "reply":
+        return None
+    return option_reply(value)
 
 
 def _unique_keys(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:

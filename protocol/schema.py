@@ -312,7 +312,30 @@ def _request_check(value: Any, path: str) -> dict[str, Any]:
     return out
 
 
+_REPLY_KEYS = frozenset({"type", "id", "option", "action", "call_tichu", "wish"})
+_RANK_SET = frozenset(RANKS)
+
+
+def option_reply(value: dict[str, Any]) -> dict[str, Any] | None:
+    """The canonical form of a valid reply that chooses an option, or None for anything else
+    (which the full check then accepts or rejects with its precise error). The common reply,
+    checked in a few operations instead of one check call per field."""
+    get = value.get
+    request_id, option, call, wish = get("id"), get("option"), get("call_tichu", False), \
+        get("wish")
+    if (type(request_id) is int and type(option) is int and 0 <= request_id <= INT32
+            and 0 <= option <= INT32 and get("action") is None and type(call) is bool
+            and (wish is None or type(wish) is str and wish in _RANK_SET)
+            and _REPLY_KEYS.issuperset(value)):
+        return {"type": "reply", "id": request_id, "option": option, "action": None,
+                "call_tichu": call, "wish": wish}
+    return None
+
+
 def _reply_check(value: Any, path: str) -> dict[str, Any]:
+    fast = option_reply(value) if type(value) is dict else None
+    if fast is not None:
+        return fast
     out = _REPLY_RECORD(value, path)
     if (out["option"] is None) == (out["action"] is None):
         raise ProtocolError("bad_value", "reply", "a reply holds exactly one of 'option' "

@@ -57,11 +57,12 @@ class Event(NamedTuple):
     data: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Observation:
+class Observation(NamedTuple):
     """Everything one seat may know, and nothing else.
 
     Card sets are bitmasks; per-seat tuples are indexed by seat; team tuples by team.
+    (A NamedTuple rather than a frozen dataclass: the referee builds one per request, and
+    a tuple is built several times faster; it is just as immutable.)
     """
 
     seat: int
@@ -187,19 +188,17 @@ class Game:
 
     def observation(self, seat: int) -> Observation:
         """What `seat` may know now: its own cards and the public state, nothing hidden."""
-        hands = self.hands
+        h0, h1, h2, h3 = self.hands
+        w0, w1, w2, w3 = self.won
         given, received = self._exchanged[seat]
         return Observation(
-            seat=seat, round_number=self.round_number, phase=self.phase, to_act=self.to_act(),
-            hand=hands[seat], hand_counts=tuple(h.bit_count() for h in hands),
-            grand_tichu=tuple(self.grand_tichu), tichu=tuple(self.tichu),
-            out_order=tuple(self.out_order), wish=self.wish, table=self.table,
-            table_seat=self.table_seat if self.table is not None else -1,
-            trick=self.trick, trick_points=points(self.trick), played=self.played_cards,
-            exchange_given=given, exchange_received=received,
-            points_taken=tuple(points(w) for w in self.won),
-            scores=(self.scores[0], self.scores[1]), target=self.target,
-            round_events=tuple(self._seat_events[seat]))
+            seat, self.round_number, self.phase, self.to_act(), self.hands[seat],
+            (h0.bit_count(), h1.bit_count(), h2.bit_count(), h3.bit_count()),
+            tuple(self.grand_tichu), tuple(self.tichu), tuple(self.out_order), self.wish,
+            self.table, self.table_seat if self.table is not None else -1, self.trick,
+            points(self.trick), self.played_cards, given, received,
+            (points(w0), points(w1), points(w2), points(w3)),
+            (self.scores[0], self.scores[1]), self.target, tuple(self._seat_events[seat]))
 
     # ----- rounds -------------------------------------------------------------------------
 

@@ -142,3 +142,87 @@ def test_arbitrary_values_raise_only_protocol_error(value):
         validate({"type": "reply", "id": 1, "action": value})
     except ProtocolError:
         pass
+
+
+# ----- the fast path for option replies must agree with the full decoder ---------------------
+
+def _full_reply_decode(data: bytes):
+    """The reference: every map through the duplicate-key hook, every field through its check."""
+    from protocol import codec, schema
+    try:
+        value = msgpack.unpackb(data, raw=False, strict_map_key=False,
+                                object_pairs_hook=codec._unique_keys)
+        if type(value) is not dict or value.get("type") != "reply":
+            return "not a reply"
+        out = schema._REPLY_RECORD(value, "reply")
+        if (out["option"] is None) == (out["action"] is None):
+            return "bad_value"
+        return out
+    except ProtocolError as exc:
+        return exc.code
+    except Exception:
+        return "not_msgpack"
+
+
+_scalar = (st.none() | st.booleans() | st.integers(-3, 3) | st.integers(2**31 - 2, 2**31 + 1)
+           | st.sampled_from(["reply", "2", "A", "Z", "", "request"]))
+_any = _scalar | st.lists(_scalar, max_size=2) | st.dictionaries(st.just("action"), _scalar)
+_VALID = {"type": st.just("reply"), "id": st.integers(0, 2**31 - 1),
+          "option": st.integers(0, 2**31 - 1), "action": st.none(),
+          "call_tichu": st.booleans(), "wish": st.none() | st.sampled_from(list("23456789TJQKA"))}
+
+
+@st.composite
+def _reply_like(draw):
+    """A valid option reply with some fields dropped, replaced by any value, or added."""
+    out = {}
+    for key, valid in _VALID.items():
+        how = draw(st.sampled_from(["valid"] * 4 + ["drop", "any"]))
+        if how != "drop":
+            out[key] = draw(valid if how == "valid" else _any)
+    if draw(st.booleans()) and draw(st.booleans()):
+        out["extra"] = draw(_any)
+    return out
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_reply_like(), st.booleans())
+def test_option_reply_fast_path_agrees_with_the_full_decoder(value, duplicate_id):
+    data = msgpack.packb(value)
+    if duplicate_id and 0 < len(value) < 15:  # the same key twice in one fixmap
+        data = bytes([data[0] + 1]) + data[1:] + msgpack.packb("id") + msgpack.packb(5)
+    expected = _full_reply_decode(data)
+    try:
+        got = decode(data, "bot")
+    except ProtocolError as exc:
+        got = exc.code
+    if isinstance(expected, dict):
+        assert got == expected and list(got) == list(expected)
+    elif expected != "not a reply":
+        assert got == expected
+
+
+def test_option_reply_with_a_repeated_key_is_refused():
+    frame = bytes([0x87]) + b"".join(msgpack.packb(x) for x in (
+        "type", "reply", "id", 5, "option", 0, "action", None, "call_tichu", False,
+        "wish", None, "id", 6))
+    with pytest.raises(ProtocolError) as info:
+        decode(frame, "bot")
+    assert info.value.code == "duplicate_field"
+
+
+@pytest.mark.parametrize("field, value", [
+    ("id", -1), ("id", 0), ("id", 2**31 - 1), ("id", 2**31), ("id", True), ("id", "5"),
+    ("option", -1), ("option", 0), ("option", 2**31 - 1), ("option", 2**31), ("option", False),
+    ("call_tichu", 0), ("call_tichu", True), ("call_tichu", None), ("wish", "A"),
+    ("wish", "1"), ("wish", ["A"]), ("action", {"action": "pass"}), ("extra", 1),
+])
+def test_option_reply_boundaries_agree_with_the_full_decoder(field, value):
+    reply = {"type": "reply", "id": 5, "option": 0, "action": None, "call_tichu": False,
+             "wish": None, field: value}
+    data = msgpack.packb(reply)
+    try:
+        got = decode(data, "bot")
+    except ProtocolError as exc:
+        got = exc.code
+    assert got == _full_reply_decode(data)
