@@ -10,9 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import zmq
+from tabulate import tabulate
 
 from arena import wire
 from arena.manifest import folder_hash, load_manifest
+from arena.placement import cpu_for_worker, pinned
 from arena.referee import Entrant, GameSpec, Match, run_game
 from arena.rules import Game
 from arena.selfplay import play_game, random_player
@@ -52,60 +54,86 @@ def bench_engine(games: int, seed: int = 0) -> EngineFigures:
 
 
 @dataclass(frozen=True)
-class TransportFigures:
-    """(a) raw ZeroMQ round trip, (b) the referee's decision round trip, (c) full games/s."""
+class PlacementFigures:
+    """(a), (b) and (c) measured with one placement of the processes on the CPUs."""
 
-    raw_median_us: float
-    raw_p90_us: float
-    request_bytes: int
-    referee_median_us: float
-    referee_p90_us: float
-    referee_wall_us: float
+    raw_bytes_us: tuple[float, float]    # (median, p90): echo of bytes, nothing decoded
+    raw_msgpack_us: tuple[float, float]  # (median, p90): the peer unpacks and packs
+    referee_us: tuple[float, float]      # (median, p90): request sent -> reply received
     games: int
     games_per_s: float
     decisions_per_game: float
     asked_per_game: float
 
+
+@dataclass(frozen=True)
+class TransportFigures:
+    """The transport benchmark: one CPU for everything (as tournament workers run) and CPUs
+    shared (the scheduler's choice)."""
+
+    requests: int
+    request_bytes: int  # the median size
+    pinned: PlacementFigures | None  # None where CPU affinity is not supported
+    shared: PlacementFigures
+
     def lines(self) -> list[str]:
-        ratio = self.referee_median_us / self.raw_median_us
-        return [
-            f"(a) raw pyzmq round trip, {self.request_bytes}-byte request between two processes:"
-            f" median {self.raw_median_us:.0f} us, p90 {self.raw_p90_us:.0f} us",
-            f"(b) referee decision round trip, trivial Python bot: median "
-            f"{self.referee_median_us:.0f} us, p90 {self.referee_p90_us:.0f} us "
-            f"({ratio:.2f}x raw); wall time per decision {self.referee_wall_us:.0f} us",
-            f"(c) full games to 1000, four random Python bot processes (started once): "
-            f"{self.games} games, "
-            f"{self.games_per_s:.2f} games/s, {self.decisions_per_game:.0f} decisions per game, "
-            f"{self.asked_per_game:.0f} of them asked over the wire (the others passed by the "
-            f"referee: auto_pass)",
+        columns = [("one CPU (pinned)", self.pinned)] if self.pinned else []
+        columns.append(("CPUs shared", self.shared))
+
+        def us(pair: tuple[float, float]) -> str:
+            return f"{pair[0]:.0f} us (p90 {pair[1]:.0f})"
+
+        rows = [
+            ["(a) raw pyzmq + msgpack round trip"] + [us(f.raw_msgpack_us) for _, f in columns],
+            ["(a) bytes only, the peer decodes nothing"] + [us(f.raw_bytes_us) for _, f in columns],
+            ["(b) referee round trip, trivial Python bot"]
+            + [f"{us(f.referee_us)} = {f.referee_us[0] / f.raw_msgpack_us[0]:.2f}x (a)"
+               for _, f in columns],
+            ["(c) games/s, four random Python bots"]
+            + [f"{f.games_per_s:.2f} ({f.games} games)" for _, f in columns],
+            ["(c) decisions per game (asked over the wire)"]
+            + [f"{f.decisions_per_game:.0f} ({f.asked_per_game:.0f})" for _, f in columns],
         ]
+        table = tabulate(rows, headers=[""] + [name for name, _ in columns], tablefmt="simple")
+        return [f"(a) sends in turn the {self.requests} requests a game of random players "
+                f"asks (median {self.request_bytes} bytes). Medians over single round trips; "
+                "(b) counts asked decisions only (the others are passed by the referee: "
+                "auto_pass).", "", *table.splitlines()]
 
 
 def bench_transport(games: int = 3, round_trips: int = 2000, seed: int = 0) -> TransportFigures:
-    """Measure (a), (b) and (c) of TransportFigures in one run on this machine."""
-    request = _typical_request(seed)
-    raw = _raw_round_trips(request, round_trips)
+    """Measure (a), (b) and (c) in one run, pinned to one CPU and with CPUs shared."""
+    requests = _game_requests(seed)
+    cpu = cpu_for_worker(0, 1)
+    pinned_figures = None
+    if cpu is not None:
+        with pinned(cpu):
+            pinned_figures = _measure(requests, games, round_trips, seed)
+    return TransportFigures(len(requests), sorted(map(len, requests))[len(requests) // 2],
+                            pinned_figures, _measure(requests, games, round_trips, seed))
+
+
+def _measure(requests: list[bytes], games: int, round_trips: int,
+             seed: int) -> PlacementFigures:
+    raw_bytes = _raw_round_trips(requests, round_trips, "bytes")
+    raw_msgpack = _raw_round_trips(requests, round_trips, "msgpack")
     trivial = _entrant(Path(__file__).parent / "benchbots" / "trivial")
-    start = time.perf_counter()
     record = run_game(GameSpec("bench-trivial", seed, (trivial, trivial), target=300))
-    wall = time.perf_counter() - start
-    latencies = sorted(d["latency_ms"] * 1000 for d in record.decisions)
+    latencies = sorted(d["latency_ms"] * 1000 for d in record.decisions if not d.get("auto"))
     rand = _entrant(Path(__file__).resolve().parent.parent / "bots" / "random")
     decisions = asked = 0
-    start = time.perf_counter()
     with Match(rand, rand) as match:  # processes start once and play every game (multi_game)
+        match.play(GameSpec("bench-warm-up", seed, (rand, rand), target=100), last=False)
+        start = time.perf_counter()
         for i in range(games):
             spec = GameSpec(f"bench-random-{i}", seed + i, (rand, rand))
             played = match.play(spec, last=i == games - 1).decisions
             decisions += len(played)
             asked += sum(1 for d in played if not d.get("auto"))
-    seconds = time.perf_counter() - start
-    return TransportFigures(
-        _percentile(raw, 50), _percentile(raw, 90), len(request),
-        _percentile(latencies, 50), _percentile(latencies, 90),
-        wall / max(1, len(record.decisions)) * 1e6, games, games / seconds, decisions / games,
-        asked / games)
+        seconds = time.perf_counter() - start
+    return PlacementFigures(_median_p90(raw_bytes), _median_p90(raw_msgpack),
+                            _median_p90(latencies), games, games / seconds, decisions / games,
+                            asked / games)
 
 
 def _entrant(folder: Path) -> Entrant:
@@ -113,9 +141,9 @@ def _entrant(folder: Path) -> Entrant:
     return Entrant(manifest, folder_hash(folder))
 
 
-def _typical_request(seed: int) -> bytes:
-    """A request of median size among those a game of random players asks (with the events
-    each carries): a typical size and shape."""
+def _game_requests(seed: int) -> list[bytes]:
+    """The packed requests a game of random players asks (each with the events it carries),
+    in order: real sizes and shapes for the raw round trips."""
     game = Game(seed, 300)
     player = random_player(random.Random(seed))
     sent = [0, 0, 0, 0]
@@ -129,20 +157,23 @@ def _typical_request(seed: int) -> bytes:
             requests.append(codec.pack(wire.request_message(
                 decision, game.observation(seat), events, len(requests), 1000)))
         game.apply(seat, player(decision))
-    return sorted(requests, key=len)[len(requests) // 2]
+    return requests
 
 
-def _raw_round_trips(request: bytes, count: int) -> list[float]:
+def _raw_round_trips(requests: list[bytes], count: int, mode: str) -> list[float]:
+    """`count` round trips to an echo peer process (`mode`: bytes or msgpack), sending
+    `requests` in turn; each in microseconds, sorted."""
     context = zmq.Context.instance()
     sock = context.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, 0)
     sock.bind("tcp://127.0.0.1:0")
     endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
-    peer = subprocess.Popen([sys.executable, "-m", "arena.benchbots.echo_peer", endpoint, "40"])
+    peer = subprocess.Popen([sys.executable, "-m", "arena.benchbots.echo_peer", endpoint, mode])
     try:
         identity, _ = sock.recv_multipart()
         times = []
-        for _ in range(count):
+        for i in range(count):
+            request = requests[i % len(requests)]
             start = time.perf_counter()
             sock.send_multipart([identity, request])
             sock.recv_multipart()
@@ -155,6 +186,10 @@ def _raw_round_trips(request: bytes, count: int) -> list[float]:
             peer.wait()
         sock.close()
     return sorted(times)
+
+
+def _median_p90(sorted_values: list[float]) -> tuple[float, float]:
+    return _percentile(sorted_values, 50), _percentile(sorted_values, 90)
 
 
 def _percentile(sorted_values: list[float], pct: float) -> float:

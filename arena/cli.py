@@ -34,13 +34,16 @@ def bench_engine_cmd(games: int, seed: int) -> None:
 
 
 @bench.command("transport")
-@click.option("-n", "--games", default=3, show_default=True,
-              help="Full games between random bot processes, for (c).")
+@click.option("-n", "--games", default=5, show_default=True,
+              help="Full games between random bot processes, for (c), per placement.")
 @click.option("--round-trips", default=2000, show_default=True, help="Raw round trips, for (a).")
 def bench_transport_cmd(games: int, round_trips: int) -> None:
-    """Measure (a) raw pyzmq round trip, (b) referee decision round trip, (c) games/s."""
+    """Measure (a) raw pyzmq round trip, (b) referee decision round trip, (c) games/s, with
+    every process on one CPU (as tournament workers run) and with CPUs shared."""
     from arena.bench import bench_transport
 
+    if games < 1:
+        raise click.BadParameter("must be at least 1", param_hint="--games")
     for line in bench_transport(games, round_trips).lines():
         click.echo(line)
 
@@ -58,12 +61,16 @@ def bench_transport_cmd(games: int, round_trips: int) -> None:
               help="Seconds for a bot to start and say hello.")
 @click.option("--grace", default=0.2, show_default=True, help="Seconds of grace past a limit.")
 @click.option("--ipc", is_flag=True, help="Use an ipc:// endpoint in a private directory.")
+@click.option("--pin/--no-pin", default=False, show_default=True,
+              help="Referee and bots on one CPU: faster hand-overs, but the four bots start "
+                   "one after the other (see arena.placement).")
 @click.option("-v", "--verbose", count=True, help="Log more (-vv: every message).")
 def play(bot_a: str, bot_b: str, seed: int, target: int, record_path: str | None,
          decision_time: float, time_bank: float, hello_time: float, grace: float, ipc: bool,
-         verbose: int) -> None:
+         pin: bool, verbose: int) -> None:
     """Play one game to TARGET between BOT_A (seats 0, 2) and BOT_B (seats 1, 3)."""
     from arena.manifest import folder_hash, load_manifest
+    from arena.placement import cpu_for_worker, pinned
     from arena.referee import Entrant, GameSpec, TimeControl, build_bot, run_game
     from arena.report import summary
 
@@ -75,7 +82,8 @@ def play(bot_a: str, bot_b: str, seed: int, target: int, record_path: str | None
         entrants.append(Entrant(manifest, folder_hash(manifest.folder)))
     time_control = TimeControl(hello_time, decision_time, time_bank, grace)
     spec = GameSpec(f"play-{seed}", seed, (entrants[0], entrants[1]), target, time_control)
-    record = run_game(spec, "ipc" if ipc else "tcp")
+    with pinned(cpu_for_worker(0, 1) if pin else None):
+        record = run_game(spec, "ipc" if ipc else "tcp")
     if record_path:
         record.save(record_path)
     click.echo(summary(record))

@@ -7,6 +7,7 @@ interrupted run exits 130 saying how to resume.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,6 +42,18 @@ def _config(path: str):
         return load_config(path)
 
 
+_PIN_OPTION = click.option(
+    "--pin/--no-pin", default=None,
+    help="Each worker and its bots on a CPU of their own (default: the config's pin_cpus, "
+         "else yes). --no-pin for bots that use several threads or think long in the "
+         "simultaneous phases.")
+
+
+def _with_pin(config: Any, pin: bool | None) -> Any:
+    """A TournamentConfig with --pin/--no-pin applied over its pin_cpus."""
+    return config if pin is None else dataclasses.replace(config, pin_cpus=pin)
+
+
 def register(main: click.Group) -> None:
     """Add this module's commands to the `arena` group."""
     main.add_command(tournament)
@@ -57,7 +70,8 @@ def register(main: click.Group) -> None:
               help="Games in parallel (default: the config's concurrency, else the cores).")
 @click.option("--standings/--no-standings", "show_standings", default=True, show_default=True,
               help="Print the ranking table at the end.")
-def tournament(config: str, workers: int | None, show_standings: bool) -> None:
+@_PIN_OPTION
+def tournament(config: str, workers: int | None, show_standings: bool, pin: bool | None) -> None:
     """Play the round robin of CONFIG (a tournaments/*.toml), resuming where it stopped.
 
     Every matchup plays its duplicate pairs; games run on parallel workers and each is stored
@@ -66,7 +80,7 @@ def tournament(config: str, workers: int | None, show_standings: bool) -> None:
     from arena.progress import Progress
     from arena.tournament import TournamentInterrupted, run_tournament
 
-    cfg = _config(config)
+    cfg = _with_pin(_config(config), pin)
     progress: Progress | None = None
 
     def on_progress(done: int, total: int, line: str | None) -> None:
@@ -250,8 +264,9 @@ def standings(target: str, matrix: bool, matchups: bool, fmt: str, anchor: str |
               help="With --play: pairs in parallel (default: the config's concurrency).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="terminal",
               show_default=True)
+@_PIN_OPTION
 def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, beta: float,
-         play: bool, max_pairs: int, workers: int | None, fmt: str) -> None:
+         play: bool, max_pairs: int, workers: int | None, fmt: str, pin: bool | None) -> None:
     """Sequential test of entrant A against B (bot names or keys) on their duplicate pairs.
 
     Evaluates the complete pairs stored in the tournament; with --play it plays further
@@ -264,7 +279,7 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
 
     if elo0 >= elo1:
         raise click.BadParameter("must be above --elo0", param_hint="--elo1")
-    cfg = _config(config)
+    cfg = _with_pin(_config(config), pin)
     try:
         with _errors():
             result, key_a, key_b, names = run_sprt(cfg, a, b, elo0, elo1, alpha, beta,

@@ -178,7 +178,7 @@ def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entra
     the number stored. KeyboardInterrupt propagates once the workers stopped."""
     _ignore_records_in_git(config.records)
     setup = Setup(dict(entrants), config.target, config.time, config.records,
-                  store.path.parent)
+                  store.path.parent, pin_cpus=config.pin_cpus)
     stored = 0
     with contextlib.closing(run_games(setup, games, workers)) as rows:
         for row in rows:

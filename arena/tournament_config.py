@@ -11,6 +11,8 @@ games_per_matchup = 20        # even: games come in duplicate pairs
 target = 1000                 # score that ends a game
 seed = 1                      # base seed: every pair's deals derive from it
 concurrency = 0               # worker processes; 0 = the number of cores (-j overrides)
+pin_cpus = true               # optional; each worker and its bots on a CPU of their own
+                              # (arena.placement; --no-pin overrides)
 storage = "demo.sqlite"       # the SQLite store, relative to this file
 records = "demo.records"      # optional; record files; default: storage name + ".records"
 
@@ -49,7 +51,7 @@ from arena.manifest import BotManifest, limit_overrides, load_manifest, read_tom
 from arena.referee import TimeControl
 
 _TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
-                    "storage", "records"}
+                    "pin_cpus", "storage", "records"}
 _TIME_KEYS = ("hello", "decision", "bank", "grace")
 _RATINGS_KEYS = {"anchor", "anchor_elo", "prior"}
 _MAX_SEED = 2**63 - 1
@@ -85,6 +87,8 @@ class TournamentConfig:
     ratings: RatingsConfig
     limits: dict[str, int | None] = field(default_factory=dict)
     """Resource limits for every entrant's processes, over those of its own bot.toml."""
+    pin_cpus: bool = True
+    """Each worker process and its bots on one CPU of their own (`arena.placement`)."""
 
     @property
     def pairs_per_matchup(self) -> int:
@@ -134,12 +138,13 @@ def load_config(path: str | Path) -> TournamentConfig:
     if concurrency < 0:
         raise ConfigError(f"{path}: key 'tournament.concurrency': must be 0 (one worker per "
                           f"core) or more, not {concurrency}")
+    pin_cpus = _get(path, section, "tournament.pin_cpus", bool, True)
     storage = _relative_path(path, section, "tournament.storage", f"{path.stem}.sqlite")
     records = _relative_path(path, section, "tournament.records", f"{storage.name}.records")
     return TournamentConfig(path, name, _entrants(path, section), games, target, seed,
                             concurrency, storage, records, _time(path, data),
                             _ratings(path, data),
-                            limit_overrides(path, data.get("limits", {}), "limits"))
+                            limit_overrides(path, data.get("limits", {}), "limits"), pin_cpus)
 
 
 def _entrants(path: Path, section: dict[str, Any]) -> tuple[BotManifest, ...]:
@@ -212,7 +217,7 @@ def _get(path: Path, data: dict[str, Any], key: str, kind: type, default: Any) -
     if name not in data:
         return default
     value = data[name]
-    ok = isinstance(value, kind) and not isinstance(value, bool)
+    ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value, ok = float(value), True
     if not ok:
@@ -220,7 +225,7 @@ def _get(path: Path, data: dict[str, Any], key: str, kind: type, default: Any) -
     return value
 
 
-_KIND_NAMES = {int: "an integer", float: "a number", str: "a string"}
+_KIND_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
 
 
 def _relative_path(path: Path, section: dict[str, Any], key: str, default: str) -> Path:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.placement import cpu_for_worker, pin_process
 from arena.referee import Entrant, GameSpec, Match, TimeControl
 from arena.schedule import Dispatcher, ScheduledGame
 from arena.store import GameRow, write_record
@@ -50,6 +51,8 @@ class Setup:
     base: Path
     """The folder record paths are given relative to (the store's)."""
     transport: str = "tcp"
+    pin_cpus: bool = True
+    """Pin each worker (and so its bots) to a CPU of its own, where there are enough."""
 
     def record_file(self, game: ScheduledGame) -> Path:
         return self.records / f"{game.record_name}.json.gz"
@@ -128,17 +131,31 @@ class _Worker:
         return following
 
 
-def _worker(wid: int, setup: Setup, inbox: Any, outbox: Any, parent: int) -> None:
+def _worker(wid: int, workers: int, setup: Setup, inbox: Any, outbox: Any,
+            parent: int) -> None:
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
     _die_with_parent()
     try:
+        if setup.pin_cpus:
+            _pin(wid, workers)
         _Worker(wid, setup, inbox, outbox, parent).run()
         outbox.put(("done", wid, None))
     except KeyboardInterrupt:
         outbox.cancel_join_thread()  # unsent rows are not committed: those games are replayed
     except Exception:
         outbox.put(("error", wid, traceback.format_exc()))
+
+
+def _pin(wid: int, workers: int) -> None:
+    """Put this worker on a CPU of its own before it starts any bot (they inherit it)."""
+    cpu = cpu_for_worker(wid, workers)
+    if cpu is not None:
+        try:
+            pin_process({cpu})
+            logger.debug("worker %d pinned to CPU %d", wid, cpu)
+        except OSError as exc:  # a restricted system: play unpinned
+            logger.info("worker %d not pinned to CPU %d: %s", wid, cpu, exc)
 
 
 # ----- in the main process ------------------------------------------------------------------
@@ -163,7 +180,8 @@ def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int) -> Ite
     inboxes = [context.Queue() for _ in range(count)]
     for inbox in inboxes:
         inbox.cancel_join_thread()
-    procs = [context.Process(target=_worker, args=(k, setup, inboxes[k], outbox, os.getpid()),
+    procs = [context.Process(target=_worker,
+                             args=(k, count, setup, inboxes[k], outbox, os.getpid()),
                              name=f"arena-worker-{k}", daemon=True) for k in range(count)]
     errors: list[str] = []
     completed = False

@@ -35,6 +35,7 @@ from protocol.codec import (
     unpack,
     validate,
 )
+from protocol.schema import option_reply
 
 logger = logging.getLogger(__name__)
 
@@ -153,6 +154,9 @@ class Session:
         self.done = False
         self.result: Message | None = None
         bot.events = []
+        # on_event is called only if the bot defines it: most bots do not, and a request
+        # carries several events
+        self._on_event = bot.on_event if type(bot).on_event is not Bot.on_event else None
 
     def hello(self) -> Message:
         return validate({"type": "hello", "protocol": PROTOCOL_VERSION, "token": self.token,
@@ -161,6 +165,10 @@ class Session:
 
     def handle(self, message: Message) -> Message | None:
         kind = message["type"]
+        if kind == "request" and self.bot.welcome is not None:  # the common case, first
+            self._events(message["events"])
+            reply = {"type": "reply", "id": message["id"], **self.bot.decide(message)}
+            return option_reply(reply) or validate(reply, "bot")
         if kind in ("reject", "error"):
             self.done = True
             raise Stopped(message)
@@ -186,9 +194,12 @@ class Session:
         return None
 
     def _events(self, events: Sequence[Message]) -> None:
+        if self._on_event is None:
+            self.bot.events.extend(events)
+            return
         for event in events:
             self.bot.events.append(event)
-            self.bot.on_event(event)
+            self._on_event(event)
 
 
 SDK_CAPABILITIES = ("multi_game", "auto_pass")
@@ -236,8 +247,9 @@ def _serve(session: Session, endpoint: str, strict: bool = False) -> int:
     label = session.bot.name
     parent = os.getppid()
     debug = logger.isEnabledFor(logging.DEBUG)
+    read = (lambda frame: decode(frame, "referee")) if strict else unpack
     try:
-        _send(sock, session.hello(), label)
+        _send(sock, session.hello(), label, debug)
         while not session.done:
             try:
                 frame = sock.recv()
@@ -248,10 +260,9 @@ def _serve(session: Session, endpoint: str, strict: bool = False) -> int:
                 continue
             if debug:
                 logger.debug("%s: << %r", label, frame[:300])
-            message = decode(frame, "referee") if strict else unpack(frame)
-            reply = session.handle(message)
+            reply = session.handle(read(frame))
             if reply is not None:
-                _send(sock, reply, label)
+                _send(sock, reply, label, debug)
         return 0
     except Stopped as stop:
         print(f"{label}: stopped by the referee: {stop}", file=sys.stderr)
@@ -261,8 +272,8 @@ def _serve(session: Session, endpoint: str, strict: bool = False) -> int:
         context.term()
 
 
-def _send(sock: Any, message: Message, label: str) -> None:
+def _send(sock: Any, message: Message, label: str, debug: bool) -> None:
     data = pack(message)  # hello and replies come out of Session already validated
-    if logger.isEnabledFor(logging.DEBUG):
+    if debug:
         logger.debug("%s: >> %r", label, data[:300])
     sock.send(data)

@@ -62,3 +62,14 @@ def test_ctrl_c_stops_the_game_and_leaves_no_bot_process():
     proc.wait(timeout=20)
     assert proc.returncode != 0
     assert not bot_processes(ROOT / "bots" / "random")
+
+
+def test_play_pinned_to_one_cpu_plays_the_same_game():
+    runner = CliRunner()
+    trivial = str(ROOT / "arena" / "benchbots" / "trivial")  # deterministic: the first option
+    outputs = [runner.invoke(main, ["play", trivial, trivial, "--seed", "5", "--target", "300",
+                                    flag]) for flag in ("--pin", "--no-pin")]
+    assert all(r.exit_code == 0 for r in outputs), [r.output for r in outputs]
+    scores = [next(line for line in r.output.splitlines() if line.startswith("Final score"))
+              .split(" in ")[0] for r in outputs]
+    assert scores[0] == scores[1]

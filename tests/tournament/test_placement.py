@@ -1,0 +1,79 @@
+"""CPU placement: a pinned process and everything it starts run on one CPU; tournament
+workers each take a CPU of their own, unless told not to."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.placement import cpu_for_worker, pinned, usable_cpus
+from tests.tournament.conftest import copy_bot, write_config
+
+pytestmark = [pytest.mark.timeout(120),
+              pytest.mark.skipif(len(usable_cpus()) < 2, reason="needs two usable CPUs")]
+
+
+def _affinity_of_child() -> set[int]:
+    out = subprocess.run([sys.executable, "-c", "import os; print(*os.sched_getaffinity(0))"],
+                         capture_output=True, text=True, check=True).stdout
+    return {int(c) for c in out.split()}
+
+
+def test_workers_get_a_cpu_each_unless_there_are_more_workers_than_cpus():
+    cpus = usable_cpus()
+    assert [cpu_for_worker(i, len(cpus)) for i in range(len(cpus))] == cpus
+    assert cpu_for_worker(0, len(cpus) + 1) is None
+
+
+def test_pinned_confines_threads_and_children_then_gives_the_cpus_back():
+    before = set(usable_cpus())
+    cpu = usable_cpus()[-1]
+    seen = {}
+    with pinned(cpu):
+        assert os.sched_getaffinity(0) == {cpu}
+        thread = threading.Thread(target=lambda: seen.update(thread=os.sched_getaffinity(0)))
+        thread.start()
+        thread.join()
+        assert seen["thread"] == {cpu}
+        assert _affinity_of_child() == {cpu}
+    assert os.sched_getaffinity(0) == before
+    assert _affinity_of_child() == before
+    with pinned(None):
+        assert os.sched_getaffinity(0) == before
+
+
+def _cpus_reporting_bot(folder):
+    """A copy of the random bot that writes the CPUs it may run on, named by its token."""
+    bot = copy_bot("random", folder, name=folder.name)
+    script = bot / "bot.py"
+    script.write_text('import os, pathlib\npathlib.Path(os.environ["TEST_CPUS_DIR"], '
+                      'os.environ["TICHU_TOKEN"]).write_text(" ".join(map(str, '
+                      'sorted(os.sched_getaffinity(0)))))\n' + script.read_text())
+    return bot
+
+
+@pytest.mark.parametrize("flag", ["--pin", "--no-pin"])
+def test_tournament_workers_and_their_bots_are_pinned_to_a_cpu_each(tmp_path, monkeypatch,
+                                                                    flag):
+    _cpus_reporting_bot(tmp_path / "random")
+    _cpus_reporting_bot(tmp_path / "other")
+    reports = tmp_path / "cpus"
+    reports.mkdir()
+    monkeypatch.setenv("TEST_CPUS_DIR", str(reports))
+    config = write_config(tmp_path, ["random", "other"], games=4, target=100)
+    result = CliRunner().invoke(main, ["tournament", str(config), "-j", "2", flag,
+                                       "--no-standings"])
+    assert result.exit_code == 0, result.output
+    seen = [{int(c) for c in p.read_text().split()} for p in reports.iterdir()]
+    assert len(seen) == 8  # two workers, four bot processes each
+    if flag == "--pin":
+        assert all(len(cpus) == 1 for cpus in seen)
+        assert set().union(*seen) == set(usable_cpus()[:2])
+    else:
+        assert all(cpus == set(usable_cpus()) for cpus in seen)
