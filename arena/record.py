@@ -1,7 +1,8 @@
 """Game records: everything one refereed game produced, saved as JSON and re-simulated exactly.
 
 A record holds the seed, the entrants and their versions, every decision (seat, request id,
-kind, the action in wire form, latency), every event in wire form with who could see it,
+kind, the action in wire form, latency; `"auto": true` on a pass the referee made for an
+`auto_pass` seat that had nothing else to do), every event in wire form with who could see it,
 the scores per round, and how the game ended. `resimulate` replays the seed and the actions
 through the rules engine and checks that the same events come out.
 """

@@ -58,7 +58,7 @@ static int session(void *socket, msgpack_sbuffer *buf) {
 
 int main(void) {
     const char *endpoint = getenv("TICHU_ENDPOINT"), *token = getenv("TICHU_TOKEN");
-    static const char *const caps[] = {"multi_game"};
+    static const char *const caps[] = {"multi_game", "auto_pass"};
     if (!endpoint || !token) {
         fprintf(stderr, "c-random: TICHU_ENDPOINT and TICHU_TOKEN must be set (the referee starts this bot)\n");
         return 2;
@@ -74,7 +74,7 @@ int main(void) {
     if (zmq_connect(socket, endpoint) == 0) {
         msgpack_sbuffer buf;
         msgpack_sbuffer_init(&buf);
-        proto_pack_hello(&buf, token, "c-random", "1.0.0", caps, 1);
+        proto_pack_hello(&buf, token, "c-random", "1.0.0", caps, 2);
         status = send_buffer(socket, &buf) ? 1 : session(socket, &buf);
         msgpack_sbuffer_destroy(&buf);
     } else {

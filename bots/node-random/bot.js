@@ -6,7 +6,7 @@ const protocol = require('./protocol');
 function randomIndex(n) { return Math.floor(Math.random() * n); }
 
 function hello(token) {
-  return { type: 'hello', protocol: 1, token, name: 'node-random', version: '1.0.0', capabilities: ['multi_game'] };
+  return { type: 'hello', protocol: 1, token, name: 'node-random', version: '1.0.0', capabilities: ['multi_game', 'auto_pass'] };
 }
 
 function reply(id, option, action) {

@@ -17,7 +17,7 @@ public final class RandomBot {
         m.put("token", token);
         m.put("name", "java-random");
         m.put("version", "1.0.0");
-        m.put("capabilities", List.of("multi_game"));
+        m.put("capabilities", List.of("multi_game", "auto_pass"));
         return m;
     }
 
