@@ -15,7 +15,7 @@ from tabulate import tabulate
 from arena import wire
 from arena.manifest import folder_hash, load_manifest
 from arena.placement import cpu_for_worker, pinned
-from arena.referee import Entrant, GameSpec, Match, run_game
+from arena.referee import Entrant, GameSpec, Match
 from arena.rules import Game
 from arena.selfplay import play_game, random_player
 from protocol import codec
@@ -115,11 +115,21 @@ def bench_transport(games: int = 3, round_trips: int = 2000, seed: int = 0) -> T
 
 def _measure(requests: list[bytes], games: int, round_trips: int,
              seed: int) -> PlacementFigures:
-    raw_bytes = _raw_round_trips(requests, round_trips, "bytes")
-    raw_msgpack = _raw_round_trips(requests, round_trips, "msgpack")
+    """(a) and (b) in interleaved slices (so that both see the machine in the same mood: a
+    virtual machine's speed drifts), then (c)."""
+    slices = 4
+    raw_bytes: list[float] = []
+    raw_msgpack: list[float] = []
+    latencies: list[float] = []
     trivial = _entrant(Path(__file__).parent / "benchbots" / "trivial")
-    record = run_game(GameSpec("bench-trivial", seed, (trivial, trivial), target=300))
-    latencies = sorted(d["latency_ms"] * 1000 for d in record.decisions if not d.get("auto"))
+    with _EchoPeer("bytes") as bytes_peer, _EchoPeer("msgpack") as msgpack_peer, \
+            Match(trivial, trivial) as match:
+        for k in range(slices):
+            raw_bytes += bytes_peer.round_trips(requests, round_trips // slices)
+            raw_msgpack += msgpack_peer.round_trips(requests, round_trips // slices)
+            spec = GameSpec(f"bench-trivial-{k}", seed + k, (trivial, trivial), target=300)
+            record = match.play(spec, last=k == slices - 1)
+            latencies += [d["latency_ms"] * 1000 for d in record.decisions if not d.get("auto")]
     rand = _entrant(Path(__file__).resolve().parent.parent / "bots" / "random")
     decisions = asked = 0
     with Match(rand, rand) as match:  # processes start once and play every game (multi_game)
@@ -131,9 +141,9 @@ def _measure(requests: list[bytes], games: int, round_trips: int,
             decisions += len(played)
             asked += sum(1 for d in played if not d.get("auto"))
         seconds = time.perf_counter() - start
-    return PlacementFigures(_median_p90(raw_bytes), _median_p90(raw_msgpack),
-                            _median_p90(latencies), games, games / seconds, decisions / games,
-                            asked / games)
+    return PlacementFigures(_median_p90(sorted(raw_bytes)), _median_p90(sorted(raw_msgpack)),
+                            _median_p90(sorted(latencies)), games, games / seconds,
+                            decisions / games, asked / games)
 
 
 def _entrant(folder: Path) -> Entrant:
@@ -160,17 +170,28 @@ def _game_requests(seed: int) -> list[bytes]:
     return requests
 
 
-def _raw_round_trips(requests: list[bytes], count: int, mode: str) -> list[float]:
-    """`count` round trips to an echo peer process (`mode`: bytes or msgpack), sending
-    `requests` in turn; each in microseconds, sorted."""
-    context = zmq.Context.instance()
-    sock = context.socket(zmq.ROUTER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.bind("tcp://127.0.0.1:0")
-    endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
-    peer = subprocess.Popen([sys.executable, "-m", "arena.benchbots.echo_peer", endpoint, mode])
-    try:
-        identity, _ = sock.recv_multipart()
+class _EchoPeer:
+    """An echo peer process (`mode`: bytes or msgpack, see `benchbots.echo_peer`) behind a
+    ROUTER socket of this process; a context manager."""
+
+    def __init__(self, mode: str) -> None:
+        self.sock = zmq.Context.instance().socket(zmq.ROUTER)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.bind("tcp://127.0.0.1:0")
+        endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.peer = subprocess.Popen([sys.executable, "-m", "arena.benchbots.echo_peer",
+                                      endpoint, mode])
+        self.identity: bytes | None = None
+
+    def __enter__(self) -> _EchoPeer:
+        return self
+
+    def round_trips(self, requests: list[bytes], count: int) -> list[float]:
+        """`count` round trips sending `requests` in turn; each in microseconds."""
+        sock = self.sock
+        if self.identity is None:
+            self.identity, _ = sock.recv_multipart()
+        identity = self.identity
         times = []
         for i in range(count):
             request = requests[i % len(requests)]
@@ -178,14 +199,20 @@ def _raw_round_trips(requests: list[bytes], count: int, mode: str) -> list[float
             sock.send_multipart([identity, request])
             sock.recv_multipart()
             times.append((time.perf_counter() - start) * 1e6)
-        sock.send_multipart([identity, b"stop"])
-        peer.wait(timeout=5)
-    finally:
-        if peer.poll() is None:
-            peer.kill()
-            peer.wait()
-        sock.close()
-    return sorted(times)
+        return times
+
+    def __exit__(self, *exc_info: object) -> None:
+        try:
+            if self.identity is not None:
+                self.sock.send_multipart([self.identity, b"stop"])
+                self.peer.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            if self.peer.poll() is None:
+                self.peer.kill()
+                self.peer.wait()
+            self.sock.close()
 
 
 def _median_p90(sorted_values: list[float]) -> tuple[float, float]:
