@@ -19,8 +19,11 @@ clock, which their time limits count.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterator
+
+logger = logging.getLogger(__name__)
 
 
 def usable_cpus() -> list[int]:
@@ -62,7 +65,14 @@ def pinned(cpu: int | None) -> Iterator[int | None]:
     if cpu is None or not before:
         yield None
         return
-    pin_process({cpu})
+    try:
+        pin_process({cpu})
+    except OSError as exc:  # a system that refuses: run unpinned
+        logger.info("not pinned to CPU %d: %s", cpu, exc)
+        with contextlib.suppress(OSError):
+            pin_process(before)
+        yield None
+        return
     try:
         yield cpu
     finally:
