@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import zmq
 
 
-@dataclass(frozen=True)
-class Incoming:
+class Incoming(NamedTuple):
     """One message from a bot: its ZeroMQ routing identity and its frames (normally one)."""
 
     identity: bytes
@@ -40,14 +39,18 @@ class RefereeSocket:
         else:
             raise ValueError(f"transport must be 'tcp' or 'ipc', not {transport!r}")
         self.endpoint: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
-        self._poller = zmq.Poller()
-        self._poller.register(self._socket, zmq.POLLIN)
+        self._timeout_ms = -1  # the socket's RCVTIMEO: -1 waits for ever
 
     def receive(self, timeout: float) -> Incoming | None:
         """The next message, waiting at most `timeout` seconds; None if none came."""
-        if not self._poller.poll(max(0, int(timeout * 1000))):
+        ms = max(0, int(timeout * 1000))
+        if ms != self._timeout_ms:  # a blocking receive with a timeout: no poller in between
+            self._socket.setsockopt(zmq.RCVTIMEO, ms)
+            self._timeout_ms = ms
+        try:
+            frames = self._socket.recv_multipart()
+        except zmq.Again:
             return None
-        frames = self._socket.recv_multipart(copy=True)
         return Incoming(frames[0], frames[1:])
 
     def send(self, identity: bytes, data: bytes) -> bool:
