@@ -16,7 +16,8 @@ from arena import wire
 from arena.manifest import folder_hash, load_manifest
 from arena.placement import cpu_for_worker, pinned
 from arena.referee import Entrant, GameSpec, Match
-from arena.rules import Game
+from arena.rules import DecisionKind, Exchange, Game
+from arena.rules.cards import cards_of
 from arena.selfplay import play_game, random_player
 from protocol import codec
 
@@ -51,6 +52,10 @@ def bench_engine(games: int, seed: int = 0) -> EngineFigures:
         rounds += summary.rounds
         decisions += summary.decisions
     return EngineFigures(games, rounds, decisions, time.perf_counter() - start)
+
+
+_SLICES = 4  # (a) and (b) alternate in this many slices; (b) plays one game per slice
+_TRIVIAL_TARGET = 300
 
 
 @dataclass(frozen=True)
@@ -95,15 +100,15 @@ class TransportFigures:
             + [f"{f.decisions_per_game:.0f} ({f.asked_per_game:.0f})" for _, f in columns],
         ]
         table = tabulate(rows, headers=[""] + [name for name, _ in columns], tablefmt="simple")
-        return [f"(a) sends in turn the {self.requests} requests a game of random players "
-                f"asks (median {self.request_bytes} bytes). Medians over single round trips; "
-                "(b) counts asked decisions only (the others are passed by the referee: "
-                "auto_pass).", "", *table.splitlines()]
+        return [f"(a) sends in turn the {self.requests} requests (median {self.request_bytes} "
+                "bytes) that the trivial bot gets in (b)'s games. Medians over single round "
+                "trips; (b) counts asked decisions only (the others are passed by the "
+                "referee: auto_pass).", "", *table.splitlines()]
 
 
 def bench_transport(games: int = 3, round_trips: int = 2000, seed: int = 0) -> TransportFigures:
     """Measure (a), (b) and (c) in one run, pinned to one CPU and with CPUs shared."""
-    requests = _game_requests(seed)
+    requests = _trivial_requests(range(seed, seed + _SLICES), _TRIVIAL_TARGET)
     cpu = cpu_for_worker(0, 1)
     pinned_figures = None
     if cpu is not None:
@@ -117,7 +122,7 @@ def _measure(requests: list[bytes], games: int, round_trips: int,
              seed: int) -> PlacementFigures:
     """(a) and (b) in interleaved slices (so that both see the machine in the same mood: a
     virtual machine's speed drifts), then (c)."""
-    slices = 4
+    slices = _SLICES
     raw_bytes: list[float] = []
     raw_msgpack: list[float] = []
     latencies: list[float] = []
@@ -127,7 +132,8 @@ def _measure(requests: list[bytes], games: int, round_trips: int,
         for k in range(slices):
             raw_bytes += bytes_peer.round_trips(requests, round_trips // slices)
             raw_msgpack += msgpack_peer.round_trips(requests, round_trips // slices)
-            spec = GameSpec(f"bench-trivial-{k}", seed + k, (trivial, trivial), target=300)
+            spec = GameSpec(f"bench-trivial-{k}", seed + k, (trivial, trivial),
+                            target=_TRIVIAL_TARGET)
             record = match.play(spec, last=k == slices - 1)
             latencies += [d["latency_ms"] * 1000 for d in record.decisions if not d.get("auto")]
     rand = _entrant(Path(__file__).resolve().parent.parent / "bots" / "random")
@@ -151,22 +157,26 @@ def _entrant(folder: Path) -> Entrant:
     return Entrant(manifest, folder_hash(folder))
 
 
-def _game_requests(seed: int) -> list[bytes]:
-    """The packed requests a game of random players asks (each with the events it carries),
-    in order: real sizes and shapes for the raw round trips."""
-    game = Game(seed, 300)
-    player = random_player(random.Random(seed))
-    sent = [0, 0, 0, 0]
+def _trivial_requests(seeds: range, target: int) -> list[bytes]:
+    """The packed requests the trivial bot gets in the games of `seeds` (each with the events
+    it carries, a turn with nothing to decide passed unasked), in order: (a) sends exactly
+    what (b) sends. The trivial bot takes the first option, and gives its first three cards."""
     requests = []
-    while not game.over:
-        seat = game.to_act()[0]
-        decision = game.decision(seat)
-        if not decision.only_pass:
-            events = wire.events_for(seat, game.events[sent[seat]:])
-            sent[seat] = len(game.events)
-            requests.append(codec.pack(wire.request_message(
-                decision, game.observation(seat), events, len(requests), 1000)))
-        game.apply(seat, player(decision))
+    for seed in seeds:
+        game = Game(seed, target)
+        sent = [0, 0, 0, 0]
+        while not game.over:
+            seat = game.to_act()[0]
+            decision = game.decision(seat)
+            if not decision.only_pass:
+                events = wire.events_for(seat, game.events[sent[seat]:])
+                sent[seat] = len(game.events)
+                requests.append(codec.pack(wire.request_message(
+                    decision, game.observation(seat), events, len(requests), 1000)))
+            if decision.kind is DecisionKind.EXCHANGE:
+                game.apply(seat, Exchange(tuple(cards_of(game.hands[seat])[:3])))
+            else:
+                game.apply(seat, decision.options[0])
     return requests
 
 

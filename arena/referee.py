@@ -119,8 +119,9 @@ class _Pending:
 
     request_id: int
     decision: Decision
-    sent_at: float
     limit: float  # seconds allowed for this reply, grace excluded
+    sent_at: float = 0.0
+    deadline: float = 0.0  # sent_at + limit + grace: past it, the seat has timed out
 
 
 class Match:
@@ -359,22 +360,19 @@ class _GameRun:
         self.match.next_request_id += 1
         message = wire.request_message(decision, game.observation(seat), self._unsent(seat),
                                        request_id, _ms(limit), conn.with_options)
-        self.match.send(conn, message)
-        self.pending[seat] = _Pending(request_id, decision, time.monotonic(), limit)
+        pending = self.pending[seat] = _Pending(request_id, decision, limit)
+        self.match.send(conn, message)  # then straight to the receive: the clock is running
+        pending.sent_at = sent_at = time.monotonic()
+        pending.deadline = sent_at + limit + time_control.grace
 
     def _await_reply(self) -> None:
         """Wait for one reply (or a fault) and apply it to the game."""
-        grace = self.spec.time.grace
         while True:
             now = time.monotonic()
-            for seat, p in self.pending.items():
-                overrun = now - p.sent_at - p.limit
-                if overrun > grace:
-                    raise _BotFault(Termination.TIMEOUT, seat, f"no reply within "
-                                    f"{p.limit:.3f} s (+{grace:g} s grace)", "timeout",
-                                    request_id=p.request_id, overrun=round(overrun, 3))
-            wait = min(p.sent_at + p.limit + grace for p in self.pending.values()) - now
-            incoming = self.match.socket.receive(max(0.0, min(wait + 0.001, _POLL)))
+            wait = min(p.deadline for p in self.pending.values()) - now
+            if wait < 0:
+                self._timed_out(now)
+            incoming = self.match.socket.receive(min(wait + 0.001, _POLL))
             if incoming is None:
                 self._check_alive()  # silence: has a bot died? (checked only then: it is cheap
                 continue             # to wait _POLL more for a dead bot, costly to ask each time)
@@ -383,6 +381,15 @@ class _GameRun:
                 continue  # not a bot of this game (a rejected hello's socket): ignore it
             if self._reply(self.seats.index(conn), incoming.frames, time.monotonic()):
                 return
+
+    def _timed_out(self, now: float) -> None:
+        """Raise the timeout of the first seat whose deadline has passed."""
+        grace = self.spec.time.grace
+        for seat, p in self.pending.items():
+            if now > p.deadline:
+                raise _BotFault(Termination.TIMEOUT, seat, f"no reply within {p.limit:.3f} s "
+                                f"(+{grace:g} s grace)", "timeout", request_id=p.request_id,
+                                overrun=round(now - p.sent_at - p.limit, 3))
 
     def _reply(self, seat: int, frames: list[bytes], received: float) -> bool:
         """Check and apply one message from `seat`; False if it was a stale reply to ignore."""

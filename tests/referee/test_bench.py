@@ -30,3 +30,18 @@ def test_bench_transport_prints_a_b_and_c_for_each_placement():
 def test_bench_transport_refuses_zero_games():
     result = CliRunner().invoke(main, ["bench", "transport", "-n", "0"])
     assert result.exit_code == 2 and "--games" in result.output
+
+
+def test_raw_round_trips_send_exactly_the_requests_the_trivial_bot_gets():
+    from arena.bench import _trivial_requests
+    from arena.referee import GameSpec, run_game
+    from protocol.codec import unpack
+    from tests.referee.conftest import ROOT, entrant
+
+    trivial = entrant(ROOT / "arena" / "benchbots" / "trivial")
+    record = run_game(GameSpec("bench-check", 3, (trivial, trivial), target=300))
+    asked = [d for d in record.decisions if not d.get("auto")]
+    requests = [unpack(r) for r in _trivial_requests(range(3, 4), 300)]
+    assert len(requests) == len(asked) > 100
+    assert [r["kind"] for r in requests] == [d["kind"] for d in asked]
+    assert [r["observation"]["seat"] for r in requests] == [d["seat"] for d in asked]
