@@ -34,7 +34,7 @@ def bench_engine_cmd(games: int, seed: int) -> None:
 
 
 @bench.command("transport")
-@click.option("-n", "--games", default=5, show_default=True,
+@click.option("-n", "--games", default=10, show_default=True,
               help="Full games between random bot processes, for (c), per placement.")
 @click.option("--round-trips", default=2000, show_default=True, help="Raw round trips, for (a).")
 def bench_transport_cmd(games: int, round_trips: int) -> None:
