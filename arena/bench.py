@@ -14,7 +14,7 @@ from tabulate import tabulate
 
 from arena import wire
 from arena.manifest import folder_hash, load_manifest
-from arena.placement import cpu_for_worker, pinned
+from arena.placement import pinned
 from arena.referee import Entrant, GameSpec, Match
 from arena.rules import DecisionKind, Exchange, Game
 from arena.rules.cards import cards_of
@@ -78,7 +78,7 @@ class TransportFigures:
 
     requests: int
     request_bytes: int  # the median size
-    pinned: PlacementFigures | None  # None where CPU affinity is not supported
+    pinned: PlacementFigures | None  # None: no affinity support, or every CPU claimed
     shared: PlacementFigures
 
     def lines(self) -> list[str]:
@@ -109,10 +109,9 @@ class TransportFigures:
 def bench_transport(games: int = 3, round_trips: int = 2000, seed: int = 0) -> TransportFigures:
     """Measure (a), (b) and (c) in one run, pinned to one CPU and with CPUs shared."""
     requests = _trivial_requests(range(seed, seed + _SLICES), _TRIVIAL_TARGET)
-    cpu = cpu_for_worker(0, 1)
     pinned_figures = None
-    if cpu is not None:
-        with pinned(cpu):
+    with pinned() as cpu:
+        if cpu is not None:
             pinned_figures = _measure(requests, games, round_trips, seed)
     return TransportFigures(len(requests), sorted(map(len, requests))[len(requests) // 2],
                             pinned_figures, _measure(requests, games, round_trips, seed))

@@ -70,7 +70,7 @@ def play(bot_a: str, bot_b: str, seed: int, target: int, record_path: str | None
          pin: bool, verbose: int) -> None:
     """Play one game to TARGET between BOT_A (seats 0, 2) and BOT_B (seats 1, 3)."""
     from arena.manifest import folder_hash, load_manifest
-    from arena.placement import cpu_for_worker, pinned
+    from arena.placement import pinned
     from arena.referee import Entrant, GameSpec, TimeControl, build_bot, run_game
     from arena.report import summary
 
@@ -82,7 +82,7 @@ def play(bot_a: str, bot_b: str, seed: int, target: int, record_path: str | None
         entrants.append(Entrant(manifest, folder_hash(manifest.folder)))
     time_control = TimeControl(hello_time, decision_time, time_bank, grace)
     spec = GameSpec(f"play-{seed}", seed, (entrants[0], entrants[1]), target, time_control)
-    with pinned(cpu_for_worker(0, 1) if pin else None):
+    with pinned(pin):
         record = run_game(spec, "ipc" if ipc else "tcp")
     if record_path:
         record.save(record_path)

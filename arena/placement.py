@@ -8,20 +8,25 @@ match shares one CPU a hand-over is a plain context switch. Only one process of 
 works at a time anyway (in the simultaneous phases its bots take turns on that CPU).
 
 So a tournament worker pins itself to a CPU of its own before it starts any bot, and its bot
-processes inherit the pinning; `arena play` and the benchmark pin the command's process for
-the game. Pinning is skipped when there are more workers than usable CPUs (the scheduler then
-balances better than a fixed assignment), and everything can be run unpinned (`--no-pin`,
-`pin_cpus = false`), for bots that use several threads or think long in the simultaneous
-phases (Grand Tichu, exchange, Tichu), where four bots sharing one CPU take longer by the
-clock, which their time limits count.
+processes inherit the pinning; `arena play --pin` and the benchmark pin the command's process
+for the game. A CPU is *claimed* first, with a lock file per CPU shared by every arena process
+of the user on this machine, so that two runs at once do not both pile onto the first CPU: a
+process that finds no free CPU runs unpinned, as it does when there are more workers than
+usable CPUs (the scheduler then balances better than a fixed assignment). Everything can be
+run unpinned (`--no-pin`, `pin_cpus = false`), for bots that use several threads or think
+long in the simultaneous phases (Grand Tichu, exchange, Tichu), where four bots sharing one
+CPU take longer by the clock, which their time limits count.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +48,49 @@ def cpu_for_worker(index: int, workers: int) -> int | None:
     return cpus[index]
 
 
+class CpuClaim:
+    """This process's claim on one CPU: a lock on the CPU's file, held until `release` or
+    until the process ends (the system drops the lock then, whatever the way it ended)."""
+
+    def __init__(self, cpu: int, fd: int) -> None:
+        self.cpu = cpu
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the file drops its lock
+            self._fd = None
+
+
+def claim_cpu(preferred: int | None = None, directory: Path | None = None) -> CpuClaim | None:
+    """Claim a usable CPU that no other arena process of this user holds, `preferred` first;
+    None if every one is held or affinity is not supported. `directory` holds the lock files
+    (default: one per user in the temporary directory)."""
+    cpus = usable_cpus()
+    if not cpus:
+        return None
+    if directory is None:
+        directory = Path(tempfile.gettempdir()) / f"tichu-arena-cpus-{os.getuid()}"
+    try:
+        directory.mkdir(mode=0o700, exist_ok=True)
+    except OSError as exc:
+        logger.info("no CPU claimed: %s", exc)
+        return None
+    order = ([preferred] if preferred in cpus else []) + [c for c in cpus if c != preferred]
+    for cpu in order:
+        try:
+            fd = os.open(directory / f"cpu{cpu}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held by another process
+            os.close(fd)
+            continue
+        return CpuClaim(cpu, fd)
+    return None
+
+
 def pin_process(cpus: set[int]) -> None:
     """Confine every thread of this process to `cpus` (ZeroMQ's I/O threads included); any
     process or thread started afterwards inherits it. OSError if the system refuses."""
@@ -58,22 +106,27 @@ def pin_process(cpus: set[int]) -> None:
 
 
 @contextlib.contextmanager
-def pinned(cpu: int | None) -> Iterator[int | None]:
-    """Run the block with this process on `cpu` (None or no affinity support: unpinned), then
-    give every thread back the CPUs it had."""
+def pinned(enabled: bool = True, directory: Path | None = None) -> Iterator[int | None]:
+    """Run the block with this process on a CPU claimed for it (see `claim_cpu`), then give
+    every thread back the CPUs it had; the CPU, or None if unpinned (not `enabled`, no CPU
+    free, or a system that refuses)."""
     before = set(usable_cpus())
-    if cpu is None or not before:
+    claim = claim_cpu(directory=directory) if enabled and before else None
+    if claim is None:
         yield None
         return
     try:
-        pin_process({cpu})
+        pin_process({claim.cpu})
     except OSError as exc:  # a system that refuses: run unpinned
-        logger.info("not pinned to CPU %d: %s", cpu, exc)
+        logger.info("not pinned to CPU %d: %s", claim.cpu, exc)
         with contextlib.suppress(OSError):
             pin_process(before)
+        claim.release()
         yield None
         return
     try:
-        yield cpu
+        yield claim.cpu
     finally:
-        pin_process(before)
+        with contextlib.suppress(OSError):
+            pin_process(before)
+        claim.release()

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.placement import cpu_for_worker, pin_process
+from arena.placement import CpuClaim, claim_cpu, cpu_for_worker, pin_process
 from arena.referee import Entrant, GameSpec, Match, TimeControl
 from arena.schedule import Dispatcher, ScheduledGame
 from arena.store import GameRow, write_record
@@ -147,15 +147,26 @@ def _worker(wid: int, workers: int, setup: Setup, inbox: Any, outbox: Any,
         outbox.put(("error", wid, traceback.format_exc()))
 
 
+_claim: CpuClaim | None = None  # held for the worker's life
+
+
 def _pin(wid: int, workers: int) -> None:
-    """Put this worker on a CPU of its own before it starts any bot (they inherit it)."""
-    cpu = cpu_for_worker(wid, workers)
-    if cpu is not None:
-        try:
-            pin_process({cpu})
-            logger.debug("worker %d pinned to CPU %d", wid, cpu)
-        except OSError as exc:  # a restricted system: play unpinned
-            logger.info("worker %d not pinned to CPU %d: %s", wid, cpu, exc)
+    """Put this worker on a CPU of its own before it starts any bot (they inherit it): its
+    own CPU by index if free, else any free one, else none (unpinned)."""
+    global _claim
+    preferred = cpu_for_worker(wid, workers)
+    if preferred is None:
+        return
+    _claim = claim_cpu(preferred)
+    if _claim is None:
+        logger.info("worker %d unpinned: every CPU is claimed by another arena process", wid)
+        return
+    try:
+        pin_process({_claim.cpu})
+        logger.debug("worker %d pinned to CPU %d", wid, _claim.cpu)
+    except OSError as exc:  # a restricted system: play unpinned
+        logger.info("worker %d not pinned to CPU %d: %s", wid, _claim.cpu, exc)
+        _claim.release()
 
 
 # ----- in the main process ------------------------------------------------------------------

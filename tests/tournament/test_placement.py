@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.placement import cpu_for_worker, pinned, usable_cpus
+from arena.placement import claim_cpu, cpu_for_worker, pinned, usable_cpus
 from tests.tournament.conftest import copy_bot, write_config
 
 pytestmark = [pytest.mark.timeout(120),
@@ -31,11 +31,11 @@ def test_workers_get_a_cpu_each_unless_there_are_more_workers_than_cpus():
     assert cpu_for_worker(0, len(cpus) + 1) is None
 
 
-def test_pinned_confines_threads_and_children_then_gives_the_cpus_back():
+def test_pinned_confines_threads_and_children_then_gives_the_cpus_back(tmp_path):
     before = set(usable_cpus())
-    cpu = usable_cpus()[-1]
     seen = {}
-    with pinned(cpu):
+    with pinned(directory=tmp_path) as cpu:
+        assert cpu in before
         assert os.sched_getaffinity(0) == {cpu}
         thread = threading.Thread(target=lambda: seen.update(thread=os.sched_getaffinity(0)))
         thread.start()
@@ -44,8 +44,53 @@ def test_pinned_confines_threads_and_children_then_gives_the_cpus_back():
         assert _affinity_of_child() == {cpu}
     assert os.sched_getaffinity(0) == before
     assert _affinity_of_child() == before
-    with pinned(None):
-        assert os.sched_getaffinity(0) == before
+    with pinned(False, directory=tmp_path) as cpu:
+        assert cpu is None and os.sched_getaffinity(0) == before
+
+
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from arena.placement import claim_cpu
+claims = [claim_cpu(int(c), Path(sys.argv[1])) for c in sys.argv[2:]]
+print(*[c.cpu for c in claims], flush=True)
+sys.stdin.read()  # hold the claims until the parent closes stdin
+"""
+
+
+def _holder(directory, cpus):
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(directory), *map(str, cpus)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert [int(c) for c in proc.stdout.readline().split()] == list(cpus)
+    return proc
+
+
+def _end(holder):
+    holder.communicate()  # closes its stdin (it then ends) and its stdout
+
+
+def test_a_cpu_claimed_by_another_process_is_not_claimed_again_until_it_ends(tmp_path):
+    cpus = usable_cpus()
+    holder = _holder(tmp_path, [cpus[0]])
+    try:
+        claim = claim_cpu(cpus[0], tmp_path)
+        assert claim is not None and claim.cpu != cpus[0]  # the preferred CPU was taken
+        claim.release()
+    finally:
+        _end(holder)
+    claim = claim_cpu(cpus[0], tmp_path)
+    assert claim is not None and claim.cpu == cpus[0]  # freed when its holder ended
+    claim.release()
+
+
+def test_with_every_cpu_claimed_a_run_goes_unpinned(tmp_path):
+    holder = _holder(tmp_path, usable_cpus())
+    try:
+        assert claim_cpu(None, tmp_path) is None
+        with pinned(directory=tmp_path) as cpu:
+            assert cpu is None and os.sched_getaffinity(0) == set(usable_cpus())
+    finally:
+        _end(holder)
 
 
 def _cpus_reporting_bot(folder):
