@@ -45,8 +45,7 @@ def _config(path: str):
 _PIN_OPTION = click.option(
     "--pin/--no-pin", default=None,
     help="Each worker and its bots on a CPU of their own (default: the config's pin_cpus, "
-         "else yes). --no-pin for bots that use several threads or think long in the "
-         "simultaneous phases.")
+         "else yes). --no-pin for bots that think with several threads.")
 
 
 def _with_pin(config: Any, pin: bool | None) -> Any:

@@ -78,23 +78,19 @@ def play_game(seed: int, bots: Sequence[Bot], target: int = 1000, wire_bytes: bo
     game = Game(seed, target)
     sent = [0, 0, 0, 0]
     request_id = 0
-    while not game.over:
-        asked = []
-        for seat in game.to_act():
-            decision = game.decision(seat)
-            if decision.only_pass and "auto_pass" in capabilities[seat]:
-                game.apply(seat, PASS)  # as the referee does: no request, a request id
-                request_id += 1
-                break
-            events = wire.events_for(seat, game.events[sent[seat]:])
-            sent[seat] = len(game.events)
-            asked.append((seat, decision, wire.request_message(
-                decision, game.observation(seat), events, request_id, DEADLINE_MS,
-                with_options[seat])))
-            request_id += 1
-        for seat, decision, request in asked:
-            reply = links[seat].to_bot(request)
-            game.apply(seat, wire.action_from_reply(reply, decision, with_options[seat]))
+    while not game.over:  # one seat at a time, as the referee asks
+        seat = game.to_act()[0]
+        decision = game.decision(seat)
+        request_id += 1
+        if decision.only_pass and "auto_pass" in capabilities[seat]:
+            game.apply(seat, PASS)  # as the referee does: no request, but a request id
+            continue
+        events = wire.events_for(seat, game.events[sent[seat]:])
+        sent[seat] = len(game.events)
+        reply = links[seat].to_bot(wire.request_message(
+            decision, game.observation(seat), events, request_id - 1, DEADLINE_MS,
+            with_options[seat]))
+        game.apply(seat, wire.action_from_reply(reply, decision, with_options[seat]))
     for link in links:
         events = wire.events_for(link.seat, game.events[sent[link.seat]:])
         link.to_bot(wire.end_message(game.scores, game.winner, events))

@@ -5,7 +5,8 @@ bot and back, about a thousand times a game, each hand-over a few thread wake-up
 ZeroMQ. When the thread woken sits on another CPU that CPU must be woken too, which on a
 small virtual machine costs tens of microseconds per wake-up; when every process of the
 match shares one CPU a hand-over is a plain context switch. Only one process of a match
-works at a time anyway (in the simultaneous phases its bots take turns on that CPU).
+works at a time anyway: the referee asks one seat at a time, the simultaneous phases
+included.
 
 So a tournament worker pins itself to a CPU of its own before it starts any bot, and its bot
 processes inherit the pinning; `arena play --pin` and the benchmark pin the command's process
@@ -13,9 +14,7 @@ for the game. A CPU is *claimed* first, with a lock file per CPU shared by every
 of the user on this machine, so that two runs at once do not both pile onto the first CPU: a
 process that finds no free CPU runs unpinned, as it does when there are more workers than
 usable CPUs (the scheduler then balances better than a fixed assignment). Everything can be
-run unpinned (`--no-pin`, `pin_cpus = false`), for bots that use several threads or think
-long in the simultaneous phases (Grand Tichu, exchange, Tichu), where four bots sharing one
-CPU take longer by the clock, which their time limits count.
+run unpinned (`--no-pin`, `pin_cpus = false`), for bots that think with several threads.
 """
 
 from __future__ import annotations

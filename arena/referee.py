@@ -322,18 +322,20 @@ class _GameRun:
             conn.greeted = True
 
     def _play(self) -> None:
+        """Ask one seat at a time, the simultaneous phases included (each seat's clock then
+        runs only while it alone thinks, whatever the CPUs; no seat learns another's choice
+        before all have chosen, as the engine reveals a phase's choices together)."""
         game = self.game
         while not game.over:
-            for seat in game.to_act():
-                if seat in self.pending:
-                    continue
-                decision = game.decision(seat)
-                if decision.only_pass and self.seats[seat].auto_pass:
-                    self._pass_for(seat, decision)
-                    break  # the game moved on: see who is to act now
-                self._ask(seat)
-            else:
+            if self.pending:
                 self._await_reply()
+                continue
+            seat = game.to_act()[0]
+            decision = game.decision(seat)
+            if decision.only_pass and self.seats[seat].auto_pass:
+                self._pass_for(seat, decision)
+            else:
+                self._ask(seat)
 
     def _pass_for(self, seat: int, decision: Decision) -> None:
         """Pass for a seat that said `auto_pass` and may do nothing else: no request is sent,
@@ -507,10 +509,6 @@ class _GameRun:
         record.round_scores = [tuple(e.data["scores"]) for e in game.events
                                if e.kind == "round_end"]
         record.rounds = len(record.round_scores)
-        # Replies of a simultaneous phase arrive in any order; request ids are deterministic,
-        # and id order is a valid order to apply them in (a phase's requests all precede the
-        # next phase's), so the record is the same whatever the arrival order was.
-        record.decisions.sort(key=lambda d: d["id"])
         self._unsent(0)  # converts every event
         record.events = [m | {"visible_to": e.visible_to}
                          for m, e in zip(self.wire_events, game.events)]
