@@ -97,7 +97,7 @@ class _BotFault(Exception):
         self.details = details
 
 
-@dataclass
+@dataclass(eq=False)  # a connection is itself: compared and hashed by identity
 class _Conn:
     """One bot process and its connection: an entrant's copy, seated anew each game."""
 
@@ -282,6 +282,7 @@ class _GameRun:
         self.spec = spec
         self.last = last
         self.seats = match.seat_conns(spec)
+        self.seat_of = {conn: seat for seat, conn in enumerate(self.seats)}
         self.game = Game(spec.seed, spec.target)
         self.record = GameRecord(spec.game_id, spec.seed, spec.target,
                                  (spec.entrants[0].info(), spec.entrants[1].info()))
@@ -375,13 +376,14 @@ class _GameRun:
             if wait < 0:
                 self._timed_out(now)
             incoming = self.match.socket.receive(min(wait + 0.001, _POLL))
+            received = time.monotonic()
             if incoming is None:
                 self._check_alive()  # silence: has a bot died? (checked only then: it is cheap
                 continue             # to wait _POLL more for a dead bot, costly to ask each time)
-            conn = self.match.by_identity.get(incoming.identity)
-            if conn is None or conn not in self.seats:
+            seat = self.seat_of.get(self.match.by_identity.get(incoming.identity))
+            if seat is None:
                 continue  # not a bot of this game (a rejected hello's socket): ignore it
-            if self._reply(self.seats.index(conn), incoming.frames, time.monotonic()):
+            if self._reply(seat, incoming.frames, received):
                 return
 
     def _timed_out(self, now: float) -> None:
