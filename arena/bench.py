@@ -90,7 +90,8 @@ class TransportFigures:
 
         rows = [
             ["(a) raw pyzmq + msgpack round trip"] + [us(f.raw_msgpack_us) for _, f in columns],
-            ["(a) bytes only, the peer decodes nothing"] + [us(f.raw_bytes_us) for _, f in columns],
+            ["(a) bytes only, the peer decodes nothing"]
+            + [us(f.raw_bytes_us) for _, f in columns],
             ["(b) referee round trip, trivial Python bot"]
             + [f"{us(f.referee_us)} = {f.referee_us[0] / f.raw_msgpack_us[0]:.2f}x (a)"
                for _, f in columns],

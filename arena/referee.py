@@ -115,8 +115,9 @@ class _Conn:
 
 @dataclass
 class _Pending:
-    """A request sent and not yet answered."""
+    """The request sent and not yet answered (one at a time)."""
 
+    seat: int
     request_id: int
     decision: Decision
     limit: float  # seconds allowed for this reply, grace excluded
@@ -289,7 +290,7 @@ class _GameRun:
         self.first_request_id = match.next_request_id
         self.sent_events = [0] * 4
         self.wire_events: list[dict[str, Any]] = []  # game.events in wire form, so far
-        self.pending: dict[int, _Pending] = {}
+        self.pending: _Pending | None = None
 
     def run(self) -> GameRecord:
         start = time.monotonic()
@@ -328,15 +329,13 @@ class _GameRun:
         before all have chosen, as the engine reveals a phase's choices together)."""
         game = self.game
         while not game.over:
-            if self.pending:
-                self._await_reply()
-                continue
             seat = game.to_act()[0]
             decision = game.decision(seat)
             if decision.only_pass and self.seats[seat].auto_pass:
                 self._pass_for(seat, decision)
             else:
-                self._ask(seat)
+                self._ask(seat, decision)
+                self._await_reply()
 
     def _pass_for(self, seat: int, decision: Decision) -> None:
         """Pass for a seat that said `auto_pass` and may do nothing else: no request is sent,
@@ -352,10 +351,9 @@ class _GameRun:
             "action": {"action": "pass"},
             "call_tichu": False, "wish": None, "latency_ms": 0.0, "auto": True})
 
-    def _ask(self, seat: int) -> None:
+    def _ask(self, seat: int, decision: Decision) -> None:
         game = self.game
         conn = self.seats[seat]
-        decision = game.decision(seat)
         time_control = self.spec.time
         left = time_control.bank - self.record.time_used[seat]
         limit = max(0.0, min(time_control.decision, left))
@@ -363,18 +361,24 @@ class _GameRun:
         self.match.next_request_id += 1
         message = wire.request_message(decision, game.observation(seat), self._unsent(seat),
                                        request_id, _ms(limit), conn.with_options)
-        pending = self.pending[seat] = _Pending(request_id, decision, limit)
+        pending = self.pending = _Pending(seat, request_id, decision, limit)
         self.match.send(conn, message)  # then straight to the receive: the clock is running
         pending.sent_at = sent_at = time.monotonic()
         pending.deadline = sent_at + limit + time_control.grace
 
     def _await_reply(self) -> None:
-        """Wait for one reply (or a fault) and apply it to the game."""
+        """Wait for the reply to the pending request (or a fault) and apply it to the game."""
+        pending = self.pending
+        assert pending is not None
         while True:
             now = time.monotonic()
-            wait = min(p.deadline for p in self.pending.values()) - now
+            wait = pending.deadline - now
             if wait < 0:
-                self._timed_out(now)
+                grace = self.spec.time.grace
+                raise _BotFault(Termination.TIMEOUT, pending.seat, f"no reply within "
+                                f"{pending.limit:.3f} s (+{grace:g} s grace)", "timeout",
+                                request_id=pending.request_id,
+                                overrun=round(now - pending.sent_at - pending.limit, 3))
             incoming = self.match.socket.receive(min(wait + 0.001, _POLL))
             received = time.monotonic()
             if incoming is None:
@@ -385,15 +389,6 @@ class _GameRun:
                 continue  # not a bot of this game (a rejected hello's socket): ignore it
             if self._reply(seat, incoming.frames, received):
                 return
-
-    def _timed_out(self, now: float) -> None:
-        """Raise the timeout of the first seat whose deadline has passed."""
-        grace = self.spec.time.grace
-        for seat, p in self.pending.items():
-            if now > p.deadline:
-                raise _BotFault(Termination.TIMEOUT, seat, f"no reply within {p.limit:.3f} s "
-                                f"(+{grace:g} s grace)", "timeout", request_id=p.request_id,
-                                overrun=round(now - p.sent_at - p.limit, 3))
 
     def _reply(self, seat: int, frames: list[bytes], received: float) -> bool:
         """Check and apply one message from `seat`; False if it was a stale reply to ignore."""
@@ -407,7 +402,7 @@ class _GameRun:
             logger.debug("%s: >> %s", self.seats[seat].label, _brief(reply))
         if reply["type"] == "reply" and reply["id"] < self.first_request_id:
             return False  # answers a request of an earlier, aborted game of this match
-        pending = self.pending.get(seat)
+        pending = self.pending if self.pending is not None and self.pending.seat == seat else None
         if reply["type"] != "reply" or pending is None or reply["id"] != pending.request_id:
             what = (f"a {reply['type']} message" if reply["type"] != "reply"
                     else f"a reply to request {reply['id']}")
@@ -421,7 +416,7 @@ class _GameRun:
             raise _BotFault(Termination.TIMEOUT, seat, f"reply after {latency:.3f} s, limit "
                             f"{pending.limit:.3f} s", "timeout", request_id=pending.request_id,
                             overrun=round(latency - pending.limit, 3))
-        del self.pending[seat]
+        self.pending = None
         try:
             action = wire.action_from_reply(reply, pending.decision, self.seats[seat].with_options)
             self.game.apply(seat, action)
