@@ -166,7 +166,7 @@ class Session:
     def handle(self, message: Message) -> Message | None:
         kind = message["type"]
         if kind == "request" and self.bot.welcome is not None:  # the common case, first
-            self._events(message["events"])
+            self._events(message.get("events", ()))
             reply = {"type": "reply", "id": message["id"], **self.bot.decide(message)}
             return option_reply(reply) or validate(reply, "bot")
         if kind in ("reject", "error"):
