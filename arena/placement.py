@@ -39,8 +39,8 @@ def usable_cpus() -> list[int]:
 
 
 def cpu_for_worker(index: int, workers: int) -> int | None:
-    """The CPU for worker `index` of `workers`, or None (unpinned) if there are more workers
-    than usable CPUs, or affinity is not supported."""
+    """The CPU worker `index` of `workers` prefers (its claim tries it first), or None (stay
+    unpinned) if there are more workers than usable CPUs, or affinity is not supported."""
     cpus = usable_cpus()
     if not cpus or workers > len(cpus):
         return None
