@@ -104,23 +104,33 @@ def pin_process(cpus: set[int]) -> None:
             pass
 
 
-@contextlib.contextmanager
-def pinned(enabled: bool = True, directory: Path | None = None) -> Iterator[int | None]:
-    """Run the block with this process on a CPU claimed for it (see `claim_cpu`), then give
-    every thread back the CPUs it had; the CPU, or None if unpinned (not `enabled`, no CPU
-    free, or a system that refuses)."""
-    before = set(usable_cpus())
-    claim = claim_cpu(directory=directory) if enabled and before else None
+def pin_to_free_cpu(preferred: int | None = None,
+                    directory: Path | None = None) -> CpuClaim | None:
+    """Claim a free CPU (see `claim_cpu`) and confine this process to it; the claim, or None
+    (unpinned: no CPU free, or a system that refuses affinity)."""
+    claim = claim_cpu(preferred, directory)
     if claim is None:
-        yield None
-        return
+        return None
+    before = set(usable_cpus())
     try:
         pin_process({claim.cpu})
-    except OSError as exc:  # a system that refuses: run unpinned
+    except OSError as exc:  # a system that refuses: stay unpinned
         logger.info("not pinned to CPU %d: %s", claim.cpu, exc)
         with contextlib.suppress(OSError):
             pin_process(before)
         claim.release()
+        return None
+    return claim
+
+
+@contextlib.contextmanager
+def pinned(enabled: bool = True, directory: Path | None = None) -> Iterator[int | None]:
+    """Run the block with this process on a CPU claimed for it (`pin_to_free_cpu`), then give
+    every thread back the CPUs it had; the CPU, or None if unpinned (not `enabled`, no CPU
+    free, or a system that refuses)."""
+    before = set(usable_cpus())
+    claim = pin_to_free_cpu(directory=directory) if enabled and before else None
+    if claim is None:
         yield None
         return
     try:

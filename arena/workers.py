@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.placement import CpuClaim, claim_cpu, cpu_for_worker, pin_process
+from arena.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
 from arena.referee import Entrant, GameSpec, Match, TimeControl
 from arena.schedule import Dispatcher, ScheduledGame
 from arena.store import GameRow, write_record
@@ -155,18 +155,9 @@ def _pin(wid: int, workers: int) -> None:
     own CPU by index if free, else any free one, else none (unpinned)."""
     global _claim
     preferred = cpu_for_worker(wid, workers)
-    if preferred is None:
-        return
-    _claim = claim_cpu(preferred)
-    if _claim is None:
-        logger.info("worker %d unpinned: every CPU is claimed by another arena process", wid)
-        return
-    try:
-        pin_process({_claim.cpu})
-        logger.debug("worker %d pinned to CPU %d", wid, _claim.cpu)
-    except OSError as exc:  # a restricted system: play unpinned
-        logger.info("worker %d not pinned to CPU %d: %s", wid, _claim.cpu, exc)
-        _claim.release()
+    if preferred is not None:
+        _claim = pin_to_free_cpu(preferred)
+        logger.debug("worker %d on CPU %s", wid, _claim.cpu if _claim else "any (unpinned)")
 
 
 # ----- in the main process ------------------------------------------------------------------
