@@ -138,18 +138,17 @@ def observation_map(obs: Observation) -> Message:
     if obs.exchange_given:
         exchange = {"given": [card_name(c) for c in obs.exchange_given],
                     "received": [card_name(c) for c in obs.exchange_received]}
-    table = obs.table
-    if table is not None:
-        table = {"seat": obs.table_seat, "cards": card_names(table.cards),
-                 "combination": _COMBINATION_NAMES[table.type],
-                 "phoenix_as": RANK_CHARS[table.phoenix_as - 2] if table.phoenix_as else None}
+    table = None
+    if obs.table is not None:
+        table = {"seat": obs.table_seat, "cards": cards_text(obs.table.cards),
+                 "combination": combination_name(obs.table),
+                 "phoenix_as": rank_text(obs.table.phoenix_as)}
     return {
-        "seat": obs.seat, "round": obs.round_number, "hand": card_names(obs.hand),
+        "seat": obs.seat, "round": obs.round_number, "hand": cards_text(obs.hand),
         "hand_counts": list(obs.hand_counts), "grand_tichu": list(obs.grand_tichu),
-        "tichu": list(obs.tichu), "out_order": list(obs.out_order),
-        "wish": RANK_CHARS[obs.wish - 2] if obs.wish else None,
-        "table": table, "trick": card_names(obs.trick), "trick_points": obs.trick_points,
-        "played": card_names(obs.played), "points_taken": list(obs.points_taken),
+        "tichu": list(obs.tichu), "out_order": list(obs.out_order), "wish": rank_text(obs.wish),
+        "table": table, "trick": cards_text(obs.trick), "trick_points": obs.trick_points,
+        "played": cards_text(obs.played), "points_taken": list(obs.points_taken),
         "exchange": exchange, "scores": list(obs.scores), "target": obs.target,
     }
 
