@@ -12,14 +12,12 @@ from pathlib import Path
 import zmq
 from tabulate import tabulate
 
-from arena import wire
+from arena.local import load_bot
+from arena.local import play_game as play_local_game
 from arena.manifest import folder_hash, load_manifest
 from arena.placement import pinned
 from arena.referee import Entrant, GameSpec, Match
-from arena.rules import DecisionKind, Exchange, Game
-from arena.rules.cards import cards_of
 from arena.selfplay import play_game, random_player
-from protocol import codec
 
 
 @dataclass(frozen=True)
@@ -56,6 +54,7 @@ def bench_engine(games: int, seed: int = 0) -> EngineFigures:
 
 _SLICES = 4  # (a) and (b) alternate in this many slices; (b) plays one game per slice
 _TRIVIAL_TARGET = 300
+_TRIVIAL = Path(__file__).parent / "benchbots" / "trivial"
 
 
 @dataclass(frozen=True)
@@ -122,19 +121,18 @@ def _measure(requests: list[bytes], games: int, round_trips: int,
              seed: int) -> PlacementFigures:
     """(a) and (b) in interleaved slices (so that both see the machine in the same mood: a
     virtual machine's speed drifts), then (c)."""
-    slices = _SLICES
     raw_bytes: list[float] = []
     raw_msgpack: list[float] = []
     latencies: list[float] = []
-    trivial = _entrant(Path(__file__).parent / "benchbots" / "trivial")
+    trivial = _entrant(_TRIVIAL)
     with _EchoPeer("bytes") as bytes_peer, _EchoPeer("msgpack") as msgpack_peer, \
             Match(trivial, trivial) as match:
-        for k in range(slices):
-            raw_bytes += bytes_peer.round_trips(requests, round_trips // slices)
-            raw_msgpack += msgpack_peer.round_trips(requests, round_trips // slices)
+        for k in range(_SLICES):
+            raw_bytes += bytes_peer.round_trips(requests, round_trips // _SLICES)
+            raw_msgpack += msgpack_peer.round_trips(requests, round_trips // _SLICES)
             spec = GameSpec(f"bench-trivial-{k}", seed + k, (trivial, trivial),
                             target=_TRIVIAL_TARGET)
-            record = match.play(spec, last=k == slices - 1)
+            record = match.play(spec, last=k == _SLICES - 1)
             latencies += [d["latency_ms"] * 1000 for d in record.decisions if not d.get("auto")]
     rand = _entrant(Path(__file__).resolve().parent.parent / "bots" / "random")
     decisions = asked = 0
@@ -158,25 +156,17 @@ def _entrant(folder: Path) -> Entrant:
 
 
 def _trivial_requests(seeds: range, target: int) -> list[bytes]:
-    """The packed requests the trivial bot gets in the games of `seeds` (each with the events
-    it carries, a turn with nothing to decide passed unasked), in order: (a) sends exactly
-    what (b) sends. The trivial bot takes the first option, and gives its first three cards."""
-    requests = []
+    """The packed requests the trivial bot gets in the games of `seeds`, in order, from the
+    in-process harness (which asks as the referee does): (a) sends exactly what (b) sends."""
+    make_bot = load_bot(_TRIVIAL)
+    requests: list[bytes] = []
+
+    def keep(seat: int, sender: str, message: dict[str, object], data: bytes) -> None:
+        if message["type"] == "request":
+            requests.append(data)
+
     for seed in seeds:
-        game = Game(seed, target)
-        sent = [0, 0, 0, 0]
-        while not game.over:
-            seat = game.to_act()[0]
-            decision = game.decision(seat)
-            if not decision.only_pass:
-                events = wire.events_for(seat, game.events[sent[seat]:])
-                sent[seat] = len(game.events)
-                requests.append(codec.pack(wire.request_message(
-                    decision, game.observation(seat), events, len(requests), 1000)))
-            if decision.kind is DecisionKind.EXCHANGE:
-                game.apply(seat, Exchange(tuple(cards_of(game.hands[seat])[:3])))
-            else:
-                game.apply(seat, decision.options[0])
+        play_local_game(seed, [make_bot(s) for s in range(4)], target, record=keep)
     return requests
 
 

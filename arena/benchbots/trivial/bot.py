@@ -11,5 +11,10 @@ def decide(request):
     return choose(0)
 
 
+def make_bot(seed=None):
+    """The bot (it has no randomness: `seed` is for `arena.local.load_bot`)."""
+    return FunctionBot(decide, name="trivial", version="1")
+
+
 if __name__ == "__main__":
-    sys.exit(run(FunctionBot(decide, name="trivial", version="1")))
+    sys.exit(run(make_bot()))
