@@ -21,20 +21,15 @@ from arena.rules import (
     Pass,
     Play,
 )
-from arena.rules.cards import cards_of, parse_card
+from arena.rules.cards import cards_of, parse_card, parse_cards
 from arena.rules.moves import bombs
 
 SPECIALS = ("Mahjong", "Dog", "Phoenix", "Dragon")
 
 
 def cards(text: str) -> int:
-    """The card set named by space-separated card names."""
-    mask = 0
-    for name in text.split():
-        bit = 1 << parse_card(name)
-        assert not mask & bit, f"{name} named twice"
-        mask |= bit
-    return mask
+    """The card set named by space-separated card names (ValueError on a card named twice)."""
+    return parse_cards(text.split())
 
 
 @dataclass(frozen=True)
