@@ -39,6 +39,8 @@ def test_paths_are_relative_to_the_config_file(tmp_path, two_bots):
     (("concurrency = 2", "concurrency = 2\nworkers = 3"), "tournament.workers", "unknown key"),
     (("decision = 3.0", "decision = 0"), "time.decision", "positive"),
     (("anchor = \"random\"", "anchor = 3"), "ratings.anchor", "must be a string"),
+    (("concurrency = 2", "concurrency = 2\npin_cpus = 1"), "tournament.pin_cpus",
+     "must be true or false"),
     (('    "heuristic",', '    "nowhere",'), "tournament.entrants[1]", "not a bot folder"),
     (('    "heuristic",', '    "random",'), "tournament.entrants[1]", "listed twice"),
 ])
