@@ -78,7 +78,7 @@ def decode(data: bytes, sender: str | None = None) -> dict[str, Any]:
 def pack(message: dict[str, Any]) -> bytes:
     """The msgpack bytes of a message already in canonical form, without validating it.
 
-    For trusted producers only (the referee's own `arena.wire` builds canonical maps; a test
+    For trusted producers only (the referee's own `arena.referee.wire` builds canonical maps; a test
     checks that `pack` and `encode` agree on them). Oversize still raises ProtocolError.
     """
     data = msgpack.packb(message, use_bin_type=True)

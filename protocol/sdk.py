@@ -15,7 +15,7 @@ run(decide, name="tiny", version="1.0.0")
 Requests, events and replies are the plain dicts of PROTOCOL.md. A bot is either such a
 function or a `Bot` subclass (hooks for welcome, events and end). `Session` is the protocol
 state machine with no transport (message in, message out: the in-process harness
-`arena.local` drives it directly); `run` connects it to the referee over ZeroMQ.
+`arena.referee.inprocess` drives it directly); `run` connects it to the referee over ZeroMQ.
 """
 
 from __future__ import annotations

@@ -26,19 +26,19 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from arena import wire
-from arena.botproc import BotProcess
-from arena.errors import IllegalAction
-from arena.manifest import BotManifest, folder_hash, load_manifest
-from arena.record import Termination
-from arena.referee import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Match, TimeControl, build_bot
+from arena.referee import wire
+from arena.referee.process import BotProcess
+from arena.rules import IllegalAction
+from arena.referee.manifest import BotManifest, folder_hash, load_manifest
+from arena.referee.record import Termination
+from arena.referee.match import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Match, TimeControl, build_bot
 from arena.rules import Decision, DecisionKind, Exchange, Game, Pass, Play
 from arena.rules.cards import parse_card
-from arena.transport import RefereeSocket
+from arena.referee.transport import RefereeSocket
 from protocol import codec
 from protocol.codec import ProtocolError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "bots" / "random"
 HELLO_SECONDS = 10.0
 DECISION_SECONDS = 2.0

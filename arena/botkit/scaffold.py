@@ -1,4 +1,4 @@
-"""`arena new-bot`: a working bot folder from a template of `arena/templates/<language>/`.
+"""`arena new-bot`: a working bot folder from a template of `arena/botkit/templates/<language>/`.
 
 Each template is the smallest bot that passes `arena check-bot` in its language; the
 placeholder ``__NAME__`` in its files becomes the bot's name.

@@ -12,12 +12,12 @@ from pathlib import Path
 import zmq
 from tabulate import tabulate
 
-from arena.local import load_bot
-from arena.local import play_game as play_local_game
-from arena.manifest import folder_hash, load_manifest
-from arena.placement import pinned
-from arena.referee import Entrant, GameSpec, Match
-from arena.selfplay import play_game, random_player
+from arena.referee.inprocess import load_bot
+from arena.referee.inprocess import play_game as play_local_game
+from arena.referee.manifest import folder_hash, load_manifest
+from arena.referee.placement import pinned
+from arena.referee.match import Entrant, GameSpec, Match
+from arena.rules.selfplay import play_game, random_player
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ def _measure(requests: list[bytes], games: int, round_trips: int,
                             target=_TRIVIAL_TARGET)
             record = match.play(spec, last=k == _SLICES - 1)
             latencies += [d["latency_ms"] * 1000 for d in record.decisions if not d.get("auto")]
-    rand = _entrant(Path(__file__).resolve().parent.parent / "bots" / "random")
+    rand = _entrant(Path(__file__).resolve().parents[2] / "bots" / "random")
     decisions = asked = 0
     with Match(rand, rand) as match:  # processes start once and play every game (multi_game)
         match.play(GameSpec("bench-warm-up", seed, (rand, rand), target=100), last=False)
@@ -179,7 +179,7 @@ class _EchoPeer:
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.bind("tcp://127.0.0.1:0")
         endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
-        self.peer = subprocess.Popen([sys.executable, "-m", "arena.benchbots.echo_peer",
+        self.peer = subprocess.Popen([sys.executable, "-m", "arena.cli.benchbots.echo_peer",
                                       endpoint, mode])
         self.identity: bytes | None = None
 

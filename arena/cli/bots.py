@@ -27,7 +27,7 @@ def register(main: click.Group) -> None:
     def check_bot_cmd(bot_dir: str, games: int, target: int, no_build: bool) -> None:
         """Build a bot, drive it through every message and decision of the protocol, then
         play short games; print a checklist. Exit status 0 only if every check passes."""
-        from arena.checkbot import check_bot
+        from arena.botkit.check import check_bot
 
         try:
             report = check_bot(bot_dir, games=games, target=target, build=not no_build)
@@ -45,7 +45,7 @@ def register(main: click.Group) -> None:
                   show_default=True, help="Where to create the bot folder NAME.")
     def new_bot_cmd(name: str, language: str, parent: str) -> None:
         """Create a working bot folder NAME from a template (it passes check-bot as created)."""
-        from arena.newbot import new_bot
+        from arena.botkit.scaffold import new_bot
 
         try:
             folder = new_bot(name, language, parent)

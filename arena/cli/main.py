@@ -25,7 +25,7 @@ def bench() -> None:
 @click.option("--seed", default=0, show_default=True, help="Seed of the first game.")
 def bench_engine_cmd(games: int, seed: int) -> None:
     """Play full games to 1000 with four random players in one process; print throughput."""
-    from arena.bench import bench_engine
+    from arena.cli.bench import bench_engine
 
     if games < 1:
         raise click.BadParameter("must be at least 1", param_hint="--games")
@@ -40,7 +40,7 @@ def bench_engine_cmd(games: int, seed: int) -> None:
 def bench_transport_cmd(games: int, round_trips: int) -> None:
     """Measure (a) raw pyzmq round trip, (b) referee decision round trip, (c) games/s, with
     every process on one CPU (as tournament workers run) and with CPUs shared."""
-    from arena.bench import bench_transport
+    from arena.cli.bench import bench_transport
 
     if games < 1:
         raise click.BadParameter("must be at least 1", param_hint="--games")
@@ -63,16 +63,16 @@ def bench_transport_cmd(games: int, round_trips: int) -> None:
 @click.option("--ipc", is_flag=True, help="Use an ipc:// endpoint in a private directory.")
 @click.option("--pin/--no-pin", default=False, show_default=True,
               help="Referee and bots on one CPU: faster hand-overs, but the four bots start "
-                   "one after the other (see arena.placement).")
+                   "one after the other (see arena.referee.placement).")
 @click.option("-v", "--verbose", count=True, help="Log more (-vv: every message).")
 def play(bot_a: str, bot_b: str, seed: int, target: int, record_path: str | None,
          decision_time: float, time_bank: float, hello_time: float, grace: float, ipc: bool,
          pin: bool, verbose: int) -> None:
     """Play one game to TARGET between BOT_A (seats 0, 2) and BOT_B (seats 1, 3)."""
-    from arena.manifest import folder_hash, load_manifest
-    from arena.placement import pinned
-    from arena.referee import Entrant, GameSpec, TimeControl, build_bot, run_game
-    from arena.report import summary
+    from arena.referee.manifest import folder_hash, load_manifest
+    from arena.referee.placement import pinned
+    from arena.referee.match import Entrant, GameSpec, TimeControl, build_bot, run_game
+    from arena.presentation.summary import summary
 
     _logging(verbose)
     entrants = []
@@ -94,8 +94,8 @@ def play(bot_a: str, bot_b: str, seed: int, target: int, record_path: str | None
 def replay(record_file: str) -> None:
     """Show a game record round by round and re-simulate it exactly from seed and actions."""
     from arena.errors import ArenaError
-    from arena.record import GameRecord, Termination, resimulate
-    from arena.report import summary
+    from arena.referee.record import GameRecord, Termination, resimulate
+    from arena.presentation.summary import summary
 
     try:
         record = GameRecord.load(record_file)
@@ -142,7 +142,7 @@ def _build(build_bot, manifest) -> None:
 @click.option("--seed", default=1, show_default=True, help="Seed of the game's deals.")
 def demo(seed: int) -> None:
     """Play one engine self-play game between random players and print it round by round."""
-    from arena.selfplay import play_game, random_player
+    from arena.rules.selfplay import play_game, random_player
 
     rng = random.Random(seed)
     game, summary = play_game(seed, [random_player(rng) for _ in range(4)])
@@ -159,10 +159,10 @@ def demo(seed: int) -> None:
 
 
 def _register_command_modules() -> None:
-    from arena import cli_bots, cli_tournaments
+    from arena.cli import bots, tournaments
 
-    cli_tournaments.register(main)
-    cli_bots.register(main)
+    tournaments.register(main)
+    bots.register(main)
 
 
 _register_command_modules()

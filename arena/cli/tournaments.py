@@ -25,7 +25,7 @@ _INTERRUPTED = 130
 @contextmanager
 def _errors() -> Iterator[None]:
     """Map the library's errors to click's exits: 2 for a user's mistake, 1 for the rest."""
-    from arena.ratings import RatingsError
+    from arena.ratings.fit import RatingsError
 
     try:
         yield
@@ -36,7 +36,7 @@ def _errors() -> Iterator[None]:
 
 
 def _config(path: str):
-    from arena.tournament_config import load_config
+    from arena.tournament.config import load_config
 
     with _errors():
         return load_config(path)
@@ -76,8 +76,8 @@ def tournament(config: str, workers: int | None, show_standings: bool, pin: bool
     Every matchup plays its duplicate pairs; games run on parallel workers and each is stored
     as it ends, so Ctrl-C (or a kill) loses nothing: run the same command to continue.
     """
-    from arena.progress import Progress
-    from arena.tournament import TournamentInterrupted, run_tournament
+    from arena.tournament.progress import Progress
+    from arena.tournament.runner import TournamentInterrupted, run_tournament
 
     cfg = _with_pin(_config(config), pin)
     progress: Progress | None = None
@@ -126,7 +126,7 @@ def tournament(config: str, workers: int | None, show_standings: bool, pin: bool
 def submit(bot_dir: str, config: str) -> None:
     """Add the bot in BOT_DIR (or its new version) to a tournament; the next run of the
     tournament plays only the matchups it is missing."""
-    from arena.tournament import submit as submit_bot
+    from arena.tournament.runner import submit as submit_bot
 
     cfg = _config(config)
     with _errors():
@@ -154,7 +154,7 @@ def _anchor_options(cfg: Any, anchor: str | None, anchor_elo: float | None,
 
 
 def _rating_options(store: Any, options: dict[str, Any]) -> dict[str, Any]:
-    from arena.tournament import resolve_entrant
+    from arena.tournament.runner import resolve_entrant
 
     anchor = options["anchor"]
     anchor = store.meta("anchor") if anchor is None else anchor
@@ -174,10 +174,10 @@ def _rating_options(store: Any, options: dict[str, Any]) -> dict[str, Any]:
 
 def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchups: bool,
                     bootstrap: int, current: bool, fmt: str) -> str:
-    from arena.standings import compute_standings
-    from arena.store import Store
-    from arena.tables import matchup_table, matrix_tables, standings_table
-    from arena.tournament import labels
+    from arena.ratings.standings import compute_standings
+    from arena.tournament.store import Store
+    from arena.presentation.tables import matchup_table, matrix_tables, standings_table
+    from arena.tournament.runner import labels
 
     with _errors(), Store(storage, create=False) as store:
         keys = [e.key for e in store.entrants() if not e.retired] if current else None
@@ -272,9 +272,9 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
     pairs (new seeds, stored like any game) in batches until the test decides. Exits 0 when
     decided, 3 while undecided.
     """
-    from arena.sprt import Decision
-    from arena.sprt_runner import run_sprt
-    from arena.tables import sprt_table
+    from arena.ratings.sprt import Decision
+    from arena.tournament.sprt_runner import run_sprt
+    from arena.presentation.tables import sprt_table
 
     if elo0 >= elo1:
         raise click.BadParameter("must be above --elo0", param_hint="--elo1")

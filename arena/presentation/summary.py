@@ -6,7 +6,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.record import GameRecord, Termination
+from arena.referee.record import GameRecord, Termination
 
 
 def round_rows(record: GameRecord) -> list[list[Any]]:

@@ -18,9 +18,9 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.ratings import ForfeitKind
-from arena.sprt import SprtResult
-from arena.standings import MatchupSummary, Standings
+from arena.ratings.fit import ForfeitKind
+from arena.ratings.sprt import SprtResult
+from arena.ratings.standings import MatchupSummary, Standings
 
 FORMATS = ("terminal", "markdown", "html", "csv", "json")
 _TABLEFMT = {"terminal": "simple", "markdown": "github", "html": "html"}

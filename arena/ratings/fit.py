@@ -10,7 +10,7 @@ Elo is a secondary, order-dependent figure, never the ranking.
 Rated games: a game whose pair has a harness fault is void (the whole pair is); a forfeit is a
 loss for the offending team; a game with no winner and no forfeit is void.
 Counts (per entrant, head to head, per matchup) and the `Standings` bundle are in
-`arena.standings`; the sequential test on pairs is in `arena.sprt`.
+`arena.ratings.standings`; the sequential test on pairs is in `arena.ratings.sprt`.
 """
 
 from __future__ import annotations

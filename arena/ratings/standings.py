@@ -1,7 +1,7 @@
 """Standings: per-entrant counts, head to head, matchups and the bundle the tables show.
 
-Pure functions of game results (see `arena.ratings` for which games are rated); the rating fit
-itself lives in `arena.ratings`.
+Pure functions of game results (see `arena.ratings.fit` for which games are rated); the rating fit
+itself lives in `arena.ratings.fit`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from arena.ratings import (BootstrapResult, ForfeitKind, GameResult, RatingFit, bootstrap_ratings,
+from arena.ratings.fit import (BootstrapResult, ForfeitKind, GameResult, RatingFit, bootstrap_ratings,
                            fit_ratings, incremental_elo, rated_games, rated_pairs)
 
 

@@ -2,11 +2,11 @@
 
 No sockets and no processes: each seat is a `protocol.sdk.Session` around a `Bot`, and this
 module plays the referee's part of the session flow (hello, welcome, requests with their
-events, end) with the messages `arena.wire` builds. With `wire_bytes=True` every message is
+events, end) with the messages `arena.referee.wire` builds. With `wire_bytes=True` every message is
 also encoded and decoded by the codec, and `record` sees the exact bytes (the golden
 transcript is made this way). Used to measure one bot against another without the referee:
 
-    python -m arena.local bots/heuristic bots/random --games 200
+    python -m arena.referee.inprocess bots/heuristic bots/random --games 200
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena import wire
+from arena.referee import wire
 from arena.rules import PASS, Game
 from protocol import codec
 from protocol.sdk import Bot, Session
@@ -137,7 +137,7 @@ def measure(bot_a: BotFactory, bot_b: BotFactory, pairs: int, seed: int = 0,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m arena.local",
+    parser = argparse.ArgumentParser(prog="python -m arena.referee.inprocess",
                                      description="Measure bot A against bot B in-process.")
     parser.add_argument("bot_a")
     parser.add_argument("bot_b")

@@ -7,7 +7,7 @@ language = "python"
 command = ["python", "bot.py"]   # run in the bot folder; a string is split like a shell
 build = "make"               # optional, run once in the bot folder before the bot starts
 
-[limits]                     # optional: per-process limits (defaults in botproc.ResourceLimits)
+[limits]                     # optional: per-process limits (defaults in process.ResourceLimits)
 memory_mb = 4096             # address space
 cpu_seconds = 600            # CPU time over the process's life
 processes = 256              # RLIMIT_NPROC (per user; not enforced for root)
@@ -29,7 +29,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.botproc import DEFAULT_LIMITS, ResourceLimits
+from arena.referee.process import DEFAULT_LIMITS, ResourceLimits
 from arena.errors import ConfigError
 
 MANIFEST = "bot.toml"

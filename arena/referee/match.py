@@ -26,13 +26,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena import wire
-from arena.botproc import BotProcess
-from arena.errors import IllegalAction
-from arena.manifest import BotManifest
-from arena.record import EntrantInfo, Fault, GameRecord, Termination
+from arena.referee import wire
+from arena.referee.process import BotProcess
+from arena.rules import IllegalAction
+from arena.referee.manifest import BotManifest
+from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
 from arena.rules import PASS, PUBLIC, Decision, Game
-from arena.transport import RefereeSocket
+from arena.referee.transport import RefereeSocket
 from protocol import codec
 from protocol.codec import ProtocolError
 

@@ -16,8 +16,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from arena import wire
-from arena.errors import ArenaError, IllegalAction
+from arena.referee import wire
+from arena.errors import ArenaError
+from arena.rules import IllegalAction
 from arena.rules import Game
 
 RECORD_FORMAT = 1

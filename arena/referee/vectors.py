@@ -1,9 +1,12 @@
-"""Regenerate the golden vectors of this folder (see PROTOCOL.md, section 10).
+"""Regenerate the golden vectors of `protocol/vectors/` (see PROTOCOL.md, section 10).
 
-    python protocol/vectors/generate.py
+    .venv/bin/python -m arena.referee.vectors
+
+The vectors are the referee's own output (the in-process harness plays the transcript), so
+their generator lives with the referee: `protocol/` imports nothing of `arena`.
 
 Deterministic: the same code gives the same files, byte for byte. The tests check that the
-committed files still match what the codec and `arena.wire` produce.
+committed files still match what the codec and `arena.referee.wire` produce.
 """
 
 from __future__ import annotations
@@ -15,13 +18,14 @@ from typing import Any
 
 import msgpack
 
-from arena import wire
-from arena.local import load_bot, play_game
+from arena.referee import wire
+from arena.referee.inprocess import load_bot, play_game
 from arena.rules import Game
 from protocol import codec
 
-HERE = Path(__file__).resolve().parent
-BOTS = HERE.parent.parent / "bots"
+ROOT = Path(__file__).resolve().parents[2]
+VECTORS = ROOT / "protocol" / "vectors"
+BOTS = ROOT / "bots"
 TRANSCRIPT_SEED = 7
 TRANSCRIPT_TARGET = 400
 KIND_SEEDS = range(1, 40)
@@ -43,11 +47,11 @@ def play_transcript(bots: list[Any]) -> list[tuple[int, str, dict[str, Any], byt
 
 
 def write_transcript(lines: list[tuple[int, str, dict[str, Any], bytes]]) -> None:
-    with open(HERE / "transcript.jsonl", "w", encoding="utf-8") as out:
+    with open(VECTORS / "transcript.jsonl", "w", encoding="utf-8") as out:
         for seat, sender, message, _ in lines:
             out.write(json.dumps({"seat": seat, "from": sender, "message": message},
                                  separators=(",", ":")) + "\n")
-    with open(HERE / "transcript.bin", "wb") as out:
+    with open(VECTORS / "transcript.bin", "wb") as out:
         for *_, data in lines:
             out.write(struct.pack(">I", len(data)) + data)
 
@@ -205,8 +209,8 @@ def write_json(path: Path, value: Any) -> None:
 def main() -> None:
     messages = [{"name": name, "sender": sender, "message": codec.validate(m, sender),
                  "hex": codec.encode(m, sender).hex()} for name, sender, m in valid_messages()]
-    write_json(HERE / "messages.json", messages)
-    write_json(HERE / "malformed.json", [{"name": n, "sender": s, "hex": h, "code": c}
+    write_json(VECTORS / "messages.json", messages)
+    write_json(VECTORS / "malformed.json", [{"name": n, "sender": s, "hex": h, "code": c}
                                          for n, s, h, c in malformed_frames()])
     write_transcript(play_transcript(transcript_bots()))
 

@@ -1,6 +1,6 @@
 """Engine <-> wire conversion: pure functions between `arena.rules` values and protocol maps.
 
-The referee and the in-process harness (`arena.local`) build every message a bot receives
+The referee and the in-process harness (`arena.referee.inprocess`) build every message a bot receives
 here, and turn every reply back into an engine `Action`. Maps are the plain dicts of
 protocol/PROTOCOL.md (card sets as ascending lists of card names, ranks as one character,
 None for "none"); pass them through `protocol.codec.encode` to put them on the wire.
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from arena.errors import IllegalAction
+from arena.rules import IllegalAction
 from arena.rules import (
     PUBLIC,
     Action,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import NamedTuple
 
-from arena.errors import IllegalAction
+from arena.rules.errors import IllegalAction
 from arena.rules.cards import (
     DOG_BIT,
     DRAGON_BIT,

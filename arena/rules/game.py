@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from arena.errors import IllegalAction
+from arena.rules.errors import IllegalAction
 from arena.rules import moves
 from arena.rules.actions import (
     Action,

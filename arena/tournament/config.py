@@ -12,11 +12,11 @@ target = 1000                 # score that ends a game
 seed = 1                      # base seed: every pair's deals derive from it
 concurrency = 0               # worker processes; 0 = the number of cores (-j overrides)
 pin_cpus = true               # optional; each worker and its bots on a CPU of their own
-                              # (arena.placement; --no-pin overrides)
+                              # (arena.referee.placement; --no-pin overrides)
 storage = "demo.sqlite"       # the SQLite store, relative to this file
 records = "demo.records"      # optional; record files; default: storage name + ".records"
 
-[time]                        # optional; seconds, as arena.referee.TimeControl
+[time]                        # optional; seconds, as arena.referee.match.TimeControl
 hello = 10.0
 decision = 5.0
 bank = 300.0
@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.manifest import BotManifest, limit_overrides, load_manifest, read_toml
-from arena.referee import TimeControl
+from arena.referee.manifest import BotManifest, limit_overrides, load_manifest, read_toml
+from arena.referee.match import TimeControl
 
 _TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
                     "pin_cpus", "storage", "records"}
@@ -88,7 +88,7 @@ class TournamentConfig:
     limits: dict[str, int | None] = field(default_factory=dict)
     """Resource limits for every entrant's processes, over those of its own bot.toml."""
     pin_cpus: bool = True
-    """Each worker process and its bots on one CPU of their own (`arena.placement`)."""
+    """Each worker process and its bots on one CPU of their own (`arena.referee.placement`)."""
 
     @property
     def pairs_per_matchup(self) -> int:

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
-from arena.manifest import BotManifest, folder_hash, load_manifest
-from arena.ratings import RatingsError, fit_ratings
-from arena.referee import Entrant, build_bot
-from arena.schedule import ScheduledGame, entrant_key, missing, round_robin
-from arena.store import EntrantRow, GameRow, Store
-from arena.tournament_config import TournamentConfig
-from arena.workers import Setup, run_games
+from arena.referee.manifest import BotManifest, folder_hash, load_manifest
+from arena.ratings.fit import RatingsError, fit_ratings
+from arena.referee.match import Entrant, build_bot
+from arena.tournament.schedule import ScheduledGame, entrant_key, missing, round_robin
+from arena.tournament.store import EntrantRow, GameRow, Store
+from arena.tournament.config import TournamentConfig
+from arena.tournament.workers import Setup, run_games
 
 logger = logging.getLogger(__name__)
 

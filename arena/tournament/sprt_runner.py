@@ -1,6 +1,6 @@
 """A sequential test between two entrants of a tournament, on its stored pairs, playing more.
 
-The test (`arena.sprt`) reads the complete duplicate pairs of the matchup stored so far, in
+The test (`arena.ratings.sprt`) reads the complete duplicate pairs of the matchup stored so far, in
 the order they finished. Asked to play, it plays further pairs of the matchup in batches (one
 pair per worker) until the test decides or `max_pairs` pairs are used. Those pairs continue
 the matchup's pair numbering past the round robin's, so they have seeds of their own, and
@@ -10,12 +10,12 @@ are stored like any game: they count in the standings too.
 from __future__ import annotations
 
 from arena.errors import ConfigError
-from arena.schedule import pair_games
-from arena.sprt import Decision, SprtResult, sprt
-from arena.standings import pair_outcomes
-from arena.store import Store
-from arena.tournament import labels, open_store, play_games, register_entrants, resolve_entrant
-from arena.tournament_config import TournamentConfig
+from arena.tournament.schedule import pair_games
+from arena.ratings.sprt import Decision, SprtResult, sprt
+from arena.ratings.standings import pair_outcomes
+from arena.tournament.store import Store
+from arena.tournament.runner import labels, open_store, play_games, register_entrants, resolve_entrant
+from arena.tournament.config import TournamentConfig
 
 
 def evaluate(store: Store, a: str, b: str, elo0: float, elo1: float, alpha: float,

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
-from arena.ratings import GameResult
-from arena.record import GameRecord, Termination
-from arena.schedule import ScheduledGame
+from arena.ratings.fit import GameResult
+from arena.referee.record import GameRecord, Termination
+from arena.tournament.schedule import ScheduledGame
 
 SCHEMA_VERSION = 1
 

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
-from arena.referee import Entrant, GameSpec, Match, TimeControl
-from arena.schedule import Dispatcher, ScheduledGame
-from arena.store import GameRow, write_record
+from arena.referee.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
+from arena.referee.match import Entrant, GameSpec, Match, TimeControl
+from arena.tournament.schedule import Dispatcher, ScheduledGame
+from arena.tournament.store import GameRow, write_record
 
 logger = logging.getLogger(__name__)
 

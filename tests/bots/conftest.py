@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.manifest import folder_hash, load_manifest
-from arena.referee import Entrant
+from arena.referee.manifest import folder_hash, load_manifest
+from arena.referee.match import Entrant
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"

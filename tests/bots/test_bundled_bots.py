@@ -6,9 +6,9 @@ import subprocess
 
 import pytest
 
-from arena.checkbot import Status, check_bot
-from arena.record import Termination
-from arena.referee import GameSpec, TimeControl, build_bot, run_game
+from arena.botkit.check import Status, check_bot
+from arena.referee.record import Termination
+from arena.referee.match import GameSpec, TimeControl, build_bot, run_game
 from tests.bots.conftest import BOTS, entrant, need
 
 LANGUAGE = {"node-random": "node", "c-random": "c", "java-random": "java", "random": "python",

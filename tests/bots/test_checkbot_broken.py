@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from arena.checkbot import Status, check_bot
-from arena.cli import main
+from arena.botkit.check import Status, check_bot
+from arena.cli.main import main
 from tests.bots.conftest import BOTS, BROKEN
 from tests.processes import bot_processes as processes_in
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from arena.checkbot import check_bot
-from arena.cli import main
-from arena.manifest import load_manifest
-from arena.newbot import LANGUAGES
+from arena.botkit.check import check_bot
+from arena.cli.main import main
+from arena.referee.manifest import load_manifest
+from arena.botkit.scaffold import LANGUAGES
 from tests.bots.conftest import need
 from tests.processes import bot_processes as processes_in
 

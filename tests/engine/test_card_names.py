@@ -25,3 +25,9 @@ def test_card_names_edges() -> None:
     assert card_names(FULL_DECK)[0] == "2j"
     assert card_names(FULL_DECK)[-4:] == ["Mahjong", "Dog", "Phoenix", "Dragon"]
     assert len(card_names(FULL_DECK)) == 56
+
+
+def test_the_engine_and_the_protocol_name_and_order_the_cards_alike() -> None:
+    from protocol.schema import CARD_NAMES
+
+    assert list(CARD_NAMES) == [card_name(c) for c in range(56)]

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.errors import IllegalAction
+from arena.rules import IllegalAction
 from arena.rules.cards import PHOENIX_BIT, cards_of
 from arena.rules.combos import DOG_T, beats, classify
 from arena.rules.moves import follow_options, lead_options

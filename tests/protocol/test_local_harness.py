@@ -1,4 +1,4 @@
-"""arena.local and the two shipped bots: legal play through the wire, determinism, strength."""
+"""arena.referee.inprocess and the two shipped bots: legal play through the wire, determinism, strength."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.local import load_bot, measure, play_game
-from arena.manifest import load_manifest
+from arena.referee.inprocess import load_bot, measure, play_game
+from arena.referee.manifest import load_manifest
 from arena.rules import Game
 
 BOTS = Path(__file__).resolve().parents[2] / "bots"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import zmq
 
-from arena import wire
+from arena.referee import wire
 from arena.rules import Game
 from protocol import sdk
 from protocol.codec import ProtocolError, decode, encode
@@ -150,8 +150,8 @@ def test_random_bot_process_follows_the_start_up_contract(referee):
 
 @pytest.mark.timeout(60)
 def test_four_sdk_bots_play_a_whole_game_over_one_router(referee):
-    """A miniature referee: one ROUTER, four SDK bots, the engine and arena.wire."""
-    from arena.local import load_bot
+    """A miniature referee: one ROUTER, four SDK bots, the engine and arena.referee.wire."""
+    from arena.referee.inprocess import load_bot
 
     heuristic, random_ = load_bot(ROOT / "bots" / "heuristic"), load_bot(ROOT / "bots" / "random")
     threads = [_run_in_thread((heuristic if s % 2 == 0 else random_)(s), referee.endpoint,

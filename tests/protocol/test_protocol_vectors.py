@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import struct
 from pathlib import Path
 
 import pytest
 
+from arena.referee import vectors as generate
 from protocol.codec import decode
 
 VECTORS = Path(__file__).resolve().parents[2] / "protocol" / "vectors"
-_spec = importlib.util.spec_from_file_location("protocol_vectors_generate", VECTORS / "generate.py")
-generate = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(generate)
 
 
 def _frames() -> list[bytes]:
@@ -58,7 +55,7 @@ def test_transcript_replays_byte_for_byte():
 
 @pytest.mark.parametrize("name", ["messages.json", "malformed.json"])
 def test_vector_files_match_their_generator(name, tmp_path, monkeypatch):
-    monkeypatch.setattr(generate, "HERE", tmp_path)
+    monkeypatch.setattr(generate, "VECTORS", tmp_path)
     monkeypatch.setattr(generate, "play_transcript", lambda bots: [])
     generate.main()
     assert (tmp_path / name).read_text() == (VECTORS / name).read_text()

@@ -1,4 +1,4 @@
-"""arena.wire: requests built from the engine, replies turned back into engine actions."""
+"""arena.referee.wire: requests built from the engine, replies turned back into engine actions."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from arena import wire
-from arena.errors import IllegalAction
+from arena.referee import wire
+from arena.rules import IllegalAction
 from arena.rules import DecisionKind, Game, Pass, Play
 from arena.rules.cards import parse_card
 from protocol.codec import decode, encode, validate

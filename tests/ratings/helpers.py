@@ -6,7 +6,7 @@ import itertools
 import random
 from collections.abc import Mapping
 
-from arena.ratings import GameResult
+from arena.ratings.fit import GameResult
 
 
 def single_games(a: str, b: str, a_wins: int, b_wins: int, tag: str = "") -> list[GameResult]:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.ratings import bootstrap_ratings, fit_ratings
+from arena.ratings.fit import bootstrap_ratings, fit_ratings
 from tests.ratings.helpers import simulate
 
 TRUE = {"random": 0.0, "a": 100.0, "b": 150.0, "c": 250.0}

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from arena.ratings import bootstrap_ratings, fit_ratings, incremental_elo
+from arena.ratings.fit import bootstrap_ratings, fit_ratings, incremental_elo
 from tests.ratings.helpers import simulate
 
 TRUE = {"random": 0.0, "a": 120.0, "b": 180.0, "c": 300.0}

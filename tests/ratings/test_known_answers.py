@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from arena.ratings import ELO_PER_LOGIT, RatingsError, fit_ratings, incremental_elo
+from arena.ratings.fit import ELO_PER_LOGIT, RatingsError, fit_ratings, incremental_elo
 from tests.ratings.helpers import single_games
 
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.sprt import Decision, expected_score, sprt, sprt_bounds, sprt_llr
+from arena.ratings.sprt import Decision, expected_score, sprt, sprt_bounds, sprt_llr
 
 
 def test_wald_bounds():

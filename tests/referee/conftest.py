@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.manifest import folder_hash, load_manifest
-from arena.referee import Entrant, TimeControl
+from arena.referee.manifest import folder_hash, load_manifest
+from arena.referee.match import Entrant, TimeControl
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -40,4 +40,4 @@ def spy_bot() -> Entrant:
 
 @pytest.fixture
 def trivial_bot() -> Entrant:
-    return entrant(ROOT / "arena" / "benchbots" / "trivial")
+    return entrant(ROOT / "arena" / "cli" / "benchbots" / "trivial")

@@ -7,8 +7,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from arena.cli import main
-from arena.placement import usable_cpus
+from arena.cli.main import main
+from arena.referee.placement import usable_cpus
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -33,12 +33,12 @@ def test_bench_transport_refuses_zero_games():
 
 
 def test_raw_round_trips_send_exactly_the_requests_the_trivial_bot_gets():
-    from arena.bench import _trivial_requests
-    from arena.referee import GameSpec, run_game
+    from arena.cli.bench import _trivial_requests
+    from arena.referee.match import GameSpec, run_game
     from protocol.codec import unpack
     from tests.referee.conftest import ROOT, entrant
 
-    trivial = entrant(ROOT / "arena" / "benchbots" / "trivial")
+    trivial = entrant(ROOT / "arena" / "cli" / "benchbots" / "trivial")
     record = run_game(GameSpec("bench-check", 3, (trivial, trivial), target=300))
     asked = [d for d in record.decisions if not d.get("auto")]
     requests = [unpack(r) for r in _trivial_requests(range(3, 4), 300)]

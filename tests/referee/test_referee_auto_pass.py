@@ -10,8 +10,8 @@ import shutil
 
 import pytest
 
-from arena.record import Termination, resimulate
-from arena.referee import GameSpec, run_game
+from arena.referee.record import Termination, resimulate
+from arena.referee.match import GameSpec, run_game
 from arena.rules import Game
 from tests.referee.conftest import FAST, HERE, entrant
 from tests.referee.test_referee_hidden_cards import frames_of
@@ -76,6 +76,6 @@ def test_only_seats_that_say_auto_pass_are_not_asked_to_pass(tmp_path, monkeypat
 
 
 def _action(d, decision):
-    from arena import wire
+    from arena.referee import wire
     return wire.action_from_reply({"option": None, "action": d["action"],
                                    "call_tichu": d["call_tichu"], "wish": d["wish"]}, decision)

@@ -10,7 +10,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from arena.cli import main
+from arena.cli.main import main
 from tests.referee.conftest import ROOT
 from tests.processes import bot_processes
 
@@ -52,7 +52,7 @@ def test_replay_rejects_a_tampered_record(tmp_path):
 
 
 def test_ctrl_c_stops_the_game_and_leaves_no_bot_process():
-    proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "play",
+    proc = subprocess.Popen([sys.executable, "-m", "arena.cli.main", "play",
                              str(ROOT / "bots" / "random"), str(ROOT / "bots" / "random")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
@@ -67,7 +67,7 @@ def test_ctrl_c_stops_the_game_and_leaves_no_bot_process():
 
 def test_play_pinned_to_one_cpu_plays_the_same_game():
     runner = CliRunner()
-    trivial = str(ROOT / "arena" / "benchbots" / "trivial")  # deterministic: the first option
+    trivial = str(ROOT / "arena" / "cli" / "benchbots" / "trivial")  # deterministic: the first option
     outputs = [runner.invoke(main, ["play", trivial, trivial, "--seed", "5", "--target", "300",
                                     flag]) for flag in ("--pin", "--no-pin")]
     assert all(r.exit_code == 0 for r in outputs), [r.output for r in outputs]

@@ -11,9 +11,9 @@ import shutil
 
 import pytest
 
-from arena.placement import pinned
-from arena.record import Termination
-from arena.referee import GameSpec, TimeControl, run_game
+from arena.referee.placement import pinned
+from arena.referee.record import Termination
+from arena.referee.match import GameSpec, TimeControl, run_game
 from tests.referee.conftest import ROOT, entrant
 
 pytestmark = pytest.mark.timeout(120)
@@ -41,7 +41,7 @@ def test_simultaneous_decisions_charge_each_seat_only_its_own_thinking(tmp_path)
     (folder / "bot.py").write_text(THINKER)
     (folder / "bot.toml").write_text('name = "thinker"\nversion = "1"\nlanguage = "python"\n'
                                      'command = ["python", "bot.py"]\n')
-    trivial = entrant(ROOT / "arena" / "benchbots" / "trivial")
+    trivial = entrant(ROOT / "arena" / "cli" / "benchbots" / "trivial")
     with pinned() as cpu:
         if cpu is None:
             pytest.skip("needs a CPU to pin the game to")

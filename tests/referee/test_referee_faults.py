@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena.manifest import BotManifest
-from arena.record import Termination
-from arena.referee import Entrant, GameSpec, Match, TimeControl, run_game
+from arena.referee.manifest import BotManifest
+from arena.referee.record import Termination
+from arena.referee.match import Entrant, GameSpec, Match, TimeControl, run_game
 from tests.referee.conftest import FAST, HERE, ROOT
 from tests.processes import bot_processes
 

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena import wire
-from arena.errors import IllegalAction
-from arena.record import Termination
-from arena.referee import GameSpec, TimeControl, run_game
+from arena.referee import wire
+from arena.rules import IllegalAction
+from arena.referee.record import Termination
+from arena.referee.match import GameSpec, TimeControl, run_game
 from arena.rules import Game
-from arena.selfplay import random_player
+from arena.rules.selfplay import random_player
 from protocol import codec
 from protocol.codec import ProtocolError
 from protocol.schema import ERROR_CODES

@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from arena.record import GameRecord, Termination, resimulate
-from arena.referee import GameSpec, Match, run_game
+from arena.referee.record import GameRecord, Termination, resimulate
+from arena.referee.match import GameSpec, Match, run_game
 from tests.referee.conftest import FAST, ROOT
 from tests.processes import bot_processes
 
@@ -70,7 +70,7 @@ def test_a_match_reuses_multi_game_processes_across_a_duplicate_pair(heuristic_b
 
 
 def test_the_debug_log_shows_every_message_exchanged(trivial_bot, caplog):
-    with caplog.at_level(logging.DEBUG, logger="arena.referee"):
+    with caplog.at_level(logging.DEBUG, logger="arena.referee.match"):
         record = run_game(GameSpec("log", 2, (trivial_bot, trivial_bot), target=100, time=FAST))
     assert record.termination is Termination.NORMAL
     sent = [r.message for r in caplog.records if ": << " in r.message]

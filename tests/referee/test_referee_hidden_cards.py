@@ -13,8 +13,8 @@ import struct
 import msgpack
 import pytest
 
-from arena.record import Termination
-from arena.referee import GameSpec, run_game
+from arena.referee.record import Termination
+from arena.referee.match import GameSpec, run_game
 from arena.rules.cards import card_name
 from tests.referee.conftest import FAST
 

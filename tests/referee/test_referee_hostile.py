@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena.botproc import OUTPUT_TAIL_BYTES
-from arena.record import Termination
-from arena.referee import GameSpec, run_game
+from arena.referee.process import OUTPUT_TAIL_BYTES
+from arena.referee.record import Termination
+from arena.referee.match import GameSpec, run_game
 from tests.referee.conftest import FAST, HERE
 from tests.processes import bot_processes
 

@@ -8,9 +8,9 @@ import shutil
 import pytest
 
 from arena.errors import ConfigError
-from arena.manifest import load_manifest
-from arena.record import Termination
-from arena.referee import Entrant, GameSpec, TimeControl, run_game
+from arena.referee.manifest import load_manifest
+from arena.referee.record import Termination
+from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
 from tests.referee.conftest import HERE
 from tests.processes import bot_processes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.errors import IllegalAction
+from arena.rules import IllegalAction
 from arena.rules.combos import ComboType, beats, classify
 from tests.rules.helpers import cards
 

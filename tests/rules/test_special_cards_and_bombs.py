@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.errors import IllegalAction
+from arena.rules import IllegalAction
 from arena.rules import PASS, DecisionKind, Game, GiveDragon, Play
 from arena.rules.combos import ComboType
 from tests.rules.helpers import (

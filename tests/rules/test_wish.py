@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.errors import IllegalAction
+from arena.rules import IllegalAction
 from arena.rules import PASS, DecisionKind, Game, Play
 from tests.rules.helpers import cards, deal, decline_window, events, others_pass, pass_turn, play, start
 

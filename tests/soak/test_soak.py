@@ -17,17 +17,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.cli import main
-from arena.manifest import folder_hash, load_manifest
-from arena.record import Termination
-from arena.referee import Entrant, GameSpec, Match
+from arena.cli.main import main
+from arena.referee.manifest import folder_hash, load_manifest
+from arena.referee.record import Termination
+from arena.referee.match import Entrant, GameSpec, Match
 from tests.tournament.conftest import game_rows
 from tests.processes import bot_processes
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = ROOT / "tests" / "referee" / "bots" / "faulty"
-TRIVIAL = ROOT / "arena" / "benchbots" / "trivial"
+TRIVIAL = ROOT / "arena" / "cli" / "benchbots" / "trivial"
 # (name, fault): every bot plays deterministically, so every game's outcome is fixed by its seed
 BOTS = [("steady", ""), ("sturdy", ""), ("crashy", "crash"), ("cheater", "illegal"),
         ("sleepy", "slow")]
@@ -90,7 +90,7 @@ def test_a_tournament_killed_at_random_moments_ends_as_an_uninterrupted_run(tmp_
     rng = random.Random(5)
     kills = 0
     for _ in range(12):
-        proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "tournament", str(stormy),
+        proc = subprocess.Popen([sys.executable, "-m", "arena.cli.main", "tournament", str(stormy),
                                  "--no-standings"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         try:

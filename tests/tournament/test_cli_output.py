@@ -9,10 +9,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from arena.cli import main
-from arena.record import Termination
-from arena.schedule import round_robin
-from arena.store import EntrantRow, GameRow, Store
+from arena.cli.main import main
+from arena.referee.record import Termination
+from arena.tournament.schedule import round_robin
+from arena.tournament.store import EntrantRow, GameRow, Store
 from tests.tournament.conftest import write_config
 
 pytestmark = pytest.mark.timeout(60)

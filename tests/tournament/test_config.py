@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from arena.cli import main
+from arena.cli.main import main
 from arena.errors import ConfigError
-from arena.tournament_config import load_config
+from arena.tournament.config import load_config
 from tests.tournament.conftest import ROOT, write_config
 
 pytestmark = pytest.mark.timeout(30)
@@ -83,7 +83,7 @@ def test_cli_exits_2_on_a_bad_config_and_starts_nothing(tmp_path, two_bots):
 
 
 def test_a_store_started_with_another_seed_is_refused(tmp_path, two_bots):
-    from arena.tournament import open_store
+    from arena.tournament.runner import open_store
 
     path = write_config(tmp_path, ["random", "heuristic"])
     open_store(load_config(path)).close()

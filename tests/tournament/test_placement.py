@@ -11,8 +11,8 @@ import threading
 import pytest
 from click.testing import CliRunner
 
-from arena.cli import main
-from arena.placement import claim_cpu, cpu_for_worker, pinned, usable_cpus
+from arena.cli.main import main
+from arena.referee.placement import claim_cpu, cpu_for_worker, pinned, usable_cpus
 from tests.tournament.conftest import copy_bot, write_config
 
 pytestmark = [pytest.mark.timeout(120),
@@ -51,7 +51,7 @@ def test_pinned_confines_threads_and_children_then_gives_the_cpus_back(tmp_path)
 _HOLDER = """
 import sys, time
 from pathlib import Path
-from arena.placement import claim_cpu
+from arena.referee.placement import claim_cpu
 claims = [claim_cpu(int(c), Path(sys.argv[1])) for c in sys.argv[2:]]
 print(*[c.cpu for c in claims], flush=True)
 sys.stdin.read()  # hold the claims until the parent closes stdin

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from arena.progress import Progress
+from arena.tournament.progress import Progress
 
 pytestmark = pytest.mark.timeout(10)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.schedule import Dispatcher, matchups, missing, pair_seed, round_robin
+from arena.tournament.schedule import Dispatcher, matchups, missing, pair_seed, round_robin
 
 pytestmark = pytest.mark.timeout(30)
 

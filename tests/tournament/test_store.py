@@ -7,9 +7,9 @@ import sqlite3
 
 import pytest
 
-from arena.record import EntrantInfo, GameRecord, Termination
-from arena.schedule import round_robin
-from arena.store import EntrantRow, GameRow, Store, read_record, write_record
+from arena.referee.record import EntrantInfo, GameRecord, Termination
+from arena.tournament.schedule import round_robin
+from arena.tournament.store import EntrantRow, GameRow, Store, read_record, write_record
 
 pytestmark = pytest.mark.timeout(30)
 

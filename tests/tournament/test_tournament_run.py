@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from arena.cli import main
-from arena.store import read_record
+from arena.cli.main import main
+from arena.tournament.store import read_record
 from tests.tournament.conftest import ROOT, copy_bot, game_rows, write_config
 from tests.processes import bot_processes
 
@@ -114,7 +114,7 @@ def test_submit_refuses_a_name_taken_by_another_folder(tmp_path, two_bots):
 
 
 def _start(config: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "arena.cli", "tournament", str(config),
+    return subprocess.Popen([sys.executable, "-m", "arena.cli.main", "tournament", str(config),
                              "-j", "2"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 

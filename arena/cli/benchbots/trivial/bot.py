@@ -12,7 +12,7 @@ def decide(request):
 
 
 def make_bot(seed=None):
-    """The bot (it has no randomness: `seed` is for `arena.local.load_bot`)."""
+    """The bot (it has no randomness: `seed` is for `arena.referee.inprocess.load_bot`)."""
     return FunctionBot(decide, name="trivial", version="1")
 
 

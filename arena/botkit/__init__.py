@@ -1,0 +1,7 @@
+"""Bot tooling for bot authors: `arena check-bot` (`check`, a scripted referee that drives a
+bot through every part of the protocol) and `arena new-bot` (`scaffold`, a working bot folder
+from one of `templates/`).
+
+It may import the referee (bot manifests, processes, matches), the rules engine, `protocol`
+and `arena.errors`; not the tournament, ratings, presentation or CLI, and never click.
+"""
