@@ -43,6 +43,7 @@ from protocol.schema import CARD_NAMES, RANKS
 
 Message = dict[str, Any]
 
+ENCODING_VERSION = 1  # raised whenever the observation or the action space changes
 CARD_IDS = {name: i for i, name in enumerate(CARD_NAMES)}
 KINDS = ("grand_tichu", "exchange", "tichu", "play", "bomb", "dragon_gift")
 COMBINATIONS = ("dog", "single", "pair", "stairs", "triple", "full_house", "straight",
