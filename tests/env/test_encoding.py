@@ -151,3 +151,19 @@ def test_the_canonical_play_keeps_a_four_of_a_kind_whole():
     del options[3]
     reply = drive(request, [key_action(options[0])]).reply()
     assert options[reply["option"]]["phoenix_as"] == "8"  # then the lowest cards
+
+
+def test_encoding_md_documents_every_position():
+    import re
+
+    from tests.env.conftest import ROOT
+
+    text = (ROOT / "protocol" / "ENCODING.md").read_text()
+    rows = re.findall(r"^\| (\d+) \| (\d+) \| `(\w+)` \|", text, re.M)
+    documented = {name: (int(offset), int(size)) for offset, size, name in rows}
+    expected = {name: (encoding.BIT[name], size) for name, size in encoding.BIT_FIELDS}
+    expected |= {name: (encoding.N_BITS + encoding.NUM[name], size)
+                 for name, size, *_ in encoding.NUM_FIELDS}
+    assert documented == expected
+    assert f"Observation: {encoding.OBSERVATION_SIZE} float32" in text
+    assert f"{N_ACTIONS} discrete actions" in text
