@@ -266,7 +266,7 @@ class ExportFigures:
                  + (f", {self.skipped} skipped (not finished normally)" if self.skipped else ""),
                  f"decisions: {self.rows} rows, {rate:.0f} decisions/s",
                  f"size:      {self.bytes / 1e6:.2f} MB ({per_game * 1000 / 1e6:.1f} MB per "
-                 "1,000 games)"]
+                 f"1,000 games, {self.bytes / max(self.rows, 1):.0f} bytes per decision)"]
         return lines
 
 

@@ -141,10 +141,10 @@ class TichuEnv(AECEnv):
             return
         if action is None:
             raise ValueError(f"{agent} must act: None is only for an agent that is done")
+        steps = self.steps
+        steps.step(int(action))  # IllegalStep (a ValueError) for a masked action: no change
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
-        steps = self.steps
-        steps.step(int(action))  # IllegalStep (a ValueError) for a masked action
         if steps.done:
             game = self.game
             decision = game.decision(steps.seat)
