@@ -265,17 +265,24 @@ def encode(observation: Message, kind: str | None = None, may_call_tichu: bool =
     return bits, np.array(nums, np.int32)
 
 
-_SCORES = [NUM["score_own"], NUM["score_other"]]
+_INV_SCALE = (1.0 / _SCALE).astype(np.float32)
+_SCORES = slice(NUM["score_own"], NUM["score_other"] + 1)
+_TARGET = slice(NUM["target"], NUM["target"] + 1)
+assert NUM["score_other"] == NUM["score_own"] + 1
 
 
 def observation_vector(bits: np.ndarray, nums: np.ndarray) -> np.ndarray:
     """The float32 observation of (bits, nums): the bits as 0/1, then each num scaled and
-    clipped to its bounds (OBSERVATION_LOW/HIGH). Works on one row or a batch of rows."""
-    scaled = nums.astype(np.float32) / _SCALE
-    target = np.maximum(nums[..., NUM["target"]], 1).astype(np.float32)[..., None]
-    scaled[..., _SCORES] = nums[..., _SCORES].astype(np.float32) / target
-    np.clip(scaled, _NUM_LOW, _NUM_HIGH, out=scaled)
-    return np.concatenate([bits.astype(np.float32), scaled], axis=-1)
+    clipped to its bounds (OBSERVATION_LOW/HIGH). One row or a batch of rows, computed by
+    the same operations either way, so the environment and exported data agree exactly."""
+    out = np.empty(bits.shape[:-1] + (OBSERVATION_SIZE,), np.float32)
+    out[..., :N_BITS] = bits
+    scaled = out[..., N_BITS:]
+    np.multiply(nums, _INV_SCALE, out=scaled, casting="unsafe")
+    scaled[..., _SCORES] = nums[..., _SCORES] / np.maximum(nums[..., _TARGET], 1)
+    np.maximum(scaled, _NUM_LOW, out=scaled)
+    np.minimum(scaled, _NUM_HIGH, out=scaled)
+    return out
 
 
 def kind_of(bits: np.ndarray) -> str | None:
@@ -353,6 +360,9 @@ class Steps:
 
     def _first_mask(self) -> None:
         request, mask = self.request, self.mask
+        if request["options"] is None and self.kind != "exchange":
+            raise ValueError("the encoding maps the request's options onto its actions: a "
+                             "policy bot must not ask for no_options")
         if self.kind in ("grand_tichu", "tichu"):
             mask[PASS] = mask[CALL] = 1
             return
