@@ -265,7 +265,6 @@ def encode(observation: Message, kind: str | None = None, may_call_tichu: bool =
     return bits, np.array(nums, np.int32)
 
 
-_INV_SCALE = (1.0 / _SCALE).astype(np.float32)
 _SCORES = slice(NUM["score_own"], NUM["score_other"] + 1)
 _TARGET = slice(NUM["target"], NUM["target"] + 1)
 assert NUM["score_other"] == NUM["score_own"] + 1
@@ -278,8 +277,10 @@ def observation_vector(bits: np.ndarray, nums: np.ndarray) -> np.ndarray:
     out = np.empty(bits.shape[:-1] + (OBSERVATION_SIZE,), np.float32)
     out[..., :N_BITS] = bits
     scaled = out[..., N_BITS:]
-    np.multiply(nums, _INV_SCALE, out=scaled, casting="unsafe")
-    scaled[..., _SCORES] = nums[..., _SCORES] / np.maximum(nums[..., _TARGET], 1)
+    values = nums.astype(np.float32)
+    np.divide(values, _SCALE, out=scaled)
+    np.divide(values[..., _SCORES], np.maximum(values[..., _TARGET], 1.0),
+              out=scaled[..., _SCORES])
     np.maximum(scaled, _NUM_LOW, out=scaled)
     np.minimum(scaled, _NUM_HIGH, out=scaled)
     return out
