@@ -131,5 +131,5 @@ def test_every_observation_names_only_cards_its_seat_may_know():
                 set(cards_of(game.hands[seat]))
         checked.append(agent)
 
-    play(tichu_v0.env(target=600), seed=9, on_step=scan)
+    play(tichu_v0.env(target=400), seed=9, on_step=scan)
     assert len(checked) > 100

@@ -83,7 +83,7 @@ def test_the_policy_template_is_python_only(tmp_path):
 
 def test_the_example_training_is_reproducible(tmp_path):
     def train(out):
-        subprocess.run([sys.executable, str(ROOT / "bots/imitation/train.py"), "--games", "2",
+        subprocess.run([sys.executable, str(ROOT / "bots/imitation/train.py"), "--games", "1",
                         "--jobs", "1", "--epochs", "1", "--hidden", "8", "--out", str(out)],
                        check=True, capture_output=True, timeout=120)
         return out.read_bytes()
