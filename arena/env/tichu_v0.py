@@ -109,8 +109,8 @@ class TichuEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._seeds.seed(seed)
-            game_seed = seed
+            game_seed = int(seed)  # numpy integers too
+            self._seeds.seed(game_seed)
         else:
             game_seed = self._seeds.getrandbits(63)
         self.game = Game(game_seed, self.target)

@@ -159,3 +159,13 @@ def test_export_errors_name_the_problem(store, tmp_path):
         path.write_bytes(original)
     assert broken.exit_code == 1 and path.name in broken.output
     assert "re-simulation differs" in broken.output
+
+
+def test_without_the_train_extra_export_says_what_to_install(store, monkeypatch):
+    import sys
+
+    monkeypatch.delitem(sys.modules, "arena.env.export")
+    monkeypatch.setitem(sys.modules, "numpy", None)  # as if numpy were not installed
+    result, _ = export(store)
+    assert result.exit_code == 1 and "train extra" in result.output
+    assert "pip install -e '.[train]'" in result.output
