@@ -210,18 +210,21 @@ class TichuEnv(AECEnv):
 
 
 def picture(game: Game) -> str:
-    """A text picture of the table for people: every hand shown (never give it to agents)."""
-    seat_to_act = game.to_act()
-    lines = [f"round {game.round_number}  scores {game.scores[0]}:{game.scores[1]}  "
-             f"phase {game.phase.value if game.phase else 'game over'}"
-             + (f"  wish {wire.rank_text(game.wish)}" if game.wish else "")]
-    for s in range(4):
-        calls = ("GT " if game.grand_tichu[s] else "") + ("T " if game.tichu[s] else "")
-        mark = ">" if s in seat_to_act[:1] else " "
-        out = f" out {game.out_order.index(s) + 1}" if s in game.out_order else ""
-        lines.append(f"{mark} seat {s} (team {s & 1}) {calls}[{game.hands[s].bit_count():2}] "
-                     f"{format_cards(game.hands[s])}{out}")
-    if game.table is not None:
-        lines.append(f"  table: seat {game.table_seat} {wire.combination_name(game.table)} "
-                     f"{format_cards(game.table.cards)}")
+    """A text picture of the table for people: every hand shown (never give it to agents).
+    Built from the four seats' observations, the engine's public interface."""
+    views = [game.observation(s) for s in range(4)]
+    first = views[0]
+    acting = first.to_act[:1]
+    lines = [f"round {first.round_number}  scores {first.scores[0]}:{first.scores[1]}  "
+             f"phase {first.phase.value if first.phase else 'game over'}"
+             + (f"  wish {wire.rank_text(first.wish)}" if first.wish else "")]
+    for s, view in enumerate(views):
+        calls = ("GT " if view.grand_tichu[s] else "") + ("T " if view.tichu[s] else "")
+        mark = ">" if s in acting else " "
+        out = f" out {view.out_order.index(s) + 1}" if s in view.out_order else ""
+        lines.append(f"{mark} seat {s} (team {s & 1}) {calls}[{view.hand_counts[s]:2}] "
+                     f"{format_cards(view.hand)}{out}")
+    if first.table is not None:
+        lines.append(f"  table: seat {first.table_seat} {wire.combination_name(first.table)} "
+                     f"{format_cards(first.table.cards)}")
     return "\n".join(lines)

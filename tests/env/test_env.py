@@ -69,7 +69,7 @@ def test_the_same_seed_replays_the_same_game_with_the_engines_deals():
     env = tichu_v0.env(target=300)
     env.reset(seed=11)
     hand = np.flatnonzero(env.observe("seat_0")["observation"][BIT["hand"]:BIT["hand"] + 56])
-    assert hand.tolist() == cards_of(Game(11).hands[0])  # the first 8 cards of seed 11
+    assert hand.tolist() == cards_of(Game(11).observation(0).hand)  # the first 8 cards of seed 11
 
 
 def test_rewards_are_the_round_points_and_the_game_result():
@@ -128,7 +128,7 @@ def test_every_observation_names_only_cards_its_seat_may_know():
             known = known_cards(game.events, seat)
             assert cards_in(bits) <= known, (other, cards_in(bits) - known)
             assert set(np.flatnonzero(bits[BIT["hand"]:BIT["hand"] + 56])) == \
-                set(cards_of(game.hands[seat]))
+                set(cards_of(game.observation(seat).hand))
         checked.append(agent)
 
     play(tichu_v0.env(target=400), seed=9, on_step=scan)

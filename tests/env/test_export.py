@@ -119,7 +119,7 @@ def test_exported_rows_name_only_cards_the_seat_could_see(store):
                 named |= cards_in(bits)
             assert named <= known, f"row {row} (seat {seat}) names hidden cards {named - known}"
             hand = set(np.flatnonzero(data["bits"][row][:56]))
-            assert hand == set(cards_of(game.hands[seat]))
+            assert hand == set(cards_of(game.observation(seat).hand))
             scanned += 1
     assert scanned == len(data["seat"]) > 200
 
