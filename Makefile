@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TRAIN  := $(VENV)/.installed-train
 
 .PHONY: demo test bench clean
 
@@ -13,11 +14,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The train extra (numpy, gymnasium, pettingzoo: the PettingZoo environment, `arena export`,
+# policy bots) is for the tests and for training; `make demo` does without it.
+$(TRAIN): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[test,train]'
+	touch $(TRAIN)
+
 demo: $(STAMP)
 	sh scripts/setup-bots.sh
 	$(BIN)/arena tournament tournaments/demo.toml
 
-test: $(STAMP)
+test: $(TRAIN)
 	sh scripts/setup-bots.sh
 	$(BIN)/python -m pytest -q
 

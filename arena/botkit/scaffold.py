@@ -1,7 +1,9 @@
 """`arena new-bot`: a working bot folder from a template of `arena/botkit/templates/<language>/`.
 
 Each template is the smallest bot that passes `arena check-bot` in its language; the
-placeholder ``__NAME__`` in its files becomes the bot's name.
+placeholder ``__NAME__`` in its files becomes the bot's name. Template "policy" (Python only,
+`templates/python-policy/`) is a bot played by a policy of the training environment
+(`protocol.policy`), which needs the train extra's numpy.
 """
 
 from __future__ import annotations
@@ -14,26 +16,33 @@ from arena.errors import ConfigError
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 LANGUAGES = ("python", "node", "c", "java")
+TEMPLATES_OF = {"basic": LANGUAGES, "policy": ("python",)}  # template -> its languages
 PLACEHOLDER = "__NAME__"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # the rule of bot.toml's name
 _SKIP = shutil.ignore_patterns("node_modules", "build", "__pycache__")
 
 
-def new_bot(name: str, language: str, parent: str | Path = ".") -> Path:
-    """Create `parent/name` from the `language` template; its path.
+def new_bot(name: str, language: str, parent: str | Path = ".", template: str = "basic",
+            ) -> Path:
+    """Create `parent/name` from the `language` template (or its `template` variant); its
+    path.
 
-    ConfigError if the name is not a valid entrant name, the language has no template, or
-    the folder exists already.
+    ConfigError if the name is not a valid entrant name, the language has no such template,
+    or the folder exists already.
     """
     if not _NAME.match(name):
         raise ConfigError(f"bot name {name!r}: use 1-64 letters, digits, '.', '-' or '_', "
                           "starting with a letter or digit")
     if language not in LANGUAGES:
         raise ConfigError(f"language {language!r}: choose one of {', '.join(LANGUAGES)}")
+    if language not in TEMPLATES_OF.get(template, ()):
+        known = ", ".join(f"{t} ({'/'.join(langs)})" for t, langs in TEMPLATES_OF.items())
+        raise ConfigError(f"template {template!r} for {language}: the templates are {known}")
     folder = Path(parent).resolve() / name
     if folder.exists():
         raise ConfigError(f"{folder}: already exists; choose another name or --dir")
-    shutil.copytree(TEMPLATES / language, folder, ignore=_SKIP)
+    source = language if template == "basic" else f"{language}-{template}"
+    shutil.copytree(TEMPLATES / source, folder, ignore=_SKIP)
     for path in folder.rglob("*"):
         if path.is_file():
             text = path.read_text(encoding="utf-8")

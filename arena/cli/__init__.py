@@ -1,5 +1,5 @@
 """The `arena` command line: thin click commands over the packages below (`main`, `bots`,
-`tournaments`) and the benchmarks (`bench`, with the bots it measures in `benchbots/`).
+`tournaments`, `training`) and the benchmarks (`bench`, with the bots it measures in `benchbots/`).
 
 The only package that imports click; it holds no game logic. It may import every other
 package of `arena`.

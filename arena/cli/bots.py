@@ -43,12 +43,15 @@ def register(main: click.Group) -> None:
                   show_default=True, help="The bot's language.")
     @click.option("--dir", "parent", type=click.Path(file_okay=False), default=".",
                   show_default=True, help="Where to create the bot folder NAME.")
-    def new_bot_cmd(name: str, language: str, parent: str) -> None:
+    @click.option("--template", type=click.Choice(("basic", "policy")), default="basic",
+                  show_default=True, help="policy (Python): a bot played by a policy of the "
+                  "training environment, from its weights.npz (needs the train extra).")
+    def new_bot_cmd(name: str, language: str, parent: str, template: str) -> None:
         """Create a working bot folder NAME from a template (it passes check-bot as created)."""
         from arena.botkit.scaffold import new_bot
 
         try:
-            folder = new_bot(name, language, parent)
+            folder = new_bot(name, language, parent, template)
         except ConfigError as exc:
             raise click.UsageError(str(exc)) from None
         click.echo(f"created {folder}")

@@ -159,10 +159,11 @@ def demo(seed: int) -> None:
 
 
 def _register_command_modules() -> None:
-    from arena.cli import bots, tournaments
+    from arena.cli import bots, tournaments, training
 
     tournaments.register(main)
     bots.register(main)
+    training.register(main)
 
 
 _register_command_modules()

@@ -1,0 +1,14 @@
+"""Learning bots: a PettingZoo environment over the rules engine, training data exported from
+stored games, and the readers of that data.
+
+`tichu_v0` is the AEC environment (agents seat_0..seat_3); `export` turns a tournament's
+stored game records into rows of encoded decisions; `dataset` reads them back. Every
+observation is built from the protocol's own request maps (`arena.referee.wire`) and encoded
+by `protocol.encoding`, exactly as a policy bot encodes what it receives, so what was
+trained is what plays.
+
+It may import `arena.rules`, `arena.referee`, `arena.tournament`, `arena.errors`,
+`protocol`, and the optional `train` extra (numpy, gymnasium, pettingzoo), which nothing
+else in `arena` imports (the CLI only lazily, for `arena export` and `arena bench env`).
+Importing this package itself loads none of them.
+"""
