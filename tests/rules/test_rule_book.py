@@ -255,8 +255,8 @@ EXAMPLE_6 = full("As Ts 6s 6p 7p 7t 8j 8t 9j 9s Jp Jt Qp Qt",
                  "Aj Ap At Tj Tp 3j 3p 3t 4j 4t 4s 5j Kt Dragon")
 
 
-def test_example_6_a_scored_round():
-    game = start(EXAMPLE_6, tichu=(1,))
+def play_example_6(game) -> None:
+    """Seat 1 out first with the Dog, seat 2 second, seat 0 third with `Ts`."""
     lead_out(game, 1, ["Mahjong 2j 3s 4p 5s 6t 7j 8s 9p", "Jj Js Qj Qs"])
     play(game, 1, "Dog")
     assert events(game, "dog")[-1].data["to"] == 3
@@ -275,6 +275,11 @@ def test_example_6_a_scored_round():
     pass_turn(game, 3)
     lead_out(game, 0, ["6s 6p 7p 7t 8j 8t 9j 9s", "Jp Jt Qp Qt"])
     play(game, 0, "Ts")
+
+
+def test_example_6_a_scored_round():
+    game = start(EXAMPLE_6, tichu=(1,))
+    play_example_6(game)
     assert [e.seat for e in events(game, "out")] == [1, 2, 0]
     end = last_round_end(game)
     assert end.data["card_points"] == (75, 25)
