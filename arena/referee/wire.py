@@ -30,6 +30,7 @@ from arena.rules import (
     Pass,
     Play,
 )
+from arena.rules.actions import PlayOptions
 from arena.rules.cards import card_name, card_names, parse_card
 
 Message = dict[str, Any]
@@ -164,10 +165,31 @@ def option_maps(decision: Decision) -> list[Message] | None:
         return [{"action": "tichu", "call": o.call} for o in decision.options]
     if kind is DecisionKind.DRAGON_GIFT:
         return [{"action": "give_dragon", "to": o.to} for o in decision.options]
-    options = decision.options
+    options = ordered_options(decision)
     out: list[Message] = [_PASS_MAP] if options.can_pass else []
     out += [_play_map(c) for c in options.combinations]
     return out
+
+
+@lru_cache(maxsize=8)
+def ordered_options(decision: Decision) -> Sequence[Action]:
+    """A decision's options in the order the wire lists them (PROTOCOL.md 6), which is the
+    order a reply's `option` index counts in.
+
+    For PLAY and BOMB: pass first where allowed, then the plays by combination type (dog,
+    single, pair, stairs, triple, full house, straight, four of a kind, straight flush: the
+    order of `ComboType`), then rank (the comparison key: top card of stairs and straights,
+    the triple of a full house, x.5 for a Phoenix single), then number of cards, then the
+    card set as the number sum(2**id) (the highest card id decides first), then the rank the
+    Phoenix stands for. That is `Combination`'s own field order, so a plain sort gives it
+    (tests/protocol/test_option_order.py holds it). Other kinds keep the engine's order:
+    no call before call, the next opponent before the other. Cached: a request and its
+    reply look the same decision up.
+    """
+    options = decision.options
+    if not isinstance(options, PlayOptions):
+        return options
+    return PlayOptions(sorted(options.combinations), options.can_pass)
 
 
 _PASS_MAP: Message = {"action": "pass"}
@@ -260,10 +282,11 @@ def _chosen_option(index: int, decision: Decision, options_sent: bool) -> Action
     if not options_sent or decision.kind is DecisionKind.EXCHANGE:
         raise IllegalAction("no-options", "no options were sent with this request: state the "
                             "action explicitly")
-    if index >= len(decision.options):
+    options = ordered_options(decision)
+    if index >= len(options):
         raise IllegalAction("option-out-of-range", f"option {index} does not exist "
-                            f"({len(decision.options)} options were offered)")
-    return decision.options[index]
+                            f"({len(options)} options were offered)")
+    return options[index]
 
 
 def _tag_of(action: Action, kind: DecisionKind) -> str:
