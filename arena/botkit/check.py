@@ -139,6 +139,10 @@ class _Session:
         return "multi_game" in self.hello.get("capabilities", [])
 
     @property
+    def seeded(self) -> bool:
+        return "seed" in self.hello.get("capabilities", [])
+
+    @property
     def with_options(self) -> bool:
         return "no_options" not in self.hello.get("capabilities", [])
 
@@ -505,9 +509,11 @@ class _Checker:
         if session.games > 1:
             self.continued += 1
         names = [self.manifest.name if s % 2 == seat % 2 else "check-bot" for s in range(4)]
-        session.send(wire.welcome_message(seat, f"check-{probe.name}", game.target, names,
+        game_id = f"check-{probe.name}"
+        seed = wire.seat_seed(game.seed, game_id, seat) if session.seeded else None
+        session.send(wire.welcome_message(seat, game_id, game.target, names,
                                           int(HELLO_SECONDS * 1000), int(DECISION_SECONDS * 1000),
-                                          codec.MAX_MESSAGE_BYTES, session.with_options))
+                                          codec.MAX_MESSAGE_BYTES, session.with_options, seed))
         events = wire.events_for(seat, game.events)
         if probe.events_first:
             half = len(events) // 2

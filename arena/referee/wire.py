@@ -9,6 +9,8 @@ The rules engine itself never imports zmq or msgpack.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -219,12 +221,29 @@ def request_message(decision: Decision, obs: Observation, events: list[Message],
 
 def welcome_message(seat: int, game_id: str, target: int, names: Sequence[str],
                     hello_ms: int, decision_ms: int, max_message_bytes: int,
-                    with_options: bool) -> Message:
-    """The referee's answer to an accepted hello."""
-    return {"type": "welcome", "protocol": 1, "seat": seat, "options": with_options,
-            "settings": {"game": game_id, "target": target, "names": list(names)},
-            "limits": {"hello_ms": hello_ms, "decision_ms": decision_ms,
-                       "max_message_bytes": max_message_bytes}}
+                    with_options: bool, seed: int | None = None) -> Message:
+    """The referee's answer to an accepted hello; `seed` (the seat's `seat_seed`) only for a
+    bot that asked for the `seed` capability."""
+    message = {"type": "welcome", "protocol": 1, "seat": seat, "options": with_options,
+               "settings": {"game": game_id, "target": target, "names": list(names)},
+               "limits": {"hello_ms": hello_ms, "decision_ms": decision_ms,
+                          "max_message_bytes": max_message_bytes}}
+    if seed is not None:
+        message["seed"] = seed
+    return message
+
+
+def seat_seed(game_seed: int, game_id: str, seat: int) -> int:
+    """A seat's seed for its bot's own randomness in one game (`welcome.seed`), 0..2**31-1.
+
+    The same game seed, game id and seat give the same seed, so a game of deterministic
+    bots replays exactly. It is an HMAC-SHA-256 under a label of its own, which no deal uses:
+    it tells a bot nothing about the deal (the deal comes from the game seed, which a seat
+    seed does not reveal) and nothing about the other seats' seeds.
+    """
+    digest = hmac.new(b"tichu-arena/seat-seed", f"{game_seed}/{game_id}/{seat}".encode(),
+                      hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 def end_message(scores: Sequence[int] | None, winner: int | None, events: list[Message],
