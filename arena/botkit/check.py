@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.botkit.canonical import differences
+from arena.botkit.scaffold import RANDOM_BOT
 from arena.referee import wire
 from arena.referee.process import BotProcess
 from arena.rules import IllegalAction
@@ -39,8 +40,6 @@ from arena.referee.transport import RefereeSocket
 from protocol import codec
 from protocol.codec import ProtocolError
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM_BOT = ROOT / "bots" / "random"
 HELLO_SECONDS = 10.0
 DECISION_SECONDS = 2.0
 GRACE = 0.2
