@@ -150,12 +150,18 @@ def test_example_2_a_bombed_dragon_trick_is_the_bombers():
 
 # ----- Examples 3 to 5: the wish ------------------------------------------------------------------
 
-def test_example_3_a_wish_forces_a_bomb():
-    game = start(deal("Mahjong 5j", "3j", "2j 2s 2p 2t", "Dog Phoenix Dragon"))
+def wish_for_2_on_3(seat_2: str):
+    """Example 3 up to seat 2's bomb window: the Mah Jong wishing 2, then `3j`."""
+    game = start(deal("Mahjong 5j", "3j", seat_2, "Dog Phoenix Dragon"))
     play(game, 0, "Mahjong", wish=2)
     decline_window(game)
     play(game, 1, "3j")
     assert game.phase is DecisionKind.BOMB and game.to_act() == (2,)
+    return game
+
+
+def test_example_3_a_wish_forces_a_bomb():
+    game = wish_for_2_on_3("2j 2s 2p 2t")
     assert names(game, 2) == ["pass", "2j 2s 2p 2t"]  # its own window: it may decline
     game.apply(2, PASS)
     decision = game.decision(2)
@@ -238,11 +244,7 @@ def test_wish_bound_leader_may_not_lead_the_dog_nor_pass():
 
 
 def test_the_seat_to_move_may_bomb_in_its_own_window_without_fulfilling_the_wish():
-    game = start(deal("Mahjong 5j", "3j", "2j 2s 2p 2t 9j 9s 9p 9t", "Dog Phoenix Dragon"))
-    play(game, 0, "Mahjong", wish=2)
-    decline_window(game)
-    play(game, 1, "3j")
-    assert game.phase is DecisionKind.BOMB and game.to_act() == (2,)
+    game = wish_for_2_on_3("2j 2s 2p 2t 9j 9s 9p 9t")
     game.apply(2, Play(cards("9j 9s 9p 9t")))
     assert game.observation(0).wish == 2 and not events(game, "wish_fulfilled")
 
