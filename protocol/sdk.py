@@ -18,9 +18,11 @@ function or a `Bot` subclass (hooks for welcome, events and end).
 Reproducible bots: the SDK asks for the `seed` capability, and at each game's `welcome` it
 sets `bot.seed` to the seat's seed and `bot.rng` to a `random.Random` seeded with it; a
 function bot also gets the `random` module seeded with it. A bot that draws its randomness
-from there plays the same game again under `arena play --seed S` (PROTOCOL.md 5.2). `Session` is the protocol
-state machine with no transport (message in, message out: the in-process harness
-`arena.referee.inprocess` drives it directly); `run` connects it to the referee over ZeroMQ.
+from there plays the same game again under `arena play --seed S` (PROTOCOL.md 5.2).
+
+`Session` is the protocol state machine with no transport (message in, message out: the
+in-process harness `arena.referee.inprocess` drives it directly); `run` connects it to the
+referee over ZeroMQ.
 """
 
 from __future__ import annotations

@@ -655,9 +655,9 @@ def _illegal_text(exc: IllegalAction, reply: dict[str, Any], observation: Any) -
     speaks of card ids and rank numbers for some rules)."""
     hand = wire.cards_text(observation.hand)
     action = reply["action"] or {}
-    if exc.rule == "card-not-held":
-        stated = action.get("give") or action.get("cards") or []
-        missing = [c for c in stated if c not in hand]
+    stated = action.get("give") or action.get("cards") or []
+    missing = [c for c in stated if c not in hand]
+    if exc.rule == "card-not-held" and missing:
         return (f"card-not-held: {' '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
                 f"not in the hand ({' '.join(hand)})")
     if exc.rule == "must-fulfil-wish":

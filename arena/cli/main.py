@@ -117,8 +117,8 @@ def replay(record_file: str, round_number: int | None, seat: int | None,
                                    "finish it")
     played = build_replay(record, seat)
     if round_number is not None and round_number > len(played.rounds):
-        raise click.BadParameter(f"the game has rounds 1 to {len(played.rounds)}",
-                                 param_hint="--round")
+        have = f"rounds 1 to {len(played.rounds)}" if played.rounds else "no round"
+        raise click.BadParameter(f"the game has {have}", param_hint="--round")
     if not summary_only:
         rounds = None if round_number is None else [round_number]
         for line in render_replay(played, rounds):
