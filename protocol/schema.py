@@ -13,6 +13,7 @@ from typing import Any
 
 Check = Callable[[Any, str], Any]
 REQUIRED = object()
+ABSENT = object()  # the default of a field sent only on request: omitted, not filled in
 INT32 = (1 << 31) - 1
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
@@ -156,7 +157,11 @@ Field = tuple[str, Check, Any]  # name, check, default (REQUIRED if none)
 
 
 def record(name: str, fields: Sequence[Field]) -> Check:
-    """A map with exactly these fields, returned with its keys in this order."""
+    """A map with exactly these fields, returned with its keys in this order.
+
+    A field whose default is ABSENT stays out of the canonical form when it is not sent
+    (`welcome.seed`, sent only to a bot that asked for it: older bots never see the key).
+    """
     known = {f[0] for f in fields}
 
     def check(value: Any, path: str) -> dict[str, Any]:
@@ -173,6 +178,8 @@ def record(name: str, fields: Sequence[Field]) -> Check:
                 out[key] = inner(value[key], where)
             elif default is REQUIRED:
                 raise ProtocolError("missing_field", where, f"{name} needs field {key!r}")
+            elif default is ABSENT:
+                continue
             else:
                 out[key] = default() if callable(default) else default
         return out
@@ -379,6 +386,7 @@ MESSAGES: dict[str, Check] = {
         ("limits", record("limits", [("hello_ms", integer(0), REQUIRED),
                                      ("decision_ms", integer(0), REQUIRED),
                                      ("max_message_bytes", integer(1), REQUIRED)]), REQUIRED),
+        ("seed", integer(0, INT32), ABSENT),  # only after the `seed` capability
     ]),
     "reject": _message("reject", [
         ("reason", one_of(REJECT_REASONS), REQUIRED),

@@ -13,15 +13,23 @@ run(decide, name="tiny", version="1.0.0")
 ```
 
 Requests, events and replies are the plain dicts of PROTOCOL.md. A bot is either such a
-function or a `Bot` subclass (hooks for welcome, events and end). `Session` is the protocol
-state machine with no transport (message in, message out: the in-process harness
-`arena.referee.inprocess` drives it directly); `run` connects it to the referee over ZeroMQ.
+function or a `Bot` subclass (hooks for welcome, events and end).
+
+Reproducible bots: the SDK asks for the `seed` capability, and at each game's `welcome` it
+sets `bot.seed` to the seat's seed and `bot.rng` to a `random.Random` seeded with it; a
+function bot also gets the `random` module seeded with it. A bot that draws its randomness
+from there plays the same game again under `arena play --seed S` (PROTOCOL.md 5.2).
+
+`Session` is the protocol state machine with no transport (message in, message out: the
+in-process harness `arena.referee.inprocess` drives it directly); `run` connects it to the
+referee over ZeroMQ.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import random
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -90,8 +98,9 @@ def give_dragon(to: int) -> Message:
 class Bot:
     """A bot: override `decide`; the hooks are optional.
 
-    The session sets `seat`, `welcome` (the welcome message) and `events` (every event this
-    seat has received, in order) before calling the hooks.
+    The session sets `seat`, `welcome` (the welcome message), `seed` and `rng` (this game's
+    seat seed, and a `random.Random` seeded with it: draw from it to be reproducible) and
+    `events` (every event this seat has received, in order) before calling the hooks.
     """
 
     name = "bot"
@@ -100,6 +109,8 @@ class Bot:
 
     seat: int = -1
     welcome: Message | None = None
+    seed: int | None = None  # None: the referee sent no seed (then `rng` is seeded at random)
+    rng: random.Random
     events: list[Message]
 
     def decide(self, request: Message) -> Message:
@@ -128,6 +139,11 @@ class FunctionBot(Bot):
 
     def decide(self, request: Message) -> Message:
         return self._decide(request)
+
+    def on_welcome(self, welcome: Message) -> None:
+        """A function has no `self.rng`: seed the `random` module it may draw from."""
+        if self.seed is not None:
+            random.seed(self.seed)
 
 
 class Stopped(Exception):
@@ -172,10 +188,14 @@ class Session:
             self.done = True
             raise Stopped(message)
         if kind == "welcome":
-            self.bot.events = []
-            self.bot.seat = message["seat"]
-            self.bot.welcome = message
-            self.bot.on_welcome(message)
+            bot = self.bot
+            bot.events = []
+            bot.seat = message["seat"]
+            bot.welcome = message
+            bot.seed = message.get("seed")
+            if bot.seed is not None or not hasattr(bot, "rng"):
+                bot.rng = random.Random(bot.seed)
+            bot.on_welcome(message)
             return None
         if self.bot.welcome is None:
             raise ProtocolError("unexpected", "type", f"{kind!r} before welcome")
@@ -201,13 +221,14 @@ class Session:
             self._on_event(event)
 
 
-SDK_CAPABILITIES = ("multi_game", "auto_pass")
+SDK_CAPABILITIES = ("multi_game", "auto_pass", "seed")
 
 
 def _with_sdk_capabilities(capabilities: Sequence[str]) -> list[str]:
     """The bot's own capabilities and those the SDK always asks for: `multi_game` (it plays
-    any number of games in one session) and `auto_pass` (a turn on which passing is all a
-    seat may do is not asked: nothing is left to decide, and the pass event tells of it)."""
+    any number of games in one session), `auto_pass` (a turn on which passing is all a
+    seat may do is not asked: nothing is left to decide, and the pass event tells of it) and
+    `seed` (each game's welcome carries the seat's seed: `Bot.seed`, `Bot.rng`)."""
     return list(capabilities) + [c for c in SDK_CAPABILITIES if c not in capabilities]
 
 

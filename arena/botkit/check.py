@@ -26,6 +26,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from arena.botkit.canonical import differences
+from arena.botkit.scaffold import RANDOM_BOT
 from arena.referee import wire
 from arena.referee.process import BotProcess
 from arena.rules import IllegalAction
@@ -38,13 +40,13 @@ from arena.referee.transport import RefereeSocket
 from protocol import codec
 from protocol.codec import ProtocolError
 
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM_BOT = ROOT / "bots" / "random"
 HELLO_SECONDS = 10.0
 DECISION_SECONDS = 2.0
 GRACE = 0.2
 QUIET_SECONDS = 0.3  # after an `events` message, how long the bot must stay silent
 EXIT_SECONDS = 1.0   # PROTOCOL.md section 4: exit within one second after the last `end`
+EXIT_WAIT = 5.0      # how long the checker waits for that exit: late (a busy machine) is a
+                     # warning, still running after this a failure
 
 
 class Status(Enum):
@@ -107,9 +109,10 @@ class CheckReport:
 class _Fail(Exception):
     """A failed check: expected, got, PROTOCOL.md section."""
 
-    def __init__(self, expected: str, got: str, section: str) -> None:
+    def __init__(self, expected: str, got: str, section: str, warning: bool = False) -> None:
         super().__init__(got)
         self.expected, self.got, self.section = expected, got, section
+        self.warning = warning  # a SHOULD not met: reported as WARN, not FAIL
 
 
 # ----- the scripted referee's end of one bot process ---------------------------------------
@@ -133,6 +136,10 @@ class _Session:
     @property
     def multi_game(self) -> bool:
         return "multi_game" in self.hello.get("capabilities", [])
+
+    @property
+    def seeded(self) -> bool:
+        return "seed" in self.hello.get("capabilities", [])
 
     @property
     def with_options(self) -> bool:
@@ -349,14 +356,19 @@ class _Checker:
         self.sessions: list[_Session] = []
         self.next_id = 0
         self.label = 0
+        self.sent: list[tuple[str, bytes, dict[str, Any]]] = []  # (which, bytes, canonical form)
 
     def run(self, build: bool) -> CheckReport:
         self.manifest = load_manifest(self.folder)  # ConfigError: the CLI exits 2
         self.socket = RefereeSocket(codec.MAX_MESSAGE_BYTES)
         try:
-            if self._check("build", "the build step of bot.toml", "PROTOCOL.md 1 start-up",
-                           lambda: self._build(build)) and self._hello():
+            if not build:
+                self._skip("build", "not run (--no-build)")
+            built = not build or self._check("build", "the build step of bot.toml",
+                                             "PROTOCOL.md 1 start-up", self._build)
+            if built and self._hello():
                 self._all_probes()
+                self._canonical()
                 self._finish()
                 self._check("reject", "after `reject` the bot exits", "PROTOCOL.md 4, 5.3",
                             self._reject, warn=True)
@@ -383,8 +395,8 @@ class _Checker:
         try:
             note = body()
         except _Fail as fail:
-            self._add(name, Status.WARN if warn else Status.FAIL, summary, fail.expected,
-                      fail.got, fail.section or section)
+            status = Status.WARN if warn or fail.warning else Status.FAIL
+            self._add(name, status, summary, fail.expected, fail.got, fail.section or section)
             return False
         self._add(name, Status.PASS, summary + (f" ({note})" if note else ""))
         return True
@@ -394,9 +406,9 @@ class _Checker:
 
     # ----- build and hello -------------------------------------------------------------------
 
-    def _build(self, build: bool) -> str:
-        if not build or not self.manifest.build:
-            return "no build step" if build else "skipped (--no-build)"
+    def _build(self) -> str:
+        if not self.manifest.build:
+            return "no build step"
         start = time.monotonic()
         try:
             build_bot(self.manifest)
@@ -425,12 +437,27 @@ class _Checker:
         ok = self._check("hello", "a valid hello with the token, first", "PROTOCOL.md 5.1 hello",
                          body)
         if ok:
-            canonical = codec.encode(self.session.hello, "bot")
-            self._add("canonical", Status.PASS if canonical == self.session.hello_bytes
-                      else Status.WARN, "messages encoded canonically (a SHOULD)",
-                      canonical.hex(), self.session.hello_bytes.hex(),
-                      "PROTOCOL.md 3 encoding (canonical form), 10 golden vectors")
+            self.sent.append(("the hello", self.session.hello_bytes, self.session.hello))
         return ok
+
+    def _canonical(self) -> None:
+        """One item for the encoding of every message the bot sent: the hello and each reply
+        to a probe (a SHOULD: a warning naming the first message, key and value that differ)."""
+        odd = [(what, data, message) for what, data, message in self.sent
+               if codec.encode(message, "bot") != data]
+        summary = f"messages encoded canonically (a SHOULD): the hello and {len(self.sent) - 1} " \
+                  "replies"
+        after_hello = [i.name for i in self.report.items].index("hello") + 1
+        if not odd:
+            self.report.items.insert(after_hello, CheckItem("canonical", Status.PASS, summary))
+            return
+        what, data, message = odd[0]
+        others = f" ({len(odd) - 1} more messages are not canonical either)" if len(odd) > 1 else ""
+        self.report.items.insert(after_hello, CheckItem(
+            "canonical", Status.WARN, summary, "every message in canonical form: all fields "
+            "present, keys in PROTOCOL.md's order, card sets ascending, each value in its "
+            "shortest msgpack form", f"{what}: " + "; ".join(differences(data, message)) + others,
+            "PROTOCOL.md 3 encoding (canonical form), 10 golden vectors"))
 
     # ----- probe games ------------------------------------------------------------------------
 
@@ -481,9 +508,11 @@ class _Checker:
         if session.games > 1:
             self.continued += 1
         names = [self.manifest.name if s % 2 == seat % 2 else "check-bot" for s in range(4)]
-        session.send(wire.welcome_message(seat, f"check-{probe.name}", game.target, names,
+        game_id = f"check-{probe.name}"
+        seed = wire.seat_seed(game.seed, game_id, seat) if session.seeded else None
+        session.send(wire.welcome_message(seat, game_id, game.target, names,
                                           int(HELLO_SECONDS * 1000), int(DECISION_SECONDS * 1000),
-                                          codec.MAX_MESSAGE_BYTES, session.with_options))
+                                          codec.MAX_MESSAGE_BYTES, session.with_options, seed))
         events = wire.events_for(seat, game.events)
         if probe.events_first:
             half = len(events) // 2
@@ -493,11 +522,12 @@ class _Checker:
             if stray is not None:
                 raise _Fail("no message in answer to `events`", f"a message: {stray[:60].hex()}",
                             "PROTOCOL.md 2 (the bot only ever answers a request), 5.6 events")
-        note = self._ask(session, game, seat, events)
+        note = self._ask(session, game, seat, events, probe.name)
         self._end_probe_game(session, last)
         return note
 
-    def _ask(self, session: _Session, game: Game, seat: int, events: list[dict]) -> str:
+    def _ask(self, session: _Session, game: Game, seat: int, events: list[dict],
+             probe: str) -> str:
         decision = game.decision(seat)
         request_id = self.next_id
         self.next_id += 3  # ids increase, not necessarily consecutively
@@ -509,6 +539,7 @@ class _Checker:
                                   "PROTOCOL.md 5.5 reply, 9 limits")
         latency = time.monotonic() - sent
         reply = _decode(data, "PROTOCOL.md 5.5 reply")
+        self.sent.append((f"the reply to the {probe} request (id {request_id})", data, reply))
         if reply["type"] != "reply" or reply["id"] != request_id:
             got = (f"a reply to request {reply['id']}" if reply["type"] == "reply"
                    else f"a {reply['type']} message")
@@ -518,7 +549,9 @@ class _Checker:
             game.apply(seat, action)
         except IllegalAction as exc:
             shown = {k: reply[k] for k in ("option", "action", "call_tichu", "wish")}
-            raise _Fail(_legal_text(decision, game.observation(seat)), f"{shown}: {exc}",
+            observation = game.observation(seat)
+            raise _Fail(_legal_text(decision, observation),
+                        f"{shown}: {_illegal_text(exc, reply, observation)}",
                         "PROTOCOL.md 5.5 reply, 6 decisions and actions") from None
         return f"{_describe(reply, decision)}, {latency * 1000:.0f} ms"
 
@@ -545,14 +578,19 @@ class _Checker:
             final = [{"kind": "game_end", "scores": [1000, 200], "winner": 0}]
             session.send(wire.end_message([1000, 200], 0, final))
             start = time.monotonic()
-            code = session.wait_exit(EXIT_SECONDS)
+            code = session.wait_exit(EXIT_WAIT)
+            took = time.monotonic() - start
             if code is None:
                 raise _Fail(f"exit with status 0 within {EXIT_SECONDS:g} s",
-                            "still running" + _output(session.process), "PROTOCOL.md 4, 5.7 end")
+                            f"still running after {EXIT_WAIT:g} s" + _output(session.process),
+                            "PROTOCOL.md 4, 5.7 end")
             if code != 0:
                 raise _Fail("exit status 0", f"exit status {code}" + _output(session.process),
                             "PROTOCOL.md 4, 5.7 end")
-            return f"exited 0 after {(time.monotonic() - start) * 1000:.0f} ms"
+            if took > EXIT_SECONDS:
+                raise _Fail(f"exit within {EXIT_SECONDS:g} s (a SHOULD)", f"exited 0 after "
+                            f"{took:.1f} s", "PROTOCOL.md 4, 5.7 end", warning=True)
+            return f"exited 0 after {took * 1000:.0f} ms"
         self._check("end", "after `end` with more_games: false the bot exits 0",
                     "PROTOCOL.md 4, 5.7 end", body)
         session.stop()
@@ -610,6 +648,24 @@ def _tail(record: Any, fault: Any) -> str:
         return ""
     output = record.bot_output[fault.seat]
     return f"; its output ends: {output.strip()[-300:]!r}" if output and output.strip() else ""
+
+
+def _illegal_text(exc: IllegalAction, reply: dict[str, Any], observation: Any) -> str:
+    """The broken rule and why, in card names and rank characters (the engine's own message
+    speaks of card ids and rank numbers for some rules)."""
+    hand = wire.cards_text(observation.hand)
+    action = reply["action"] or {}
+    stated = action.get("give") or action.get("cards") or []
+    missing = [c for c in stated if c not in hand]
+    if exc.rule == "card-not-held" and missing:
+        return (f"card-not-held: {' '.join(missing)} {'is' if len(missing) == 1 else 'are'} "
+                f"not in the hand ({' '.join(hand)})")
+    if exc.rule == "must-fulfil-wish":
+        rank = wire.rank_text(observation.wish)
+        return (f"must-fulfil-wish: the wish for the rank {rank} is in force and this hand can "
+                f"play a {rank}, so it must play one (see the options), not pass or play "
+                "without it")
+    return f"{exc.rule}: {exc.message}"
 
 
 def _legal_text(decision: Decision, observation: Any) -> str:

@@ -8,13 +8,16 @@ placeholder ``__NAME__`` in its files becomes the bot's name. Template "policy" 
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 from arena.errors import ConfigError
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "random"  # the rating anchor
 LANGUAGES = ("python", "node", "c", "java")
 TEMPLATES_OF = {"basic": LANGUAGES, "policy": ("python",)}  # template -> its languages
 PLACEHOLDER = "__NAME__"
@@ -49,3 +52,24 @@ def new_bot(name: str, language: str, parent: str | Path = ".", template: str = 
             if PLACEHOLDER in text:
                 path.write_text(text.replace(PLACEHOLDER, name), encoding="utf-8")
     return folder
+
+
+def next_steps(folder: Path) -> list[str]:
+    """The commands that check and play the new bot in `folder`, runnable from any directory:
+    absolute paths, and the `arena` of this installation unless that is what `arena` finds on
+    the PATH anyway."""
+    arena = arena_command()
+    return [f"check it:  {arena} check-bot {folder}",
+            f"play it:   {arena} play {folder} {RANDOM_BOT} --target 1000"]
+
+
+def arena_command() -> str:
+    """How to run this installation's `arena` from anywhere: "arena" if the PATH finds this
+    very one, else its absolute path (in a virtual environment, `.venv/bin/arena`)."""
+    installed = Path(sys.executable).with_name("arena")
+    if not installed.exists():
+        return f"{sys.executable} -m arena.cli"
+    on_path = shutil.which("arena")
+    if on_path and os.path.realpath(on_path) == os.path.realpath(installed):
+        return "arena"
+    return str(installed)

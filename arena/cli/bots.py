@@ -48,12 +48,12 @@ def register(main: click.Group) -> None:
                   "training environment, from its weights.npz (needs the train extra).")
     def new_bot_cmd(name: str, language: str, parent: str, template: str) -> None:
         """Create a working bot folder NAME from a template (it passes check-bot as created)."""
-        from arena.botkit.scaffold import new_bot
+        from arena.botkit.scaffold import new_bot, next_steps
 
         try:
             folder = new_bot(name, language, parent, template)
         except ConfigError as exc:
             raise click.UsageError(str(exc)) from None
         click.echo(f"created {folder}")
-        click.echo(f"check it:  arena check-bot {folder}")
-        click.echo(f"play it:   arena play {folder} bots/random --target 1000")
+        for line in next_steps(folder):
+            click.echo(line)

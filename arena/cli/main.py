@@ -91,10 +91,20 @@ def play(bot_a: str, bot_b: str, seed: int, target: int, record_path: str | None
 
 @main.command()
 @click.argument("record_file", type=click.Path(exists=True, dir_okay=False))
-def replay(record_file: str) -> None:
-    """Show a game record round by round and re-simulate it exactly from seed and actions."""
+@click.option("--round", "round_number", type=click.IntRange(min=1),
+              help="Show only this round (1 is the first).")
+@click.option("--seat", type=click.IntRange(0, 3),
+              help="Show only what this seat could see: its own cards and the public events.")
+@click.option("--summary", "summary_only", is_flag=True,
+              help="Show only the table of rounds and the outcome, no play by play.")
+def replay(record_file: str, round_number: int | None, seat: int | None,
+           summary_only: bool) -> None:
+    """Replay a game record play by play: each round's hands, exchange, calls and every
+    trick (bombs, wish, Dog, Dragon gift), then the table of rounds. The record is first
+    re-simulated exactly from its seed and actions."""
     from arena.errors import ArenaError
     from arena.referee.record import GameRecord, Termination, resimulate
+    from arena.presentation.replay import build_replay, render_replay
     from arena.presentation.summary import summary
 
     try:
@@ -102,11 +112,20 @@ def replay(record_file: str) -> None:
         game = resimulate(record)
     except ArenaError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(summary(record))
-    finished = "finished" if game.over else "unfinished (the record ends early)"
     if record.termination is Termination.NORMAL and not game.over:
         raise click.ClickException("the record claims a finished game, but its actions do not "
                                    "finish it")
+    played = build_replay(record, seat)
+    if round_number is not None and round_number > len(played.rounds):
+        have = f"rounds 1 to {len(played.rounds)}" if played.rounds else "no round"
+        raise click.BadParameter(f"the game has {have}", param_hint="--round")
+    if not summary_only:
+        rounds = None if round_number is None else [round_number]
+        for line in render_replay(played, rounds):
+            click.echo(line)
+        click.echo("")
+    click.echo(summary(record))
+    finished = "finished" if game.over else "unfinished (the record ends early)"
     click.echo(f"Re-simulated from seed and {len(record.decisions)} actions: identical events, "
                f"game {finished}, score {game.scores[0]}:{game.scores[1]}.")
 

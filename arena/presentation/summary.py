@@ -1,4 +1,7 @@
-"""Human-readable reports of game records: a summary per round and the game's outcome."""
+"""Human-readable summaries of game records: a table of the rounds and the game's outcome.
+
+The play by play of a record is `arena.presentation.replay`.
+"""
 
 from __future__ import annotations
 
@@ -9,27 +12,32 @@ from tabulate import tabulate
 from arena.referee.record import GameRecord, Termination
 
 
+ROUND_HEADERS = ["round", "card points", "call bonuses", "double victory", "calls made",
+                 "score"]
+
+
 def round_rows(record: GameRecord) -> list[list[Any]]:
-    """One row per finished round: number, card points, calls, round total, running score."""
+    """One row per finished round (see ROUND_HEADERS): number, card points, call bonuses,
+    whether it was a double victory, who called what and whether it was made, the score."""
     rows = []
-    calls: list[str] = []
+    calls: list[tuple[int, str]] = []
     number = 0
     for event in record.events:
         kind = event["kind"]
         if kind == "round_start":
             number, calls = event["round"], []
         elif kind == "grand_tichu" and event["call"]:
-            calls.append(f"GT s{event['seat']}")
+            calls.append((event["seat"], "Grand Tichu"))
         elif kind == "tichu":
-            calls.append(f"T s{event['seat']}")
+            calls.append((event["seat"], "Tichu"))
         elif kind == "round_end":
             first = event["out_order"][0] if event["out_order"] else None
-            marked = [c + (" ok" if first == int(c.split("s")[-1]) else " failed")
-                      for c in calls]
+            made = [f"seat {seat} {call} {'made' if seat == first else 'failed'}"
+                    for seat, call in calls]
             cards, bonus = event["card_points"], event["calls"]
             rows.append([number, f"{cards[0]}:{cards[1]}", f"{bonus[0]:+}:{bonus[1]:+}",
-                         "double victory" if event["double_victory"] else "",
-                         ", ".join(marked), f"{event['scores'][0]}:{event['scores'][1]}"])
+                         "yes" if event["double_victory"] else "no",
+                         ", ".join(made) or "none", f"{event['scores'][0]}:{event['scores'][1]}"])
     return rows
 
 
@@ -41,8 +49,8 @@ def summary(record: GameRecord) -> str:
              f"  team 1 (seats 1, 3): {b.name} {b.version}", ""]
     rows = round_rows(record)
     if rows:
-        lines.append(tabulate(rows, headers=["round", "cards", "calls", "", "called",
-                                             "score"], tablefmt="simple"))
+        lines.append("Points are written team 0:team 1.")
+        lines.append(tabulate(rows, headers=ROUND_HEADERS, tablefmt="simple"))
         lines.append("")
     auto = sum(1 for d in record.decisions if d.get("auto"))
     passed = f" ({auto} passed by the referee: auto_pass)" if auto else ""

@@ -102,8 +102,10 @@ def _handshake(link: _Link, seed: int, target: int, bots: Sequence[Bot],
     """Hello and welcome; the capabilities the bot said."""
     hello = link.carry(link.session.hello(), "bot")
     with_options = "no_options" not in hello["capabilities"]
+    seed = wire.seat_seed(seed, game_id, link.seat) if "seed" in hello["capabilities"] else None
     link.to_bot(wire.welcome_message(link.seat, game_id, target, [b.name for b in bots],
-                                     10000, DEADLINE_MS, codec.MAX_MESSAGE_BYTES, with_options))
+                                     10000, DEADLINE_MS, codec.MAX_MESSAGE_BYTES, with_options,
+                                     seed))
     return hello["capabilities"]
 
 

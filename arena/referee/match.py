@@ -109,6 +109,7 @@ class _Conn:
     with_options: bool = True
     multi_game: bool = False
     auto_pass: bool = False  # pass for it, unasked, where passing is all it may do
+    seeded: bool = False     # said `seed`: its welcome carries the seat's seed
     greeted: bool = False  # has had a welcome in its current session
     ended: bool = False    # its session is over: stop it before the next game
 
@@ -255,6 +256,7 @@ class Match:
         conn.with_options = "no_options" not in hello["capabilities"]
         conn.multi_game = "multi_game" in hello["capabilities"]
         conn.auto_pass = "auto_pass" in hello["capabilities"]
+        conn.seeded = "seed" in hello["capabilities"]
         self.by_identity[identity] = conn
         logger.debug("%s: hello from %s %s", conn.label, hello["name"], hello["version"])
 
@@ -318,9 +320,10 @@ class _GameRun:
         spec = self.spec
         names = [spec.entrants[s & 1].name for s in range(4)]
         for seat, conn in enumerate(self.seats):
+            seed = wire.seat_seed(spec.seed, spec.game_id, seat) if conn.seeded else None
             self.match.send(conn, wire.welcome_message(
                 seat, spec.game_id, spec.target, names, _ms(spec.time.hello),
-                _ms(spec.time.decision), codec.MAX_MESSAGE_BYTES, conn.with_options))
+                _ms(spec.time.decision), codec.MAX_MESSAGE_BYTES, conn.with_options, seed))
             conn.greeted = True
 
     def _play(self) -> None:

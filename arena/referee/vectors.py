@@ -91,9 +91,15 @@ def valid_messages() -> list[tuple[str, str, dict[str, Any]]]:
                                                "token": "t0k3n", "name": "my-bot",
                                                "version": "0.2",
                                                "capabilities": ["multi_game", "auto_pass"]}),
+        ("hello_seed", "bot", {"type": "hello", "protocol": 1, "token": "t0k3n",
+                               "name": "my-bot", "version": "0.3",
+                               "capabilities": ["multi_game", "auto_pass", "seed"]}),
         ("welcome", "referee", wire.welcome_message(
             2, "g-000017", 1000, ["heuristic", "random", "heuristic", "random"],
             10000, 1000, codec.MAX_MESSAGE_BYTES, True)),
+        ("welcome_seed", "referee", wire.welcome_message(
+            2, "g-000017", 1000, ["heuristic", "random", "heuristic", "random"],
+            10000, 1000, codec.MAX_MESSAGE_BYTES, True, wire.seat_seed(17, "g-000017", 2))),
         ("reject", "referee", {"type": "reject", "reason": "unsupported_version",
                                "message": "protocol 2 is not supported; this referee speaks 1",
                                "protocols": [1]}),
@@ -167,6 +173,9 @@ def malformed_frames() -> list[tuple[str, str, str, str]]:
         ("duplicate_key", "bot", "83a474797065a57265706c79a2696405a2696406", "duplicate_field"),
         ("missing_type", "bot", _pack({"id": 5, "option": 0}), "missing_field"),
         ("unknown_type", "bot", _pack({"type": "shout"}), "unknown_type"),
+        ("welcome_seed_negative", "referee", _pack({**next(
+            m for name, _, m in valid_messages() if name == "welcome_seed"), "seed": -1}),
+         "bad_value"),
         ("bot_sends_welcome", "bot", _pack(next(m for name, _, m in valid_messages()
                                                  if name == "welcome")), "unknown_type"),
         ("hello_missing_token", "bot", without(hello, "token"), "missing_field"),

@@ -9,6 +9,8 @@ The rules engine itself never imports zmq or msgpack.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
@@ -30,6 +32,7 @@ from arena.rules import (
     Pass,
     Play,
 )
+from arena.rules.actions import PlayOptions
 from arena.rules.cards import card_name, card_names, parse_card
 
 Message = dict[str, Any]
@@ -164,10 +167,31 @@ def option_maps(decision: Decision) -> list[Message] | None:
         return [{"action": "tichu", "call": o.call} for o in decision.options]
     if kind is DecisionKind.DRAGON_GIFT:
         return [{"action": "give_dragon", "to": o.to} for o in decision.options]
-    options = decision.options
+    options = ordered_options(decision)
     out: list[Message] = [_PASS_MAP] if options.can_pass else []
     out += [_play_map(c) for c in options.combinations]
     return out
+
+
+@lru_cache(maxsize=8)
+def ordered_options(decision: Decision) -> Sequence[Action]:
+    """A decision's options in the order the wire lists them (PROTOCOL.md 6), which is the
+    order a reply's `option` index counts in.
+
+    For PLAY and BOMB: pass first where allowed, then the plays by combination type (dog,
+    single, pair, stairs, triple, full house, straight, four of a kind, straight flush: the
+    order of `ComboType`), then rank (the comparison key: top card of stairs and straights,
+    the triple of a full house, x.5 for a Phoenix single), then number of cards, then the
+    card set as the number sum(2**id) (the highest card id decides first), then the rank the
+    Phoenix stands for. That is `Combination`'s own field order, so a plain sort gives it
+    (tests/protocol/test_option_order.py holds it). Other kinds keep the engine's order:
+    no call before call, the next opponent before the other. Cached: a request and its
+    reply look the same decision up.
+    """
+    options = decision.options
+    if not isinstance(options, PlayOptions):
+        return options
+    return PlayOptions(sorted(options.combinations), options.can_pass)
 
 
 _PASS_MAP: Message = {"action": "pass"}
@@ -197,12 +221,29 @@ def request_message(decision: Decision, obs: Observation, events: list[Message],
 
 def welcome_message(seat: int, game_id: str, target: int, names: Sequence[str],
                     hello_ms: int, decision_ms: int, max_message_bytes: int,
-                    with_options: bool) -> Message:
-    """The referee's answer to an accepted hello."""
-    return {"type": "welcome", "protocol": 1, "seat": seat, "options": with_options,
-            "settings": {"game": game_id, "target": target, "names": list(names)},
-            "limits": {"hello_ms": hello_ms, "decision_ms": decision_ms,
-                       "max_message_bytes": max_message_bytes}}
+                    with_options: bool, seed: int | None = None) -> Message:
+    """The referee's answer to an accepted hello; `seed` (the seat's `seat_seed`) only for a
+    bot that asked for the `seed` capability."""
+    message = {"type": "welcome", "protocol": 1, "seat": seat, "options": with_options,
+               "settings": {"game": game_id, "target": target, "names": list(names)},
+               "limits": {"hello_ms": hello_ms, "decision_ms": decision_ms,
+                          "max_message_bytes": max_message_bytes}}
+    if seed is not None:
+        message["seed"] = seed
+    return message
+
+
+def seat_seed(game_seed: int, game_id: str, seat: int) -> int:
+    """A seat's seed for its bot's own randomness in one game (`welcome.seed`), 0..2**31-1.
+
+    The same game seed, game id and seat give the same seed, so a game of deterministic
+    bots replays exactly. It is an HMAC-SHA-256 under a label of its own, which no deal uses:
+    it tells a bot nothing about the deal (the deal comes from the game seed, which a seat
+    seed does not reveal) and nothing about the other seats' seeds.
+    """
+    digest = hmac.new(b"tichu-arena/seat-seed", f"{game_seed}/{game_id}/{seat}".encode(),
+                      hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 def end_message(scores: Sequence[int] | None, winner: int | None, events: list[Message],
@@ -260,10 +301,11 @@ def _chosen_option(index: int, decision: Decision, options_sent: bool) -> Action
     if not options_sent or decision.kind is DecisionKind.EXCHANGE:
         raise IllegalAction("no-options", "no options were sent with this request: state the "
                             "action explicitly")
-    if index >= len(decision.options):
+    options = ordered_options(decision)
+    if index >= len(options):
         raise IllegalAction("option-out-of-range", f"option {index} does not exist "
-                            f"({len(decision.options)} options were offered)")
-    return decision.options[index]
+                            f"({len(options)} options were offered)")
+    return options[index]
 
 
 def _tag_of(action: Action, kind: DecisionKind) -> str:

@@ -34,7 +34,9 @@ def test_every_bundled_bot_passes_check_bot(bot: str) -> None:
     need(LANGUAGE[bot])
     report = check_bot(BOTS / bot, games=1, target=300)
     assert report.ok, "\n".join(report.lines())
-    assert all(i.status in (Status.PASS, Status.SKIP) for i in report.items), report.lines()
+    # a late exit after `end` is a warning, which a busy machine may cause; nothing else may warn
+    assert all(i.status in (Status.PASS, Status.SKIP) or (i.name, i.status) == ("end", Status.WARN)
+               for i in report.items), report.lines()
 
 
 @pytest.mark.timeout(120)

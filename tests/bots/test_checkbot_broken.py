@@ -3,6 +3,8 @@ with what was expected, what arrived and the PROTOCOL.md section."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
 
@@ -54,10 +56,45 @@ def test_a_fault_in_real_games_fails_the_games_item() -> None:
 
 
 @pytest.mark.timeout(60)
-def test_a_non_canonical_encoding_is_a_warning_not_a_failure() -> None:
+def test_a_non_canonical_hello_is_a_warning_naming_the_keys_out_of_order() -> None:
     report = check_bot(BROKEN / "noncanonical", games=0)
-    assert report.ok
-    assert report.item("canonical").status is Status.WARN
+    item = report.item("canonical")
+    assert item.status is Status.WARN and "canonical" not in [i.name for i in report.items
+                                                              if i.failed]
+    assert item.got.startswith("the hello: keys in the order capabilities, version, name, "
+                               "token, protocol, type; canonical order is type, protocol, "), item
+    assert "5.7" not in item.section and "3 encoding" in item.section
+
+
+@pytest.mark.timeout(60)
+def test_non_canonical_replies_are_a_warning_naming_the_reply_and_the_field() -> None:
+    report = check_bot(BROKEN / "noncanonical_reply", games=0)
+    item = report.item("canonical")
+    assert item.status is Status.WARN, report.lines()
+    assert item.got.startswith("the reply to the grand_tichu request (id 0): field "
+                               "'action' left out (canonical form writes every field, here "
+                               "nil)"), item
+    assert "more messages are not canonical either" in item.got
+    assert "canonical" not in [i.name for i in report.items if i.failed]
+
+
+@pytest.mark.timeout(60)
+def test_a_canonical_bot_passes_the_canonical_item_for_hello_and_replies() -> None:
+    report = check_bot(BOTS / "random", games=0, build=False)
+    assert report.item("canonical").status is Status.PASS
+    assert "the hello and 8 replies" in report.item("canonical").summary
+    assert report.item("build").status is Status.SKIP
+    assert "SKIP  build" in "\n".join(report.lines())
+
+
+@pytest.mark.timeout(60)
+def test_illegal_action_messages_name_cards_and_ranks() -> None:
+    held = check_bot(BROKEN / "exchange_not_held", games=0).item("exchange").got
+    assert re.search(r"card-not-held: (2j|3j|4j|5j)( (2j|3j|4j|5j))* (is|are) not in the "
+                     r"hand \(", held), held
+    assert "card 0" not in held
+    wish = check_bot(BROKEN / "pass_on_wish", games=0).item("wish").got
+    assert "the wish for the rank K is in force" in wish and "13" not in wish, wish
 
 
 @pytest.mark.timeout(60)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -35,3 +39,22 @@ def test_new_bot_refuses_an_existing_folder_and_a_bad_name(tmp_path) -> None:
     bad = runner.invoke(main, ["new-bot", "no/slash", "--dir", str(tmp_path)])
     assert again.exit_code == 2 and "already exists" in again.output
     assert bad.exit_code == 2 and "bot name" in bad.output
+
+
+@pytest.mark.timeout(120)
+def test_the_printed_next_steps_work_from_any_directory(tmp_path) -> None:
+    arena = Path(sys.executable).with_name("arena")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    made = subprocess.run([str(arena), "new-bot", "far-bot"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    lines = made.stdout.splitlines()
+    check = next(line for line in lines if line.startswith("check it:")).split()[2:]
+    play = next(line for line in lines if line.startswith("play it:")).split()[2:]
+    assert check[1:] == ["check-bot", str(tmp_path / "far-bot")]
+    assert Path(play[0]).is_absolute() or play[0] == "arena"
+    played = subprocess.run(play[:-1] + ["300"], cwd=elsewhere, capture_output=True, text=True,
+                            timeout=100)
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert "Final score" in played.stdout

@@ -14,7 +14,7 @@ from protocol import codec
 FAULTS = ("exit_at_start", "bad_token", "noncanonical", "grand_tichu_wrong_action",
           "tichu_unknown_field", "exchange_option", "exchange_not_held", "lead_too_slow",
           "reply_to_events", "pass_on_wish", "bomb_out_of_range", "dragon_to_partner",
-          "no_multi_game", "no_exit", "exit_1", "crash_in_game")
+          "no_multi_game", "no_exit", "exit_1", "crash_in_game", "noncanonical_reply")
 
 
 def reply(request, fault):
@@ -70,7 +70,13 @@ def main(fault):
             if fault == "crash_in_game" and answered > 20:
                 return 4
             last_id = message["id"]
-            socket.send(codec.pack(reply(message, fault)))
+            answer = reply(message, fault)
+            if fault == "noncanonical_reply":  # valid, but id before type and defaults left out
+                socket.send(msgpack.packb({"id": answer["id"], "type": "reply", **{
+                    k: v for k, v in answer.items() if k not in ("id", "type") and v is not None
+                    and v is not False}}))
+            else:
+                socket.send(codec.pack(answer))
         elif kind == "events" and fault == "reply_to_events":
             socket.send(codec.pack({"type": "reply", "id": last_id, "option": 0}))
         elif kind == "end" and (not message["more_games"] or fault == "no_multi_game"):
