@@ -154,6 +154,8 @@ def _anchor_options(cfg: Any, anchor: str | None, anchor_elo: float | None,
 
 
 def _rating_options(store: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The anchor's key (or, for a config's anchor that names no entrant, the name itself:
+    the standings then say so in a note), its rating and the prior."""
     from arena.tournament.runner import resolve_entrant
 
     anchor = options["anchor"]
@@ -169,6 +171,7 @@ def _rating_options(store: Any, options: dict[str, Any]) -> dict[str, Any]:
         except ConfigError:
             if options["explicit"]:
                 raise
+            key = anchor
     return {"anchor": key, "anchor_elo": elo, "prior": prior}
 
 
@@ -180,19 +183,20 @@ def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchu
     from arena.tournament.runner import labels
 
     with _errors(), Store(storage, create=False) as store:
-        keys = [e.key for e in store.entrants() if not e.retired] if current else None
-        results = store.results(keys)
+        keys = [e.key for e in store.entrants() if not e.retired or not current]
+        results = store.results(keys if current else None)
         if not results:
             raise ArenaError(f"{store.path}: no games stored yet")
         rating = _rating_options(store, options)
-        result = compute_standings(results, bootstrap=bootstrap, **rating)
+        result = compute_standings(results, bootstrap=bootstrap, entrants=keys, **rating)
         names = labels(store)
     sections: list[tuple[str, Callable[[], str]]] = [
         ("standings", lambda: standings_table(result, names, fmt))]
     if matrix:
         sections.append(("matrix", lambda: matrix_tables(result, names, fmt)))
     if matchups:
-        sections.append(("matchups", lambda: matchup_table(result.matchups, names, fmt)))
+        sections.append(("matchups", lambda: matchup_table(result.matchups, names, fmt,
+                                                           result)))
     if fmt == "json":
         return json.dumps({name: json.loads(make()) for name, make in sections},
                           indent=2) + "\n"
