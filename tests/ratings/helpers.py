@@ -43,3 +43,46 @@ def simulate(true_elo: Mapping[str, float], pairs_per_matchup: int, rng: random.
             v = 1.0 - u if rng.random() < antithetic else rng.random()
             results += duplicate_pair(f"{a}-{b}-{k}", a, b, u < p, v < p)
     return results
+
+
+def evenly_spread(n: int, top: float = 800.0) -> dict[str, float]:
+    """n entrants with true ratings evenly spread over 0..top; 'e0' (at 0) is the anchor."""
+    return {f"e{k}": top * k / (n - 1) for k in range(n)}
+
+
+def statement_holds(fit, key: str, truth: float) -> bool:
+    """Whether what the fit says of `key` holds: its 95% interval contains the true rating or,
+    for a rating set by the prior, its one-sided 95% bound does (no bound: no claim)."""
+    bound = fit.bounds.get(key)
+    if bound is None:
+        return abs(fit.elo[key] - truth) <= fit.interval(key)
+    limit = fit.confidence_bounds.get(key)
+    if limit is None:
+        return True
+    return truth >= limit if bound == "lower" else truth <= limit
+
+
+def coverage(true_elo: Mapping[str, float], pairs_per_matchup: int, tournaments: int,
+             seed: int, antithetic: float = 0.7, anchor: str = "e0"):
+    """(statements that held, statements made, bounds among them, fitted-vs-true slope) over
+    simulated duplicate round robins, for every entrant but the anchor."""
+    from arena.ratings.fit import fit_ratings
+
+    rng = random.Random(seed)
+    held = made = bounds = 0
+    xs, ys = [], []
+    for _ in range(tournaments):
+        fit = fit_ratings(simulate(true_elo, pairs_per_matchup, rng, antithetic),
+                          anchor=anchor)
+        for key, truth in true_elo.items():
+            if key == anchor:
+                continue
+            made += 1
+            held += statement_holds(fit, key, truth)
+            bounds += key in fit.bounds
+            if key not in fit.bounds:
+                xs.append(truth)
+                ys.append(fit.elo[key])
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    return held, made, bounds, slope
