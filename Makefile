@@ -19,6 +19,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	sh scripts/setup-bots.sh
+	sh scripts/setup-browser.sh
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

@@ -26,7 +26,7 @@ class Bar:
     anchor: bool
 
 
-_ROW, _LEFT, _WIDTH, _RIGHT = 26, 190, 560, 30
+_ROW, _LEFT, _WIDTH, _RIGHT = 26, 190, 560, 60
 
 
 def _ticks(lo: float, hi: float) -> list[float]:

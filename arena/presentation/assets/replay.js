@@ -195,7 +195,7 @@
     }
     root.appendChild(log);
     var current = log.querySelector(".current");
-    if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
+    if (current) log.scrollTop = current.offsetTop - log.clientHeight / 2;  // the page stays put
   }
 
   function go(index) {

@@ -1,0 +1,90 @@
+"""Synthetic tournaments for the report's tests and benchmark: real games of the rules engine
+(random players), recorded in the referee's record format and stored like a tournament's.
+
+Each game is a real engine game (events re-simulate exactly), but its bots never ran: the
+decision latencies are drawn at random. A stronger entrant is made by giving its seats a
+player that never passes when it can play (enough to win most games against random play).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.referee import wire
+from arena.referee.record import EntrantInfo, GameRecord, Termination
+from arena.rules import Decision, PASS
+from arena.rules.selfplay import random_player
+from arena.rules import Game
+from arena.tournament.schedule import round_robin
+from arena.tournament.store import EntrantRow, GameRow, Store, write_record
+
+
+def eager_player(rng: random.Random):
+    """Plays whenever it may (the longest legal play), else passes; never calls."""
+    base = random_player(rng)
+
+    def choose(decision: Decision):
+        plays = [o for o in decision.options if o is not PASS and hasattr(o, "cards")]
+        if decision.kind.value in ("play", "bomb") and plays:
+            return max(plays, key=lambda o: (bin(o.cards).count("1"), rng.random()))
+        return base(decision)
+
+    return choose
+
+
+def play_record(game_id: str, seed: int, teams: Sequence[str], strong: set[str],
+                target: int = 500) -> GameRecord:
+    """One engine game between teams (entrant keys "name@version") as a game record."""
+    rng = random.Random(seed ^ hash(tuple(teams)) & 0xFFFF)
+    players = [eager_player(random.Random(seed + s)) if teams[s & 1] in strong
+               else random_player(random.Random(seed + s)) for s in range(4)]
+    game = Game(seed, target)
+    decisions = []
+    while not game.over:
+        for seat in game.to_act():
+            decision = game.decision(seat)
+            action = players[seat](decision)
+            game.apply(seat, action)
+            decisions.append({"seat": seat, "id": len(decisions), "kind": decision.kind.value,
+                              "latency_ms": round(rng.lognormvariate(0.0, 0.8), 3)})
+    events = [wire.event_map(e) | {"visible_to": e.visible_to} for e in game.events]
+    infos = tuple(EntrantInfo(k.split("@")[0], k.split("@")[1], f"/bots/{k}") for k in teams)
+    round_scores = [tuple(e["scores"]) for e in events if e["kind"] == "round_end"]
+    return GameRecord(game_id, seed, target, infos, decisions, events, round_scores,
+                      tuple(game.scores), game.winner, game.round_number, Termination.NORMAL,
+                      None, [0.01] * 4, [""] * 4, 0.1)
+
+
+def fill_store(store_path: Path, keys: Sequence[str], pairs: int, strong: set[str] = frozenset(),
+               seed: int = 1, target: int = 500, skip: set[str] = frozenset(),
+               distinct: int | None = None) -> int:
+    """Register `keys` and store every game of their round robin (but the matchups of
+    entrants in `skip`); `distinct` reuses that many played games' records round-robin
+    (fast, for size benchmarks). Returns the games stored."""
+    cache: list[GameRecord] = []
+    stored = 0
+    with Store(store_path) as store:
+        store.set_meta({"name": store_path.stem, "anchor": keys[0].split("@")[0]})
+        for key in keys:
+            name, version = key.split("@")
+            store.register_entrant(EntrantRow(key, name, version, "1.0", "python",
+                                              f"/bots/{name}", "config", False))
+        for game in round_robin(keys, pairs, seed):
+            if set(game.teams) & set(skip):
+                continue
+            if distinct is not None and len(cache) >= distinct:
+                base = cache[stored % distinct]
+                record = GameRecord(game.game_id, base.seed, base.target, base.entrants,
+                                    base.decisions, base.events, base.round_scores, base.scores,
+                                    base.winner, base.rounds, base.termination, None,
+                                    base.time_used, base.bot_output, base.seconds)
+            else:
+                record = play_record(game.game_id, game.seed, game.teams, strong, target)
+                cache.append(record)
+            relative = f"{store_path.name}.records/{game.record_name}.json.gz"
+            write_record(record, store_path.parent / relative)
+            store.add_game(GameRow.from_record(game, record, relative))
+            stored += 1
+    return stored
