@@ -59,14 +59,15 @@ def play_record(game_id: str, seed: int, teams: Sequence[str], strong: set[str],
 
 def fill_store(store_path: Path, keys: Sequence[str], pairs: int, strong: set[str] = frozenset(),
                seed: int = 1, target: int = 500, skip: set[str] = frozenset(),
-               distinct: int | None = None) -> int:
+               distinct: int | None = None, anchor: str | None = None) -> int:
     """Register `keys` and store every game of their round robin (but the matchups of
     entrants in `skip`); `distinct` reuses that many played games' records round-robin
-    (fast, for size benchmarks). Returns the games stored."""
+    (fast, for size benchmarks). The store's ratings anchor is `anchor`, else the first
+    entrant's name. Returns the games stored."""
     cache: list[GameRecord] = []
     stored = 0
     with Store(store_path) as store:
-        store.set_meta({"name": store_path.stem, "anchor": keys[0].split("@")[0]})
+        store.set_meta({"name": store_path.stem, "anchor": anchor or keys[0].split("@")[0]})
         for key in keys:
             name, version = key.split("@")
             store.register_entrant(EntrantRow(key, name, version, "1.0", "python",
