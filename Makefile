@@ -19,7 +19,6 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	sh scripts/setup-bots.sh
-	sh scripts/setup-browser.sh
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)

@@ -13,8 +13,6 @@ added by newer arenas (such as `isolation`) are kept rather than refused.
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
@@ -23,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.referee.record import load_json
 from arena.ratings.duplicate import (DealScore, DuplicateRatings, Mean, clustered_mean,
                                      duplicate_ratings, percentile)
 
@@ -31,13 +30,7 @@ BOMBS = ("four_bomb", "straight_flush")
 
 def read_record(path: str | Path) -> dict[str, Any]:
     """A record file as a dict (gzipped or plain JSON); ArenaError naming the file if not."""
-    try:
-        raw = Path(path).read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        data = json.loads(raw)
-    except (OSError, ValueError, EOFError) as exc:
-        raise ArenaError(f"{path}: cannot read game record: {exc}") from None
+    data = load_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("events"), list):
         raise ArenaError(f"{path}: not a game record")
     return data

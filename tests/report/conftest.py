@@ -1,6 +1,6 @@
-"""Fixtures of the report tests: synthetic stores, and a real headless Chromium driven by
-selenium through Debian's chromedriver (scripts/setup-browser.sh installs both; without them
-the browser tests skip saying so, and fail under CI, where every test must run)."""
+"""Fixtures of the report tests: a real headless Chromium driven by selenium through
+Debian's chromedriver (scripts/setup-bots.sh installs both; without them the browser tests
+skip saying so, and fail under CI, where every test must run)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-SETUP = "scripts/setup-browser.sh (run by `make test` as root on Debian) installs them"
+SETUP = "scripts/setup-bots.sh (run by `make test` as root on Debian) installs them"
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
