@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from arena.presentation.charts import Bar, error_bars, shade
 from arena.presentation.handstats import HandReport, HandStats
@@ -206,7 +205,7 @@ def _duplicate_section(data: ReportData) -> str:
              cell("reference" if key == dup.reference else number(dup.interval[key]),
                   dup.interval[key])] for k, key in enumerate(order)]
     ref = f"{name(data.names, dup.reference)} = 0" if dup.reference else "mean-centred"
-    return (f'<section id="duplicate"><h2>Duplicate rating: points per deal</h2>'
+    return ('<section id="duplicate"><h2>Duplicate rating: points per deal</h2>'
             + table(["Rank", "Entrant", "Points per deal", "±95% CI"], rows, "duplicate-table",
                     numeric=[True, False, True, True])
             + notes([DUPLICATE_NOTE, f"{dup.pairs} pairs, {dup.deals} shared deals; {ref}."])

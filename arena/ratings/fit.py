@@ -431,7 +431,6 @@ def _expand(v: Matrix, ref: int, n: int) -> Matrix:
     return full
 
 
-
 def _contrast_variance(v: Matrix, pos: Mapping[int, int], i: int, j: int) -> float:
     """Variance of theta_i - theta_j from a free-parameter covariance (the anchor is fixed)."""
     a, b = pos.get(i), pos.get(j)

@@ -7,12 +7,14 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
-from tests.tournament.conftest import two_bots, write_config  # noqa: F401 (a fixture)
+from tests.tournament.conftest import copy_bot, write_config
 
 pytestmark = pytest.mark.timeout(180)
 
 
-def test_sprt_play_shows_progress_then_the_verdict(tmp_path, two_bots):  # noqa: F811
+def test_sprt_play_shows_progress_then_the_verdict(tmp_path):
+    copy_bot("random", tmp_path / "random")
+    copy_bot("heuristic", tmp_path / "heuristic")
     config = write_config(tmp_path, ["random", "heuristic"], games=2, target=200)
     result = CliRunner().invoke(main, ["sprt", "heuristic", "random", "--tournament",
                                        str(config), "--play", "--max-pairs", "3", "-j", "2",

@@ -4,6 +4,7 @@ skip saying so, and fail under CI, where every test must run)."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import tempfile
@@ -24,9 +25,7 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run
 def need_browser() -> None:
     """Skip (under CI: fail) unless chromium, chromedriver and selenium are all there."""
     missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("selenium") is None:
         missing.append("the selenium package (pip install -e '.[test]')")
     if not missing:
         return
