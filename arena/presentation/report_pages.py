@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arena.presentation.charts import Bar, error_bars, shade
 from arena.presentation.handstats import HandReport, HandStats
@@ -143,20 +144,26 @@ def _grids_section(data: ReportData) -> str:
             + "</section>")
 
 
+def _bound_mark(fit: Any, a: str, b: str, diff: float) -> str:
+    """"≥" or "≤" when the difference a - b is set by the prior (one of them is a bound and
+    they are not in the same group of bounds), else ""."""
+    if fit.bounds.get(a) == fit.bounds.get(b):
+        return ""
+    return "≥" if diff > 0 else "≤"
+
+
 def _matchups_section(data: ReportData) -> str:
     s = data.standings
     rows = []
     for m in s.matchups:
-        fit = s.fit_of(m.a)
-        bound = fit.bounds.get(m.a) or fit.bounds.get(m.b)
+        mark = _bound_mark(s.fit_of(m.a), m.a, m.b, m.elo_difference)
         rows.append([link(data.entrant_href(m.a), full_name(data.names, m.a), m.a),
                      link(data.entrant_href(m.b), full_name(data.names, m.b), m.b),
                      cell(m.pairs), cell(m.both_lost), cell(m.split), cell(m.both_won),
                      cell(f"{m.wins}-{m.losses}", m.wins),
                      cell(number(100 * m.score), m.score),
-                     cell(("≥" if bound and fit.bounds.get(m.a) else "≤" if bound else "")
-                          + number(m.elo_difference, signed=True), m.elo_difference),
-                     cell("" if bound else number(m.interval), None if bound else m.interval),
+                     cell(mark + number(m.elo_difference, signed=True), m.elo_difference),
+                     cell("" if mark else number(m.interval), None if mark else m.interval),
                      cell(number(100 * m.los), m.los, shade(m.los))])
     headers = ["Entrant", "Opponent", "Pairs", "Both lost", "Split", "Both won", "Games",
                "Score %", "Fit Elo diff", "±95% CI", "LOS %"]
@@ -290,21 +297,26 @@ def _entrant_rating(data: ReportData, key: str) -> str:
         word = "at least" if bound.value == "lower" else "at most"
         lines.append(f"Set by the prior; from its record alone, with 95% confidence, "
                      f"{word} {number(fit.confidence_bounds[key], signed=True)}.")
-    rows = [[link(data.entrant_href(m.b if m.a == key else m.a, ".."),
-                  full_name(data.names, m.b if m.a == key else m.a)),
-             cell(m.pairs), cell(m.both_won if m.a == key else m.both_lost),
-             cell(m.split), cell(m.both_lost if m.a == key else m.both_won),
-             cell(number(100 * (m.score if m.a == key else 1 - m.score)),
-                  m.score if m.a == key else 1 - m.score),
-             cell(number(m.elo_difference if m.a == key else -m.elo_difference, signed=True),
-                  m.elo_difference if m.a == key else -m.elo_difference),
-             cell(number(100 * (m.los if m.a == key else 1 - m.los)),
-                  m.los if m.a == key else 1 - m.los)]
-            for m in s.matchups if key in (m.a, m.b)]
+    rows = [_entrant_matchup(data, fit, key, m) for m in s.matchups if key in (m.a, m.b)]
     return ('<section id="entrant-rating"><h2>Rating</h2>' + notes(lines)
             + table(["Opponent", "Pairs", "Both won", "Split", "Both lost", "Score %",
                      "Fit Elo diff", "LOS %"], rows, "entrant-matchups",
                     numeric=[False] + [True] * 7) + "</section>")
+
+
+def _entrant_matchup(data: ReportData, fit: Any, key: str, m: Any) -> list[Cell]:
+    """One matchup row from `key`'s side; a difference set by the prior is marked."""
+    mine = m.a == key
+    other = m.b if mine else m.a
+    diff = m.elo_difference if mine else -m.elo_difference
+    mark = _bound_mark(fit, key, other, diff)
+    return [link(data.entrant_href(other, ".."), full_name(data.names, other)),
+            cell(m.pairs), cell(m.both_won if mine else m.both_lost), cell(m.split),
+            cell(m.both_lost if mine else m.both_won),
+            cell(number(100 * (m.score if mine else 1 - m.score)),
+                 m.score if mine else 1 - m.score),
+            cell(mark + number(diff, signed=True), diff),
+            cell(number(100 * (m.los if mine else 1 - m.los)), m.los if mine else 1 - m.los)]
 
 
 def _entrant_failures(data: ReportData, key: str, root: str) -> str:

@@ -68,7 +68,7 @@ def fill_store(store_path: Path, keys: Sequence[str], pairs: int, strong: set[st
     (fast, for size benchmarks). The store's ratings anchor is `anchor`, else the first
     entrant's name. `durable=False` skips the fsyncs of records and commits (a benchmark's
     store of thousands of games). Returns the games stored."""
-    cache: list[GameRecord] = []
+    cache: list[tuple[GameRecord, bytes]] = []
     stored = 0
     with Store(store_path) as store:
         if not durable:
@@ -81,22 +81,23 @@ def fill_store(store_path: Path, keys: Sequence[str], pairs: int, strong: set[st
         for game in round_robin(keys, pairs, seed):
             if set(game.teams) & set(skip):
                 continue
+            relative = f"{store_path.name}.records/{game.record_name}.json.gz"
+            path = store_path.parent / relative
             if distinct is not None and len(cache) >= distinct:
-                base = cache[stored % distinct]
-                record = GameRecord(game.game_id, base.seed, base.target, base.entrants,
-                                    base.decisions, base.events, base.round_scores, base.scores,
-                                    base.winner, base.rounds, base.termination, None,
-                                    base.time_used, base.bot_output, base.seconds)
+                # A reused record keeps its own game id and entrants inside: the store's row
+                # is what names the game and its teams.
+                record, packed = cache[stored % distinct]
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(packed)
             else:
                 record = play_record(game.game_id, game.seed, game.teams, strong, target)
-                cache.append(record)
-            relative = f"{store_path.name}.records/{game.record_name}.json.gz"
-            if durable:
-                write_record(record, store_path.parent / relative)
-            else:
-                path = store_path.parent / relative
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(gzip.compress(json.dumps(record.to_json()).encode(), 6))
+                packed = gzip.compress(json.dumps(record.to_json()).encode(), 6)
+                cache.append((record, packed))
+                if durable:
+                    write_record(record, path)
+                else:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(packed)
             store.add_game(GameRow.from_record(game, record, relative))
             stored += 1
     return stored
