@@ -9,6 +9,7 @@ fallback is a `Note` for the tables to print.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -318,7 +319,7 @@ def compute_standings(results: Iterable[GameResult], *, anchor: str | None = Non
     games are listed unrated; `Standings.notes` says what was done. Raises RatingsError only
     when no two entrants have a rated game between them.
     """
-    results = list(results)
+    results, entrants = list(results), list(entrants)
     groups = [g for g in rating_groups(results) if len(g) > 1]
     if not groups:
         raise RatingsError("no rated games between two entrants yet")
@@ -338,11 +339,9 @@ def compute_standings(results: Iterable[GameResult], *, anchor: str | None = Non
     standings = Standings(tuple(fits), stats, head_to_head(results), (), incremental_elo(
         results, k_factor=k_factor, anchor=anchor, anchor_elo=anchor_elo), tuple(boots),
         listed, (), anchor, k_factor)
-    matchups = tuple(matchup_summaries(results, standings))
-    return Standings(standings.fits, stats, standings.head_to_head, matchups,
-                     standings.incremental, standings.bootstraps, listed,
-                     tuple(_notes(standings, anchor, known=set(entrants) | set(stats))),
-                     anchor, k_factor)
+    return dataclasses.replace(
+        standings, matchups=tuple(matchup_summaries(results, standings)),
+        notes=tuple(_notes(standings, anchor, known=set(entrants) | set(stats))))
 
 
 def _notes(standings: Standings, anchor: str | None, known: set[str]) -> list[Note]:
