@@ -23,20 +23,22 @@ FIVE = {"e0": 0.0, "e1": 60.0, "e2": 120.0, "e3": 180.0, "e4": 300.0}
 
 @pytest.mark.parametrize("pairs, tournaments", [(2, 600), (4, 400), (8, 300), (50, 100)])
 def test_intervals_hold_95_percent_from_2_pairs_per_matchup_up(pairs, tournaments):
-    held, made, bounds, _ = coverage(FIVE, pairs, tournaments, seed=2026 + pairs)
-    assert 0.93 <= held / made <= 0.97, (held, made, bounds)
+    result = coverage(FIVE, pairs, tournaments, seed=2026 + pairs)
+    assert 0.93 <= result.share <= 0.97, result
 
 
 def test_large_fields_are_neither_compressed_nor_overconfident():
     # True ratings evenly over 0-800 Elo, 8 pairs per matchup. The old prior (2 virtual draws
     # on every matchup) gave slopes of 0.79-0.82 and covered 45% of the true ratings at 20
-    # entrants and 30% at 50. Intervals within one tournament share the anchor's luck, so a
-    # size's own coverage varies more than its count suggests: each must be above 90%, the
-    # pooled one in the band.
+    # entrants and 30% at 50. The intervals of one tournament share the anchor's luck: a
+    # tournament's coverage ranges from about 85% to 100% at 100 entrants (mean z-score of its
+    # ratings -1.3 to +1.1, mean squared z-score 0.93 over 7 tournaments), so a size's own
+    # figure from a few tournaments is loose; each must be above 85% and the pooled one (36
+    # tournaments, about 1200 statements) in the band.
     held = made = 0
     for size, tournaments in ((20, 30), (50, 5), (100, 1)):
-        h, m, bounds, slope = coverage(evenly_spread(size), 8, tournaments, seed=size)
-        assert 0.95 <= slope <= 1.05, (size, slope)
-        assert h / m >= 0.90, (size, h, m)
-        held, made = held + h, made + m
+        result = coverage(evenly_spread(size), 8, tournaments, seed=size)
+        assert 0.95 <= result.slope <= 1.05, (size, result.slope)
+        assert result.share >= 0.85, (size, result)
+        held, made = held + result.held, made + result.made
     assert 0.93 <= held / made <= 0.97, (held, made)
