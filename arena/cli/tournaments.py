@@ -225,7 +225,8 @@ def _storage(target: str) -> tuple[Path, Any]:
               "[ratings] anchor; '' centres the mean rating.")
 @click.option("--anchor-elo", type=float, default=None, help="The anchor's rating (default 0).")
 @click.option("--prior", type=click.FloatRange(min=0.0), default=None,
-              help="Virtual draws per matchup (default 2).")
+              help="Virtual draws on the matchups between groups that never lost to each "
+                   "other, where the estimate would be infinite (default 2).")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=0, show_default=True,
               help="Bootstrap replicates over pairs, to cross-check the intervals.")
 @click.option("--current", is_flag=True,
@@ -366,6 +367,9 @@ def report(target: str, output: str | None, anchor: str | None, anchor_elo: floa
     with _errors(), Store(storage, create=False) as store:
         rating = _rating_options(store, options)
     out = Path(output) if output else storage.with_name(storage.name + ".report")
+    if output is None:  # beside the store, like the records: data, not source
+        out.mkdir(parents=True, exist_ok=True)
+        (out / ".gitignore").write_text("# A tournament's web report (arena report).\n*\n")
     builder = ReportBuilder(storage, out, rating, cfg.games_per_matchup if cfg else None,
                             cfg.name if cfg else None)
     refresh = max(2, int(round(interval))) if watch else None
