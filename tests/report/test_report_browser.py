@@ -54,10 +54,15 @@ def column(driver, table: str, index: int) -> list[str]:
             for row in driver.find_elements(By.CSS_SELECTOR, f"#{table} tbody tr")]
 
 
-def png_size(path: Path) -> tuple[int, int]:
+def screenshot(driver, path: Path) -> None:
+    """Save a screenshot and check that something was drawn: the window's size, and more
+    than a blank page compresses to (about 5 KB at this size; a table page is 100 KB+)."""
+    driver.save_screenshot(str(path))
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    return struct.unpack(">II", data[16:24])
+    width, height = struct.unpack(">II", data[16:24])
+    assert width >= 1000 and height >= 700
+    assert len(data) > 40_000
 
 
 def test_a_person_reads_the_standings_sorts_and_replays_a_game(report, browser, tmp_path):
@@ -80,9 +85,7 @@ def test_a_person_reads_the_standings_sorts_and_replays_a_game(report, browser, 
     wins.click()
     down = [int(v) for v in column(browser, "standings-table", 6)]
     assert down == sorted(up, reverse=True)
-    shot = tmp_path / "standings.png"
-    browser.save_screenshot(str(shot))
-    assert png_size(shot) == (1400, 1000) or png_size(shot)[0] > 800
+    screenshot(browser, tmp_path / "standings.png")
 
     # Follow the games link, then a game of the crashing bot, to its replay.
     browser.find_element(By.PARTIAL_LINK_TEXT, "All 6 games").click()
@@ -117,9 +120,7 @@ def test_a_person_reads_the_standings_sorts_and_replays_a_game(report, browser, 
     assert browser.find_element(By.ID, "step-counter").text == f"Event {total} of {total}"
     body.send_keys(Keys.HOME)
     assert replay.get_attribute("data-kind") == "round_start"
-    shot = tmp_path / "replay.png"
-    browser.save_screenshot(str(shot))
-    assert png_size(shot)[0] > 800
+    screenshot(browser, tmp_path / "replay.png")
 
     # The crashing entrant's page: its failure, by kind, with the game linked.
     browser.get((report / "index.html").as_uri())
