@@ -143,3 +143,69 @@ def test_the_report_needs_nothing_outside_its_folder(report):
         assert "https://" not in text
         for ref in re.findall(r'(?:src|href)="([^"#]+)', text):
             assert (page.parent / ref).resolve().is_file(), (page, ref)
+
+
+def hand_made_game() -> dict:
+    """A short game whose first round has every special moment the viewer must show."""
+    hands = [["Mahjong", "7j", "7s", "7p", "7t", "2j"], ["Dog", "3s", "4s"],
+             ["Dragon", "Kj"], ["Phoenix", "5t"]]
+    events = [{"kind": "round_start", "round": 1, "scores": [0, 0]}]
+    events += [{"kind": "deal", "seat": s, "cards": h} for s, h in enumerate(hands)]
+    events += [{"kind": "grand_tichu", "seat": 0, "call": True},
+               {"kind": "exchange", "seat": 0, "given": ["2j"], "received": ["5t"]},
+               {"kind": "tichu", "seat": 1},
+               {"kind": "play", "seat": 0, "cards": ["Mahjong"], "combination": "single",
+                "phoenix_as": None, "out_of_turn": False},
+               {"kind": "wish", "seat": 0, "rank": "7"},
+               {"kind": "play", "seat": 2, "cards": ["Dragon"], "combination": "single",
+                "phoenix_as": None, "out_of_turn": False},
+               {"kind": "play", "seat": 0, "cards": ["7j", "7s", "7p", "7t"],
+                "combination": "four_bomb", "phoenix_as": None, "out_of_turn": True},
+               {"kind": "wish_fulfilled", "seat": 0, "rank": "7"},
+               {"kind": "trick", "seat": 0, "taker": 0, "cards": [], "points": 25},
+               {"kind": "play", "seat": 1, "cards": ["Dog"], "combination": "dog",
+                "phoenix_as": None, "out_of_turn": False},
+               {"kind": "dog", "seat": 1, "to": 3},
+               {"kind": "play", "seat": 2, "cards": ["Kj"], "combination": "single",
+                "phoenix_as": None, "out_of_turn": False},
+               {"kind": "trick", "seat": 3, "taker": 2, "cards": ["Dragon"], "points": 25},
+               {"kind": "out", "seat": 2, "place": 1},
+               {"kind": "round_end", "card_points": [50, 50], "calls": [-200, -100],
+                "double_victory": False, "out_order": [2, 0, 3], "scores": [-150, -50]},
+               {"kind": "game_end", "scores": [-150, -50], "winner": 1}]
+    return {"game_id": "hand-made", "pair_id": "p", "seed": 1, "target": 100,
+            "teams": ["north-south", "east-west"], "scores": [-150, -50], "winner": 1,
+            "rounds": 1, "termination": "normal", "fault": None, "time_used": None,
+            "isolation": "not recorded", "events": events}
+
+
+def test_the_viewer_shows_calls_exchange_wish_bombs_dog_and_dragon(report, browser, tmp_path):
+    import base64
+    import gzip
+    import json
+
+    site = tmp_path / "site"
+    shutil.copytree(report, site)
+    packed = base64.b64encode(gzip.compress(json.dumps(hand_made_game()).encode())).decode()
+    (site / "games" / "hand-made.js").write_text(f'tichuReplay.add("hand-made", "{packed}");')
+    browser.get((site / "replay.html").as_uri() + "#hand-made")
+    wait_for(browser, "#step-counter")
+    body = browser.find_element(By.TAG_NAME, "body")
+    seen = []
+    for _ in range(len(hand_made_game()["events"]) - 1):
+        body.send_keys(Keys.ARROW_RIGHT)
+        seen.append(browser.find_element(By.ID, "event-text").text)
+        if "wishes" in seen[-1]:
+            assert "wish: 7" in browser.find_element(By.ID, "trick").text
+        if "exchange" in seen[-1] or "gives 2j" in seen[-1]:
+            assert "Exchange: gave 2j, got 5t" in browser.find_element(By.ID, "seat-0").text
+    text = "\n".join(seen)
+    for expected in ("Seat 0 (north-south) calls GRAND TICHU!", "gives 2j",
+                     "Seat 1 (east-west) calls TICHU!", "wishes for a 7", "BOMB, out of turn",
+                     "fulfils the wish for a 7", "leads the Dog: the lead goes to Seat 3",
+                     "wins the trick with the Dragon and gives it to Seat 2",
+                     "goes out (place 1)", "Game over: -150 : -50; east-west wins."):
+        assert expected in text, expected
+    seat0 = browser.find_element(By.ID, "seat-0").text
+    assert "Grand Tichu" in seat0 and "out #2" not in seat0
+    assert "Tichu" in browser.find_element(By.ID, "seat-1").text

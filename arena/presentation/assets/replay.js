@@ -50,7 +50,7 @@
   function describe(e) {
     var who = e.seat !== undefined ? seatName(e.seat) : "";
     switch (e.kind) {
-      case "round_start": return "Round " + e.round + " begins (scores " + e.scores.join("-") + ").";
+      case "round_start": return "Round " + e.round + " begins (scores " + e.scores.join(" : ") + ").";
       case "deal": return who + " is dealt " + e.cards.length + " cards.";
       case "grand_tichu": return e.call ? who + " calls GRAND TICHU!" : who + ": no Grand Tichu.";
       case "exchange": return who + " gives " + e.given.join(", ") + " (to the left, partner, right) and receives " + e.received.join(", ") + ".";
@@ -70,8 +70,8 @@
       case "out": return who + " goes out (place " + e.place + ").";
       case "round_end":
         return "Round over: card points " + e.card_points.join("/") + ", calls " + e.calls.join("/") +
-          (e.double_victory ? ", DOUBLE VICTORY" : "") + "; scores " + e.scores.join("-") + ".";
-      case "game_end": return "Game over: " + e.scores.join("-") + "; " + view.game.teams[e.winner] + " wins.";
+          (e.double_victory ? ", DOUBLE VICTORY" : "") + "; scores " + e.scores.join(" : ") + ".";
+      case "game_end": return "Game over: " + e.scores.join(" : ") + "; " + view.game.teams[e.winner] + " wins.";
       default: return e.kind;
     }
   }
@@ -152,7 +152,7 @@
     var s = step.state, box = el("div", "center");
     box.id = "trick";
     box.appendChild(el("div", "", "Round " + s.round + " \u00b7 trick " + (s.tricks + (s.lastTrick ? 0 : 1)) +
-      " \u00b7 scores " + s.scores.join("-") + (s.wish ? " \u00b7 wish: " + s.wish : "")));
+      " \u00b7 scores " + s.scores.join(" : ") + (s.wish ? " \u00b7 wish: " + s.wish : "")));
     s.trick.forEach(function (e) {
       var line = el("div", e.kind === "pass" ? "pass" : "play");
       line.appendChild(el("span", "", "Seat " + e.seat + ": "));
@@ -215,7 +215,7 @@
     document.getElementById("replay-title").textContent = "Replay: " + game.teams[0] + " vs " + game.teams[1];
     document.title = "Replay " + game.game_id;
     var items = [["Game", game.game_id], ["Team 0 (seats 0, 2)", game.teams[0]], ["Team 1 (seats 1, 3)", game.teams[1]],
-      ["Final score", game.scores.join("-") + (game.winner === null ? "" : ", " + game.teams[game.winner] + " wins")],
+      ["Final score", game.scores.join(" : ") + (game.winner === null ? "" : ", " + game.teams[game.winner] + " wins")],
       ["Rounds", String(game.rounds)], ["Termination", game.termination + (game.fault ? " (seat " + game.fault.seat + ": " + game.fault.message + ")" : "")],
       ["Seed", String(game.seed)], ["Isolation", game.isolation]];
     var dl = el("dl", "facts");
