@@ -1,12 +1,14 @@
 #!/bin/sh
 # Install what the bundled non-Python bots need to build: on Debian/Ubuntu as root, the
 # system packages (libzmq3-dev, libmsgpack-dev, libjeromq-java, libmsgpack-java) when one is
-# missing; then each Node bot's npm packages. Anything not possible here is skipped quietly:
-# the tests of a bot whose toolchain is missing are skipped, saying what to install.
+# missing; then each Node bot's npm packages. It also installs Debian's chromium and
+# chromium-driver, the headless browser the web report's tests drive (tests/report). Anything
+# not possible here is skipped quietly: the tests that need what is missing are skipped,
+# saying what to install.
 set -u
 cd "$(dirname "$0")/.."
 
-PACKAGES="libzmq3-dev libmsgpack-dev libjeromq-java libmsgpack-java"
+PACKAGES="libzmq3-dev libmsgpack-dev libjeromq-java libmsgpack-java chromium chromium-driver"
 
 missing_packages() {
     for p in $PACKAGES; do
@@ -20,7 +22,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && command -v dpkg-query 
         echo "setup-bots: apt-get install $missing"
         export DEBIAN_FRONTEND=noninteractive
         { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing; } >/dev/null \
-            || echo "setup-bots: apt-get failed; the bots needing $missing will be skipped" >&2
+            || echo "setup-bots: apt-get failed; the tests needing $missing will be skipped" >&2
     fi
 fi
 

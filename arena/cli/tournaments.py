@@ -59,6 +59,7 @@ def register(main: click.Group) -> None:
     main.add_command(submit)
     main.add_command(standings)
     main.add_command(sprt)
+    main.add_command(report)
 
 
 # ----- arena tournament --------------------------------------------------------------------
@@ -154,6 +155,8 @@ def _anchor_options(cfg: Any, anchor: str | None, anchor_elo: float | None,
 
 
 def _rating_options(store: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """The anchor's key (or, for a config's anchor that names no entrant, the name itself:
+    the standings then say so in a note), its rating and the prior."""
     from arena.tournament.runner import resolve_entrant
 
     anchor = options["anchor"]
@@ -169,6 +172,7 @@ def _rating_options(store: Any, options: dict[str, Any]) -> dict[str, Any]:
         except ConfigError:
             if options["explicit"]:
                 raise
+            key = anchor
     return {"anchor": key, "anchor_elo": elo, "prior": prior}
 
 
@@ -180,19 +184,20 @@ def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchu
     from arena.tournament.runner import labels
 
     with _errors(), Store(storage, create=False) as store:
-        keys = [e.key for e in store.entrants() if not e.retired] if current else None
-        results = store.results(keys)
+        keys = [e.key for e in store.entrants() if not e.retired or not current]
+        results = store.results(keys if current else None)
         if not results:
             raise ArenaError(f"{store.path}: no games stored yet")
         rating = _rating_options(store, options)
-        result = compute_standings(results, bootstrap=bootstrap, **rating)
+        result = compute_standings(results, bootstrap=bootstrap, entrants=keys, **rating)
         names = labels(store)
     sections: list[tuple[str, Callable[[], str]]] = [
         ("standings", lambda: standings_table(result, names, fmt))]
     if matrix:
         sections.append(("matrix", lambda: matrix_tables(result, names, fmt)))
     if matchups:
-        sections.append(("matchups", lambda: matchup_table(result.matchups, names, fmt)))
+        sections.append(("matchups", lambda: matchup_table(result.matchups, names, fmt,
+                                                           result)))
     if fmt == "json":
         return json.dumps({name: json.loads(make()) for name, make in sections},
                           indent=2) + "\n"
@@ -220,7 +225,8 @@ def _storage(target: str) -> tuple[Path, Any]:
               "[ratings] anchor; '' centres the mean rating.")
 @click.option("--anchor-elo", type=float, default=None, help="The anchor's rating (default 0).")
 @click.option("--prior", type=click.FloatRange(min=0.0), default=None,
-              help="Virtual draws per matchup (default 2).")
+              help="Virtual draws on the matchups between groups that never lost to each "
+                   "other, where the estimate would be infinite (default 2).")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=0, show_default=True,
               help="Bootstrap replicates over pairs, to cross-check the intervals.")
 @click.option("--current", is_flag=True,
@@ -243,6 +249,42 @@ def standings(target: str, matrix: bool, matchups: bool, fmt: str, anchor: str |
 
 
 # ----- arena sprt ----------------------------------------------------------------------------
+
+class _SprtProgress:
+    """Progress of `arena sprt --play` on stderr: redrawn in place on a terminal, one line per
+    complete pair otherwise (so that a log shows the test moving)."""
+
+    def __init__(self, cfg: Any) -> None:
+        import sys
+
+        self.cfg = cfg
+        self.tty = sys.stderr.isatty()
+        self.names: dict[str, tuple[str, str]] | None = None
+        self.pairs = -1
+        self.shown = False
+
+    def __call__(self, result: Any, games: int, a: str, b: str) -> None:
+        from arena.presentation.tables import sprt_progress_line
+
+        if self.names is None:
+            from arena.tournament.runner import labels
+            from arena.tournament.store import Store
+
+            with Store(self.cfg.storage, create=False) as store:
+                self.names = labels(store)
+        line = sprt_progress_line(result, games, self.names, a, b)
+        if self.tty:
+            click.echo("\r" + line.ljust(100)[:160], nl=False, err=True)
+            self.shown = True
+        elif result.pairs != self.pairs:
+            click.echo(line, err=True)
+        self.pairs = result.pairs
+
+    def close(self) -> None:
+        if self.shown:
+            click.echo("", err=True)
+            self.shown = False
+
 
 @click.command()
 @click.argument("a")
@@ -279,13 +321,93 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
     if elo0 >= elo1:
         raise click.BadParameter("must be above --elo0", param_hint="--elo1")
     cfg = _with_pin(_config(config), pin)
+    progress = _SprtProgress(cfg)
     try:
         with _errors():
             result, key_a, key_b, names = run_sprt(cfg, a, b, elo0, elo1, alpha, beta,
-                                                   play, max_pairs, workers)
+                                                   play, max_pairs, workers, progress)
     except KeyboardInterrupt:
+        progress.close()
         click.echo("Error: interrupted; the pairs played so far are stored.", err=True)
         raise SystemExit(_INTERRUPTED) from None
+    progress.close()
     click.echo(sprt_table(result, key_a, key_b, names, fmt), nl=False)
     if result.decision is Decision.CONTINUE:
         raise SystemExit(3)
+
+
+# ----- arena report --------------------------------------------------------------------------
+
+@click.command()
+@click.argument("target", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(file_okay=False), default=None,
+              help="The folder to write (default: the store's name + '.report', beside it).")
+@click.option("--anchor", default=None,
+              help="Entrant (bot name or key) held at --anchor-elo; default: the config's.")
+@click.option("--anchor-elo", type=float, default=None, help="The anchor's rating (default 0).")
+@click.option("--prior", type=click.FloatRange(min=0.0), default=None,
+              help="Virtual draws on matchups between groups that never lost to each other "
+                   "(default 2).")
+@click.option("--watch", is_flag=True,
+              help="Keep the report up to date while the tournament runs (Ctrl-C to stop); "
+                   "the pages reload themselves.")
+@click.option("--interval", type=click.FloatRange(min=0.5), default=5.0, show_default=True,
+              help="With --watch: seconds between checks for new games.")
+def report(target: str, output: str | None, anchor: str | None, anchor_elo: float | None,
+           prior: float | None, watch: bool, interval: float) -> None:
+    """Write the web report of TARGET (a tournament config or its .sqlite store): a static
+    site, viewable offline, with standings, crosstable, hand statistics, every game and a
+    replay viewer. Works on a tournament in progress; --watch refreshes it as games arrive.
+    """
+    from arena.presentation.report import ReportBuilder
+    from arena.tournament.store import Store
+
+    storage, cfg = _storage(target)
+    options = _anchor_options(cfg, anchor, anchor_elo, prior)
+    with _errors(), Store(storage, create=False) as store:
+        rating = _rating_options(store, options)
+    out = Path(output) if output else storage.with_name(storage.name + ".report")
+    if output is None:  # beside the store, like the records: data, not source
+        out.mkdir(parents=True, exist_ok=True)
+        (out / ".gitignore").write_text("# A tournament's web report (arena report).\n*\n")
+    builder = ReportBuilder(storage, out, rating, cfg.games_per_matchup if cfg else None,
+                            cfg.name if cfg else None)
+    refresh = max(2, int(round(interval))) if watch else None
+    with _errors():
+        result = builder.build(refresh)
+    click.echo(_built(result))
+    if not watch:
+        return
+    _watch(builder, storage, interval, refresh)
+
+
+def _built(result: Any) -> str:
+    return (f"{result.folder / 'index.html'}: {result.games} games ({result.new_games} read "
+            f"now), {result.files} files, {result.bytes / 1e6:.1f} MB, "
+            f"{result.seconds:.1f} s")
+
+
+def _watch(builder: Any, storage: Path, interval: float, refresh: int | None) -> None:
+    """Rebuild whenever the store changes, until Ctrl-C; then a last build without the
+    pages' self-reload."""
+    import time
+
+    def stamp() -> tuple[float, float]:
+        wal = storage.with_name(storage.name + "-wal")
+        return (storage.stat().st_mtime, wal.stat().st_mtime if wal.exists() else 0.0)
+
+    seen = stamp()
+    click.echo(f"Watching {storage} every {interval:g} s; Ctrl-C to stop.", err=True)
+    try:
+        while True:
+            time.sleep(interval)
+            now = stamp()
+            if now != seen:
+                seen = now
+                with _errors():
+                    result = builder.build(refresh)
+                if result.new_games:
+                    click.echo(_built(result), err=True)
+    except KeyboardInterrupt:
+        with _errors():
+            click.echo(_built(builder.build(None)))

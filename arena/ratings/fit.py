@@ -1,33 +1,63 @@
 """Ratings: pure functions from game results to Elo ratings that say how sure they are.
 
-The ranking is a Bradley-Terry maximum-a-posteriori fit over all rated games (order does not
-matter), on the Elo scale, with BayesElo's weak prior (a few virtual draws per matchup) so that
-perfect scores stay finite, anchored on one entrant at a fixed rating. Intervals come from a
-sandwich covariance clustered by pair, because the two games of a duplicate pair share their
-deals and are correlated; a seeded bootstrap over pairs cross-checks them. Incremental K-factor
-Elo is a secondary, order-dependent figure, never the ranking.
+The ranking is a Bradley-Terry maximum-likelihood fit over all rated games (order does not
+matter), on the Elo scale, anchored on one entrant at a fixed rating (or centred on the mean).
+
+The prior. The maximum-likelihood estimate exists only when every entrant has beaten every
+other through a chain of wins (`arena.ratings.graph`); a perfect score breaks that, and its
+rating is infinite. BayesElo's weak prior (a few virtual draws) keeps such ratings finite, but
+put on every matchup it also pulls every other rating toward the mean: by about a fifth of
+the spread with 8 pairs per matchup, so that in a field of 50 most true ratings fell outside
+their intervals. Here the virtual draws go only where the estimate does not exist: to the
+matchups between groups that never lost to each other (the strongly connected components of
+the graph of wins). Everyone else gets the plain maximum-likelihood estimate; an entrant whose
+rating is set by the prior is marked (`RatingFit.bounds`) with, beside it, the one-sided 95%
+bound that its perfect (or zero) record supports by itself. With a zero prior such ratings
+are infinite, and only the anchor's group is fitted.
+
+The intervals. A sandwich covariance clustered by pair, because the two games of a duplicate
+pair share their deals and are correlated, with the jackknife small-sample correction (CR3:
+each pair's score divided by one minus its leverage), which holds the nominal 95% coverage
+from 2 pairs per matchup up where the plain one (CR1) covered 77-82% at 2 pairs; and a floor
+(`VARIANCE_FLOOR`) so that a matchup whose pairs all split cannot claim certainty. A seeded
+bootstrap over pairs cross-checks them, skipping (and counting) resamples that cannot be
+fitted. Incremental K-factor Elo is a secondary, order-dependent figure, never the ranking.
 
 Rated games: a game whose pair has a harness fault is void (the whole pair is); a forfeit is a
 loss for the offending team; a game with no winner and no forfeit is void.
-Counts (per entrant, head to head, per matchup) and the `Standings` bundle are in
-`arena.ratings.standings`; the sequential test on pairs is in `arena.ratings.sprt`.
+Counts (per entrant, head to head, per matchup), connected groups and the `Standings` bundle
+are in `arena.ratings.standings`; the sequential test on pairs is in `arena.ratings.sprt`.
 """
 
 from __future__ import annotations
 
 import enum
 import math
+import operator
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena.errors import ArenaError
+from arena.ratings.graph import connected_groups, reaches, win_components
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 """Elo points per natural-log odds unit: P(win) = 1 / (1 + 10 ** (-elo_difference / 400))."""
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal distribution."""
+
+VARIANCE_FLOOR = 0.1
+"""No rating (or difference of two that played) gets a variance below this share of the one
+independent games would give. Duplicate deals cancel luck, so the pair-clustered variance is
+rightly smaller, but a matchup whose every pair split would otherwise show +-0.0."""
+
+MAX_LEVERAGE = 0.99
+"""A pair's leverage is capped here: a pair that alone decides a rating makes the jackknife
+factor 1 / (1 - h) infinite; capped, it gives an interval a hundred times wider instead."""
+
+ONE_SIDED_ALPHA = 0.05
+"""The one-sided error of the bounds given for ratings set by the prior."""
 
 
 class ForfeitKind(enum.StrEnum):
@@ -42,7 +72,21 @@ class ForfeitKind(enum.StrEnum):
 
 
 class RatingsError(ArenaError):
-    """The results cannot be rated as asked (disconnected entrants, an infinite estimate...)."""
+    """The results cannot be rated as asked (no games, disconnected entrants, unknown anchor)."""
+
+
+class Bound(enum.StrEnum):
+    """Whether a rating is an estimate or only a bound of one (its likelihood has no maximum)."""
+
+    NONE = ""
+    """A maximum-likelihood estimate."""
+    LOWER = "lower"
+    """Never lost to the anchor's group (through any chain of wins): the estimate is infinite;
+    the figure shown is set by the prior and is only a lower bound of it."""
+    UPPER = "upper"
+    """Never beat the anchor's group: the mirror of LOWER."""
+    UNDETERMINED = "undetermined"
+    """Neither above nor below the anchor's group: set by the prior both ways."""
 
 
 @dataclass(frozen=True)
@@ -145,13 +189,31 @@ def _inverse(a: Matrix) -> Matrix:
     return [row[n:] for row in m]
 
 
-def _mat_vec(a: Matrix, v: Sequence[float]) -> list[float]:
-    return [sum(x * y for x, y in zip(row, v)) for row in a]
+def _solve_linear(a: Matrix, b: Sequence[float]) -> list[float]:
+    """x with a x = b, by Gaussian elimination with partial pivoting (a third of the work of
+    an inverse); raises RatingsError if a is singular."""
+    n = len(a)
+    m = [row[:] + [v] for row, v in zip(a, b)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        if abs(m[pivot][col]) < 1e-300:
+            raise RatingsError("singular information matrix: some entrants are not connected")
+        m[col], m[pivot] = m[pivot], m[col]
+        top = m[col]
+        for r in range(col + 1, n):
+            f = m[r][col] / top[col]
+            if f != 0.0:
+                m[r] = [x - f * y for x, y in zip(m[r], top)]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        row = m[r]
+        x[r] = (row[n] - sum(map(operator.mul, row[r + 1:n], x[r + 1:]))) / row[r]
+    return x
 
 
 def _mat_mul(a: Matrix, b: Matrix) -> Matrix:
     cols = list(zip(*b))
-    return [[sum(x * y for x, y in zip(row, col)) for col in cols] for row in a]
+    return [[sum(map(operator.mul, row, col)) for col in cols] for row in a]
 
 
 # --- The Bradley-Terry fit -----------------------------------------------------------------
@@ -188,10 +250,23 @@ class _Data:
         matchups = frozenset((i, j) for c in clusters for i, j, _, _ in c)
         return cls(entrants, tuple(clusters), matchups)
 
+    def restrict(self, members: Sequence[int]) -> _Data:
+        """The games among `members` only, re-indexed in their order."""
+        index = {k: a for a, k in enumerate(members)}
+        clusters = []
+        for cluster in self.clusters:
+            kept = tuple((index[i], index[j], wi, wj) for i, j, wi, wj in cluster
+                         if i in index and j in index)
+            if kept:
+                clusters.append(kept)
+        matchups = frozenset((i, j) for c in clusters for i, j, _, _ in c)
+        return _Data(tuple(self.entrants[k] for k in members), tuple(clusters), matchups)
+
 
 def _win_matrix(n: int, clusters: Iterable[Sequence[tuple[int, int, float, float]]],
                 matchups: Iterable[tuple[int, int]], prior: float) -> Matrix:
-    """wins[i][j]: games i won against j, plus prior/2 virtual wins each way per matchup."""
+    """wins[i][j]: games i won against j, plus prior/2 virtual wins each way per matchup
+    of `matchups` (those that get the prior)."""
     wins = [[0.0] * n for _ in range(n)]
     for cluster in clusters:
         for i, j, wi, wj in cluster:
@@ -245,7 +320,7 @@ def _fit_theta(wins: Matrix, ref: int, start: Sequence[float] | None = None) -> 
     current = _log_likelihood(theta, wins)
     for _ in range(200):
         grad, info = _gradient_information(theta, wins, free)
-        step = _mat_vec(_inverse(info), grad)
+        step = _solve_linear(info, grad)
         t = 1.0
         while True:
             trial = theta[:]
@@ -261,49 +336,52 @@ def _fit_theta(wins: Matrix, ref: int, start: Sequence[float] | None = None) -> 
     raise RatingsError("the rating fit did not converge")
 
 
-def _check_identifiable(n: int, wins: Matrix) -> None:
-    """The maximum exists iff every entrant has beaten, via a chain, every other (Zermelo)."""
-    for forward in (True, False):
-        seen, todo = {0}, [0]
-        while todo:
-            i = todo.pop()
-            for j in range(n):
-                if j not in seen and (wins[i][j] if forward else wins[j][i]) > 0:
-                    seen.add(j)
-                    todo.append(j)
-        if len(seen) < n:
-            raise RatingsError("some ratings are infinite or undetermined: entrants are not "
-                               "connected by games, or someone has a perfect score and the "
-                               "prior is 0")
-
-
 @dataclass(frozen=True)
 class RatingFit:
-    """Bradley-Terry ratings on the Elo scale with their pair-clustered covariance."""
+    """Bradley-Terry ratings on the Elo scale with their pair-clustered covariance.
+
+    A rating set by the prior is marked in `bounds`; with a zero prior it is infinite (+-inf,
+    or nan when undetermined) and has no interval.
+    """
 
     entrants: tuple[str, ...]
     """Entrant keys, sorted; the order of the covariance rows."""
     elo: Mapping[str, float]
     """Rating per entrant: the anchor sits at `anchor_elo`."""
     covariance: tuple[tuple[float, ...], ...]
-    """Sandwich covariance clustered by pair, in Elo squared; the anchor's row is zero."""
+    """Sandwich covariance clustered by pair (CR3, floored), in Elo squared; the anchor's row
+    is zero, and so are the rows of infinite ratings."""
     model_covariance: tuple[tuple[float, ...], ...]
     """Inverse-information covariance that treats games as independent (for comparison)."""
     anchor: str | None
     """The entrant held at `anchor_elo`; None centres the mean rating there instead."""
     anchor_elo: float
     prior: float
-    """Virtual draws added per matchup that was played (BayesElo's prior)."""
+    """Virtual draws per matchup between groups that never lost to each other."""
     pairs: int
     """Rated pairs (clusters) in the fit."""
     games: int
     """Rated games in the fit."""
+    bounds: Mapping[str, Bound] = field(default_factory=dict)
+    """Entrants whose maximum-likelihood rating is infinite (absent: an estimate)."""
+    confidence_bounds: Mapping[str, float] = field(default_factory=dict)
+    """For a LOWER (UPPER) entrant: the rating it exceeds (stays under) with 95% confidence
+    by its record against the anchor's group alone (one-sided, games taken as independent:
+    duplicate pairs split more often than independent games, which makes it conservative)."""
+    prior_matchups: int = 0
+    """Matchups that received the prior's virtual draws."""
 
     def _k(self, key: str) -> int:
         return self.entrants.index(key)
 
+    def is_estimate(self, key: str) -> bool:
+        """Whether the rating is a finite maximum-likelihood estimate (not set by the prior)."""
+        return key not in self.bounds
+
     def stderr(self, key: str) -> float:
-        """Standard error of one rating, in Elo."""
+        """Standard error of one rating, in Elo (nan for an infinite rating)."""
+        if not math.isfinite(self.elo[key]):
+            return math.nan
         return math.sqrt(max(self.covariance[self._k(key)][self._k(key)], 0.0))
 
     def interval(self, key: str) -> float:
@@ -311,23 +389,36 @@ class RatingFit:
         return Z95 * self.stderr(key)
 
     def difference(self, a: str, b: str) -> tuple[float, float]:
-        """Elo difference a - b and the half-width of its 95% interval."""
+        """Elo difference a - b and the half-width of its 95% interval (nan if infinite)."""
+        diff = self.elo[a] - self.elo[b] if a != b else 0.0
+        if not math.isfinite(diff):
+            return diff, math.nan
         i, j = self._k(a), self._k(b)
         c = self.covariance
         var = c[i][i] + c[j][j] - 2.0 * c[i][j]
-        return self.elo[a] - self.elo[b], Z95 * math.sqrt(max(var, 0.0))
+        return diff, Z95 * math.sqrt(max(var, 0.0))
 
     def los(self, a: str, b: str) -> float:
-        """Likelihood of superiority: the probability that a is stronger than b."""
+        """Likelihood of superiority: the probability that a is stronger than b (nan when the
+        difference is undetermined)."""
         diff, half = self.difference(a, b)
+        if math.isinf(diff):
+            return float(diff > 0.0)
+        if math.isnan(diff):
+            return math.nan
         sd = half / Z95
         if sd == 0.0:
             return 0.5 if diff == 0.0 else float(diff > 0.0)
         return 0.5 * (1.0 + math.erf(diff / sd / math.sqrt(2.0)))
 
     def ranking(self) -> tuple[str, ...]:
-        """Entrant keys from the highest rating down (ties by key)."""
-        return tuple(sorted(self.entrants, key=lambda e: (-self.elo[e], e)))
+        """Entrant keys from the highest rating down (ties by key; undetermined last)."""
+        return tuple(sorted(self.entrants, key=lambda e: (math.isnan(self.elo[e]),
+                                                          -_finite(self.elo[e]), e)))
+
+
+def _finite(x: float) -> float:
+    return 0.0 if math.isnan(x) else x
 
 
 def _expand(v: Matrix, ref: int, n: int) -> Matrix:
@@ -340,54 +431,72 @@ def _expand(v: Matrix, ref: int, n: int) -> Matrix:
     return full
 
 
-def _centre(cov: Matrix) -> Matrix:
-    """Covariance of ratings shifted to a zero mean: A cov A' with A = I - 11'/n."""
-    n = len(cov)
-    row = [sum(r) / n for r in cov]
-    total = sum(row) / n
-    return [[cov[i][j] - row[i] - row[j] + total for j in range(n)] for i in range(n)]
+def _contrast_variance(v: Matrix, pos: Mapping[int, int], i: int, j: int) -> float:
+    """Variance of theta_i - theta_j from a free-parameter covariance (the anchor is fixed)."""
+    a, b = pos.get(i), pos.get(j)
+    total = 0.0
+    if a is not None:
+        total += v[a][a]
+    if b is not None:
+        total += v[b][b]
+    if a is not None and b is not None:
+        total -= 2.0 * v[a][b]
+    return total
 
 
-def _cluster_scores(data: _Data, theta: Sequence[float], free: Sequence[int]) -> list[list[float]]:
-    """Per pair, the gradient of its games' log-likelihood over the free parameters."""
-    pos = {k: a for a, k in enumerate(free)}
-    scores = []
+def _meat(data: _Data, theta: Sequence[float], bread: Matrix,
+          pos: Mapping[int, int]) -> Matrix:
+    """Sum over pairs of the outer product of their jackknife-corrected score vectors (CR3).
+
+    A pair's score on matchup (i, j) is its residual, wins of i minus expected, divided by one
+    minus its leverage h = games p (1 - p) var(theta_i - theta_j). Sparse: a pair touches two
+    entrants.
+    """
+    m = len(pos)
+    meat = [[0.0] * m for _ in range(m)]
     for cluster in data.clusters:
-        s = [0.0] * len(free)
+        score: dict[int, float] = {}
         for i, j, wi, wj in cluster:
-            resid = wi - (wi + wj) * _sigmoid(theta[i] - theta[j])
+            p = _sigmoid(theta[i] - theta[j])
+            leverage = (wi + wj) * p * (1.0 - p) * _contrast_variance(bread, pos, i, j)
+            resid = (wi - (wi + wj) * p) / (1.0 - min(leverage, MAX_LEVERAGE))
             if i in pos:
-                s[pos[i]] += resid
+                score[pos[i]] = score.get(pos[i], 0.0) + resid
             if j in pos:
-                s[pos[j]] -= resid
-        scores.append(s)
-    return scores
+                score[pos[j]] = score.get(pos[j], 0.0) - resid
+        for a, sa in score.items():
+            row = meat[a]
+            for b, sb in score.items():
+                row[b] += sa * sb
+    return meat
 
 
-def _sandwich(data: _Data, theta: Sequence[float], info: Matrix,
-              free: Sequence[int]) -> tuple[Matrix, Matrix]:
-    """(clustered sandwich, model) covariances over the free parameters, logit units."""
+def _floor(sandwich: Matrix, bread: Matrix, data: _Data, pos: Mapping[int, int]) -> Matrix:
+    """sandwich + lambda * bread with the least lambda >= 0 that lifts every rating's variance,
+    and that of every played difference, to VARIANCE_FLOOR times the model's (stays PSD)."""
+    lam = 0.0
+    checks = [(k, k) for k in pos] + list(data.matchups)
+    for i, j in checks:
+        if i == j:
+            s, b = sandwich[pos[i]][pos[i]], bread[pos[i]][pos[i]]
+        else:
+            s, b = _contrast_variance(sandwich, pos, i, j), _contrast_variance(bread, pos, i, j)
+        if b > 0.0:
+            lam = max(lam, (VARIANCE_FLOOR * b - s) / b)
+    if lam == 0.0:
+        return sandwich
+    return [[s + lam * b for s, b in zip(rs, rb)] for rs, rb in zip(sandwich, bread)]
+
+
+def _covariances(data: _Data, theta: Sequence[float], wins: Matrix,
+                 ref: int) -> tuple[Matrix, Matrix]:
+    """(clustered, model) covariances over the free parameters (all but ref), logit units."""
+    free = [k for k in range(len(theta)) if k != ref]
+    pos = {k: a for a, k in enumerate(free)}
+    _, info = _gradient_information(theta, wins, free)
     bread = _inverse(info)
-    scores = _cluster_scores(data, theta, free)
-    m = len(free)
-    meat = [[sum(s[a] * s[b] for s in scores) for b in range(m)] for a in range(m)]
-    g = len(scores)
-    if g > 1:  # the usual small-sample correction of clustered sandwiches (CR1)
-        meat = [[x * g / (g - 1) for x in row] for row in meat]
-    return _mat_mul(_mat_mul(bread, meat), bread), bread
-
-
-def _to_elo(cov: Matrix, ref: int, n: int, centred: bool) -> tuple[tuple[float, ...], ...]:
-    full = _expand([[x * ELO_PER_LOGIT ** 2 for x in row] for row in cov], ref, n)
-    if centred:
-        full = _centre(full)
-    return tuple(tuple(row) for row in full)
-
-
-def _ratings(theta: Sequence[float], ref: int, centred: bool, anchor_elo: float) -> list[float]:
-    elo = [t * ELO_PER_LOGIT for t in theta]
-    base = sum(elo) / len(elo) if centred else elo[ref]
-    return [e - base + anchor_elo for e in elo]
+    sandwich = _mat_mul(_mat_mul(bread, _meat(data, theta, bread, pos)), bread)
+    return _floor(sandwich, bread, data, pos), bread
 
 
 def _reference(data: _Data, anchor: str | None) -> int:
@@ -398,32 +507,192 @@ def _reference(data: _Data, anchor: str | None) -> int:
     return data.entrants.index(anchor)
 
 
+def _reference_group(component: Sequence[int], ref: int, anchored: bool) -> int:
+    """The win component the ratings are measured from: the anchor's, else the largest
+    (ties: the one holding the lowest entrant index)."""
+    if anchored:
+        return component[ref]
+    sizes: dict[int, int] = {}
+    for c in component:
+        sizes[c] = sizes.get(c, 0) + 1
+    return max(sizes, key=lambda c: (sizes[c], -component.index(c)))
+
+
+def _bound_kinds(raw: Matrix, component: Sequence[int], home: int) -> dict[int, Bound]:
+    """For each entrant outside the reference component `home`: which bound its rating is."""
+    member = component.index(home)
+    below_home = reaches(raw, member)
+    kinds = {}
+    for k, c in enumerate(component):
+        if c == home:
+            continue
+        if member in reaches(raw, k):
+            kinds[k] = Bound.LOWER
+        elif k in below_home:
+            kinds[k] = Bound.UPPER
+        else:
+            kinds[k] = Bound.UNDETERMINED
+    return kinds
+
+
+def _one_sided_shift(games: Sequence[tuple[float, float]], alpha: float) -> float:
+    """The shift x (logits) at which winning every game, each at sigmoid(x + offset) with
+    `count` games, has probability alpha: games is [(offset, count)]. Increasing in x."""
+    target = math.log(alpha)
+
+    def log_p(x: float) -> float:
+        return sum(n * math.log(max(_sigmoid(x + offset), 1e-300)) for offset, n in games)
+
+    lo, hi = -60.0, 60.0
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if log_p(mid) < target:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _confidence_bounds(data: _Data, theta: Sequence[float], component: Sequence[int],
+                       kinds: Mapping[int, Bound], home: int) -> dict[int, float]:
+    """Per LOWER/UPPER entrant, the one-sided 95% bound (logits, the fit's scale) of its
+    rating from its games against the reference component alone: its component's members
+    keep their fitted distances (unknown with a zero prior: then only a lone entrant gets a
+    bound) and shift together. Absent when there are no such games."""
+    bounds = {}
+    for k, kind in kinds.items():
+        mine = [e for e, c in enumerate(component) if c == component[k]]
+        if kind is Bound.UNDETERMINED or (not math.isfinite(theta[k]) and len(mine) > 1):
+            continue
+        own = {e: theta[e] if math.isfinite(theta[e]) else 0.0 for e in mine}
+        sign = 1.0 if kind is Bound.LOWER else -1.0
+        games = [(sign * (own[a] - theta[b]), wi + wj)
+                 for cluster in data.clusters for i, j, wi, wj in cluster
+                 for a, b in ((i, j), (j, i)) if a in own and component[b] == home]
+        if games:
+            bounds[k] = own[k] + sign * _one_sided_shift(games, ONE_SIDED_ALPHA)
+    return bounds
+
+
+@dataclass(frozen=True)
+class _Solution:
+    """The point estimate of one fit, before covariances: logit ratings with ref at 0."""
+
+    theta: list[float]
+    ref: int
+    wins: Matrix
+    """Real games plus the prior's virtual draws (empty with a zero prior and infinities)."""
+    component: list[int]
+    home: int
+    kinds: dict[int, Bound]
+    prior_matchups: frozenset[tuple[int, int]]
+
+
+def _solve(data: _Data, anchor: str | None, prior: float,
+           start: Sequence[float] | None = None) -> _Solution:
+    """Maximise the likelihood, with the prior on the matchups between win components only.
+
+    Raises RatingsError when fewer than two entrants played, they are not all connected by
+    games, or the anchor has no games.
+    """
+    n = len(data.entrants)
+    if n < 2:
+        raise RatingsError("ratings need rated games between at least two entrants")
+    groups = connected_groups(n, data.matchups)
+    if len(groups) > 1:
+        names = "; ".join(", ".join(data.entrants[k] for k in g) for g in groups)
+        raise RatingsError(f"entrants are not all connected by games: {names}")
+    ref = _reference(data, anchor)
+    raw = _win_matrix(n, data.clusters, (), 0.0)
+    component = win_components(raw)
+    home = _reference_group(component, ref, anchor is not None)
+    if component[ref] != home:
+        ref = component.index(home)
+    kinds = _bound_kinds(raw, component, home)
+    cross = frozenset((i, j) for i, j in data.matchups if component[i] != component[j])
+    if kinds and prior <= 0.0:
+        return _Solution(_solve_home(data, component, home, ref, kinds, start), ref, [],
+                         component, home, kinds, frozenset())
+    wins = _win_matrix(n, data.clusters, cross, prior)
+    return _Solution(_fit_theta(wins, ref, start), ref, wins, component, home, kinds, cross)
+
+
+def _solve_home(data: _Data, component: Sequence[int], home: int, ref: int,
+                kinds: Mapping[int, Bound], start: Sequence[float] | None) -> list[float]:
+    """With a zero prior: the reference component alone by maximum likelihood (it is
+    strongly connected, so the estimate exists); everyone else +-inf, or nan."""
+    members = [k for k, c in enumerate(component) if c == home]
+    sub = data.restrict(members)
+    wins = _win_matrix(len(members), sub.clusters, (), 0.0)
+    sub_start = None if start is None else [start[k] for k in members]
+    inner = _fit_theta(wins, members.index(ref), sub_start)
+    infinite = {Bound.LOWER: math.inf, Bound.UPPER: -math.inf, Bound.UNDETERMINED: math.nan}
+    theta = [infinite[kinds[k]] if k in kinds else 0.0 for k in range(len(component))]
+    for k, t in zip(members, inner):
+        theta[k] = t
+    return theta
+
+
+def _centre_on(cov: Matrix, members: Sequence[int]) -> Matrix:
+    """Covariance of ratings shifted so that the mean over `members` is zero."""
+    size = len(members)
+    row = [sum(r[k] for k in members) / size for r in cov]
+    total = sum(row[k] for k in members) / size
+    return [[cov[i][j] - row[i] - row[j] + total for j in range(len(cov))]
+            for i in range(len(cov))]
+
+
 def fit_ratings(results: Iterable[GameResult], *, anchor: str | None = None,
                 anchor_elo: float = 0.0, prior: float = 2.0) -> RatingFit:
     """Fit Bradley-Terry ratings on the Elo scale over all rated games (order-independent).
 
-    `anchor` is held at `anchor_elo` (None: the mean rating is). `prior` is the number of
-    virtual draws added to every matchup that was played; it keeps perfect scores finite and
-    vanishes as games accumulate. Raises RatingsError when nothing can be rated, the anchor has
-    no games, entrants are not connected, or a perfect score meets a zero prior.
+    `anchor` is held at `anchor_elo` (None: the mean rating of the largest group that beat
+    each other is). `prior` is the number of virtual draws given to each matchup between two
+    groups that never lost to each other, the only place where the estimate would not exist
+    (see the module docstring); with 0 those ratings are infinite. Raises RatingsError when
+    nothing can be rated, the anchor has no games, or entrants are not all connected.
     """
-    data = _Data.from_results(results)
-    n = len(data.entrants)
-    if n < 2:
-        raise RatingsError("ratings need rated games between at least two entrants")
-    ref = _reference(data, anchor)
-    wins = _win_matrix(n, data.clusters, data.matchups, prior)
-    _check_identifiable(n, wins)
-    theta = _fit_theta(wins, ref)
-    free = [k for k in range(n) if k != ref]
-    _, info = _gradient_information(theta, wins, free)
-    sandwich, model = _sandwich(data, theta, info, free)
+    return _fit_data(_Data.from_results(results), anchor, anchor_elo, prior)
+
+
+def _fit_data(data: _Data, anchor: str | None, anchor_elo: float, prior: float) -> RatingFit:
+    solution = _solve(data, anchor, prior)
+    n, ref, theta = len(data.entrants), solution.ref, solution.theta
+    members = [k for k, c in enumerate(solution.component) if c == solution.home]
+    if solution.wins:
+        cov, model = _covariances(data, theta, solution.wins, ref)
+        cov_full = _expand(cov, ref, n)
+        model_full = _expand(model, ref, n)
+    else:
+        sub = data.restrict(members)
+        inner = [theta[k] for k in members]
+        cov, model = _covariances(sub, inner, _win_matrix(len(members), sub.clusters, (), 0.0),
+                                  members.index(ref))
+        cov_full, model_full = ([[0.0] * n for _ in range(n)] for _ in range(2))
+        for target, small in ((cov_full, _expand(cov, members.index(ref), len(members))),
+                              (model_full, _expand(model, members.index(ref), len(members)))):
+            for a, i in enumerate(members):
+                for b, j in enumerate(members):
+                    target[i][j] = small[a][b]
     centred = anchor is None
-    elo = _ratings(theta, ref, centred, anchor_elo)
+    base = sum(theta[k] for k in members) / len(members) if centred else theta[ref]
+
+    def to_elo(t: float) -> float:
+        return (t - base) * ELO_PER_LOGIT + anchor_elo
+
+    def scale(m: Matrix) -> tuple[tuple[float, ...], ...]:
+        m = _centre_on(m, members) if centred else m
+        return tuple(tuple(x * ELO_PER_LOGIT ** 2 for x in row) for row in m)
+
+    confidence = _confidence_bounds(data, theta, solution.component, solution.kinds,
+                                    solution.home)
+    keys = data.entrants
     games = int(sum(wi + wj for c in data.clusters for _, _, wi, wj in c))
-    return RatingFit(data.entrants, dict(zip(data.entrants, elo)),
-                     _to_elo(sandwich, ref, n, centred), _to_elo(model, ref, n, centred),
-                     anchor, anchor_elo, prior, len(data.clusters), games)
+    return RatingFit(keys, {e: to_elo(t) for e, t in zip(keys, theta)}, scale(cov_full),
+                     scale(model_full), anchor, anchor_elo, prior, len(data.clusters), games,
+                     {keys[k]: kind for k, kind in solution.kinds.items()},
+                     {keys[k]: to_elo(t) for k, t in confidence.items()},
+                     len(solution.prior_matchups))
 
 
 # --- Bootstrap over pairs ------------------------------------------------------------------
@@ -434,6 +703,7 @@ class BootstrapResult:
 
     entrants: tuple[str, ...]
     replicates: int
+    """Resamples fitted (and used)."""
     seed: int
     stderr: Mapping[str, float]
     """Standard deviation of each rating over the replicates, in Elo."""
@@ -443,6 +713,9 @@ class BootstrapResult:
     """97.5th percentile of each rating."""
     covariance: tuple[tuple[float, ...], ...]
     """Covariance of the ratings over the replicates, in Elo squared."""
+    skipped: int = 0
+    """Resamples that could not be fitted (an entrant or the anchor without games, entrants
+    left unconnected, or an infinite rating with a zero prior): left out, counted here."""
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -456,37 +729,57 @@ def _percentile(values: Sequence[float], q: float) -> float:
 def bootstrap_ratings(results: Iterable[GameResult], *, anchor: str | None = None,
                       anchor_elo: float = 0.0, prior: float = 2.0, replicates: int = 200,
                       seed: int = 0) -> BootstrapResult:
-    """Resample rated pairs with replacement `replicates` times and refit each time.
+    """Resample rated pairs with replacement `replicates` times and refit each time, exactly
+    as `fit_ratings` fits (the prior goes where the resample needs it).
 
-    Seeded and deterministic: the same results and seed give the same figures. The prior goes
-    to the matchups of the original data so that every replicate stays connected.
+    Seeded and deterministic: the same results and seed give the same figures. Resamples that
+    cannot be fitted are skipped and counted; with fewer than two fitted, the figures are
+    empty. Raises RatingsError if the results themselves cannot be fitted.
     """
     if replicates < 2:
         raise ValueError("a bootstrap needs at least two replicates")
     data = _Data.from_results(results)
-    n = len(data.entrants)
-    if n < 2:
-        raise RatingsError("ratings need rated games between at least two entrants")
-    ref = _reference(data, anchor)
-    start = _fit_theta(_win_matrix(n, data.clusters, data.matchups, prior), ref)
+    original = _solve(data, anchor, prior).theta
+    finite = [math.isfinite(t) for t in original]
+    start = [t if ok else 0.0 for t, ok in zip(original, finite)]
     rng = random.Random(seed)
     draws = []
     for _ in range(replicates):
-        sample = rng.choices(data.clusters, k=len(data.clusters))
-        wins = _win_matrix(n, sample, data.matchups, prior)
-        _check_identifiable(n, wins)
-        draws.append(_ratings(_fit_theta(wins, ref, start), ref, anchor is None, anchor_elo))
-    mean = [sum(d[k] for d in draws) / replicates for k in range(n)]
-    cov = tuple(tuple(sum((d[i] - mean[i]) * (d[j] - mean[j]) for d in draws) / (replicates - 1)
+        clusters = tuple(rng.choices(data.clusters, k=len(data.clusters)))
+        sample = _Data(data.entrants, clusters,
+                       frozenset((i, j) for c in clusters for i, j, _, _ in c))
+        try:
+            solution = _solve(sample, anchor, prior, start)
+        except RatingsError:
+            continue
+        theta = solution.theta
+        if not all(math.isfinite(t) for t, ok in zip(theta, finite) if ok):
+            continue  # a rating the data estimates is infinite in this resample
+        members = [k for k, c in enumerate(solution.component) if c == solution.home]
+        base = sum(theta[k] for k in members) / len(members) if anchor is None else \
+            theta[solution.ref]
+        draws.append([(t - base) * ELO_PER_LOGIT + anchor_elo if ok else math.nan
+                      for t, ok in zip(theta, finite)])
+    return _summarise(data.entrants, draws, seed, replicates - len(draws))
+
+
+def _summarise(keys: tuple[str, ...], draws: Sequence[Sequence[float]], seed: int,
+               skipped: int) -> BootstrapResult:
+    """Spread of the draws; entrants whose draws are nan (infinite ratings) are left out."""
+    count, n = len(draws), len(keys)
+    if count < 2:
+        return BootstrapResult(keys, count, seed, {}, {}, {}, (), skipped)
+    mean = [sum(d[k] for d in draws) / count for k in range(n)]
+    cov = tuple(tuple(sum((d[i] - mean[i]) * (d[j] - mean[j]) for d in draws) / (count - 1)
                       for j in range(n)) for i in range(n))
     columns = [sorted(d[k] for d in draws) for k in range(n)]
-    keys = data.entrants
+    kept = [(k, e) for k, e in enumerate(keys) if not math.isnan(mean[k])]
     return BootstrapResult(
-        keys, replicates, seed,
-        {e: math.sqrt(cov[k][k]) for k, e in enumerate(keys)},
-        {e: _percentile(columns[k], 0.025) for k, e in enumerate(keys)},
-        {e: _percentile(columns[k], 0.975) for k, e in enumerate(keys)},
-        cov)
+        keys, count, seed,
+        {e: math.sqrt(cov[k][k]) for k, e in kept},
+        {e: _percentile(columns[k], 0.025) for k, e in kept},
+        {e: _percentile(columns[k], 0.975) for k, e in kept},
+        cov, skipped)
 
 
 # --- Incremental Elo (secondary) -----------------------------------------------------------

@@ -6,6 +6,8 @@ draws, so three outcomes instead of five). Under each hypothesis the outcome dis
 the maximum-likelihood one whose mean pair score is the expected score of that logistic Elo
 difference; the log-likelihood ratio of H1 (elo1) against H0 (elo0) is compared with Wald's
 bounds log(beta / (1 - alpha)) and log((1 - beta) / alpha) after every pair.
+`sprt_summary` adds what people ask: the Elo estimate of the pairs with its interval and LOS
+(the standings' Bradley-Terry fit), and how far the LLR went toward each bound.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import enum
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from arena.ratings.fit import Bound, GameResult, fit_ratings
 
 PAIR_SCORES = (0.0, 0.5, 1.0)
 """A's pair score for 0, 1 and 2 games won in the pair."""
@@ -123,3 +127,55 @@ def sprt(outcomes: Iterable[int], elo0: float, elo1: float, alpha: float = 0.05,
             break
     return SprtResult(decision, llr, lower, upper, pairs, (counts[0], counts[1], counts[2]),
                       elo0, elo1, alpha, beta)
+
+
+@dataclass(frozen=True)
+class PairEstimate:
+    """What the pairs of a test say about A - B, as the standings would fit it."""
+
+    elo: float
+    """Fitted Elo difference A - B (set by the prior when `bound` is set)."""
+    interval: float
+    """Half-width of its 95% interval (nan for a bound)."""
+    los: float
+    """Probability that A is the stronger."""
+    bound: Bound | None
+    """LOWER (A won every game), UPPER (A lost every game), or None for an estimate."""
+    confidence_bound: float | None
+    """For a bound: the one-sided 95% bound of the difference from the record alone."""
+
+
+def pair_estimate(counts: Sequence[int], prior: float = 2.0) -> PairEstimate | None:
+    """The Bradley-Terry fit of A against B over pairs counted as (both lost, split, both won),
+    with the standings' intervals (`arena.ratings.fit`); None with no pairs."""
+    games = []
+    for outcome, count in enumerate(counts):
+        for k in range(count):
+            pair = f"{outcome}-{k}"
+            games += [GameResult(pair, ("A", "B"), (1, 0) if won else (0, 1), 0 if won else 1)
+                      for won in (outcome >= 1, outcome == 2)]
+    if not games:
+        return None
+    fit = fit_ratings(games, anchor="B", prior=prior)
+    diff, half = fit.difference("A", "B")
+    bound = fit.bounds.get("A")
+    return PairEstimate(diff, math.nan if bound else half, fit.los("A", "B"), bound,
+                        fit.confidence_bounds.get("A"))
+
+
+@dataclass(frozen=True)
+class SprtSummary:
+    """A test's state for people: the estimate, and how far the LLR went toward each bound."""
+
+    estimate: PairEstimate | None
+    toward_h1: float
+    """Share of the way from 0 to the upper bound (0 when the LLR is negative), 0 to 1."""
+    toward_h0: float
+    """Share of the way from 0 to the lower bound (0 when the LLR is positive), 0 to 1."""
+
+
+def sprt_summary(result: SprtResult, prior: float = 2.0) -> SprtSummary:
+    """The estimate over the pairs the test used and the LLR's progress to each bound."""
+    up = max(0.0, min(1.0, result.llr / result.upper))
+    down = max(0.0, min(1.0, result.llr / result.lower))
+    return SprtSummary(pair_estimate(result.counts, prior), up, down)

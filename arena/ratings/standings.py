@@ -1,16 +1,25 @@
 """Standings: per-entrant counts, head to head, matchups and the bundle the tables show.
 
-Pure functions of game results (see `arena.ratings.fit` for which games are rated); the rating fit
-itself lives in `arena.ratings.fit`.
+Pure functions of game results (see `arena.ratings.fit` for which games are rated); the rating
+fit itself lives in `arena.ratings.fit`. `compute_standings` gives a table whenever one can be
+computed: entrants not connected by games are rated as separate groups, a missing anchor falls
+back to mean-centred ratings, entrants without rated games are listed unrated, and each such
+fallback is a `Note` for the tables to print.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import dataclasses
+import enum
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from arena.ratings.fit import (BootstrapResult, ForfeitKind, GameResult, RatingFit, bootstrap_ratings,
-                           fit_ratings, incremental_elo, rated_games, rated_pairs)
+from arena.ratings.fit import (BootstrapResult, ForfeitKind, GameResult, RatingFit,
+                               RatingsError, bootstrap_ratings, fit_ratings, incremental_elo, rated_games,
+                               rated_pairs)
+from arena.ratings.graph import connected_groups
 
 
 # --- Counts: per entrant, head to head, per matchup ----------------------------------------
@@ -22,7 +31,8 @@ class EntrantStats:
     games: int
     wins: int
     score_margin: float
-    """Mean of (own score - opponent's score) per rated game."""
+    """Mean of (own score - opponent's score) over the rated games that ended normally
+    (a forfeited game's partial scores say nothing; 0 when there are none)."""
     forfeits: Mapping[ForfeitKind, int] = field(default_factory=dict)
     """Rated games this entrant forfeited, by kind (every kind present, zero or not)."""
     void_games: int = 0
@@ -46,17 +56,19 @@ def entrant_stats(results: Iterable[GameResult]) -> dict[str, EntrantStats]:
     forfeits: dict[str, dict[ForfeitKind, int]] = {}
     for g in results:
         for team, e in enumerate(g.entrants):
-            row = games.setdefault(e, [0, 0, 0.0, 0])  # games, wins, margin sum, void
+            row = games.setdefault(e, [0, 0, 0.0, 0, 0])  # games, wins, margin sum, void, normal
             forfeits.setdefault(e, {k: 0 for k in ForfeitKind})
             if id(g) not in rated:
                 row[3] += 1
                 continue
             row[0] += 1
             row[1] += g.rated_winner == team
-            row[2] += g.scores[team] - g.scores[1 - team]
-            if g.forfeit is not None and g.forfeit[0] == team:
+            if g.forfeit is None:
+                row[2] += g.scores[team] - g.scores[1 - team]
+                row[4] += 1
+            elif g.forfeit[0] == team:
                 forfeits[e][ForfeitKind(g.forfeit[1])] += 1
-    return {e: EntrantStats(int(r[0]), int(r[1]), r[2] / r[0] if r[0] else 0.0, forfeits[e],
+    return {e: EntrantStats(int(r[0]), int(r[1]), r[2] / r[4] if r[4] else 0.0, forfeits[e],
                             int(r[3]))
             for e, r in sorted(games.items())}
 
@@ -118,7 +130,17 @@ class MatchupSummary:
         return self.wins / games if games else 0.0
 
 
-def matchup_summaries(results: Iterable[GameResult], fit: RatingFit) -> list[MatchupSummary]:
+class _Rated(Protocol):
+    """What matchup summaries need of a fit: `RatingFit` or `Standings`."""
+
+    def ranking(self) -> tuple[str, ...]: ...
+
+    def difference(self, a: str, b: str) -> tuple[float, float]: ...
+
+    def los(self, a: str, b: str) -> float: ...
+
+
+def matchup_summaries(results: Iterable[GameResult], fit: _Rated) -> list[MatchupSummary]:
     """One summary per matchup that has rated games, in order of a's rank then b's."""
     results = list(results)
     rank = {e: k for k, e in enumerate(fit.ranking())}
@@ -141,35 +163,208 @@ def matchup_summaries(results: Iterable[GameResult], fit: RatingFit) -> list[Mat
     return summaries
 
 
+# --- Notes: what the tables must say beside the numbers ------------------------------------
+
+class NoteKind(enum.StrEnum):
+    """Why a table needs a note."""
+
+    ANCHOR_MISSING = "anchor_missing"
+    """The anchor has no rated games (or is no entrant): ratings are mean-centred."""
+    GROUPS = "groups"
+    """Entrants are not all connected by games: each group is rated on its own scale."""
+    BOUND = "bound"
+    """Ratings set by the prior (a perfect or zero record): bounds, not estimates."""
+    INFINITE = "infinite"
+    """With a zero prior, those ratings are infinite (or undetermined)."""
+    UNRATED = "unrated"
+    """Entrants with no rated games: listed without a rating."""
+    BOOTSTRAP_SKIPPED = "bootstrap_skipped"
+    """Bootstrap resamples that could not be fitted were left out."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing the tables must say, with the entrant keys it is about."""
+
+    kind: NoteKind
+    entrants: tuple[str, ...] = ()
+    detail: Mapping[str, Any] = field(default_factory=dict)
+    """Kind-specific facts: `anchor` and `reason` (ANCHOR_MISSING), `groups` (GROUPS),
+    `skipped` and `replicates` (BOOTSTRAP_SKIPPED)."""
+
+
 # --- Everything the standings need ---------------------------------------------------------
+
+@dataclass(frozen=True)
+class Rank:
+    """A place in the ranking; entrants whose ratings round to the same figure share it."""
+
+    position: int
+    shared: bool
+    group: int
+    """The connected group it is ranked in (0: the anchor's, or the largest)."""
+
+
+RANK_DIGITS = 1
+"""Ratings are rounded to this many decimals (as printed) before ranking."""
+
 
 @dataclass(frozen=True)
 class Standings:
     """All the figures the standings tables show, computed once from the results."""
 
-    fit: RatingFit
+    fits: tuple[RatingFit, ...]
+    """One fit per group of entrants connected by games: the anchor's (else the largest)
+    first. Ratings of different groups are on different scales."""
     stats: Mapping[str, EntrantStats]
     head_to_head: Mapping[tuple[str, str], tuple[int, int]]
     matchups: tuple[MatchupSummary, ...]
     incremental: Mapping[str, float]
     """K-factor Elo in game order: a secondary column, never the ranking."""
-    bootstrap: BootstrapResult | None = None
+    bootstraps: tuple[BootstrapResult | None, ...] = ()
+    """Per fit, its bootstrap (None when not asked or not computable)."""
+    entrants: tuple[str, ...] = ()
+    """Every entrant to list: the rated ones, then those without rated games."""
+    notes: tuple[Note, ...] = ()
+    anchor: str | None = None
+    """The anchor asked for (a key), whether or not it could be used."""
+    k_factor: float = 16.0
+
+    @property
+    def fit(self) -> RatingFit:
+        """The first group's fit (the only one when every entrant is connected)."""
+        return self.fits[0]
+
+    @property
+    def bootstrap(self) -> BootstrapResult | None:
+        return self.bootstraps[0] if self.bootstraps else None
+
+    def fit_of(self, key: str) -> RatingFit | None:
+        """The fit that rates `key` (None: it has no rated games)."""
+        return next((f for f in self.fits if key in f.elo), None)
+
+    def bootstrap_of(self, key: str) -> BootstrapResult | None:
+        for fit, boot in zip(self.fits, self.bootstraps):
+            if key in fit.elo:
+                return boot
+        return None
+
+    def ranks(self) -> dict[str, Rank]:
+        """Rank per rated entrant, within its group, on ratings rounded as printed."""
+        ranks = {}
+        for g, fit in enumerate(self.fits):
+            rounded = {e: _rounded(fit.elo[e]) for e in fit.entrants}
+            order = fit_order(fit)
+            for e in order:
+                same = [o for o in order if _same(rounded[o], rounded[e])]
+                ranks[e] = Rank(order.index(same[0]) + 1, len(same) > 1, g)
+        return ranks
 
     def ranking(self) -> tuple[str, ...]:
-        return self.fit.ranking()
+        """Rated entrants by group, then by rounded rating (ties by key)."""
+        return tuple(e for fit in self.fits for e in fit_order(fit))
+
+    def unrated(self) -> tuple[str, ...]:
+        """Entrants listed without a rating (no rated games)."""
+        rated = {e for f in self.fits for e in f.elo}
+        return tuple(e for e in self.entrants if e not in rated)
+
+    def difference(self, a: str, b: str) -> tuple[float, float]:
+        """Elo difference a - b and its 95% half-width; nan when in different groups."""
+        fit = self.fit_of(a)
+        if fit is None or b not in fit.elo:
+            return math.nan, math.nan
+        return fit.difference(a, b)
+
+    def los(self, a: str, b: str) -> float:
+        """Probability that a is stronger than b; nan when in different groups."""
+        fit = self.fit_of(a)
+        return fit.los(a, b) if fit is not None and b in fit.elo else math.nan
+
+
+def _rounded(x: float) -> float:
+    return round(x, RANK_DIGITS) if math.isfinite(x) else x
+
+
+def _same(x: float, y: float) -> bool:
+    return x == y or (math.isnan(x) and math.isnan(y))
+
+
+def fit_order(fit: RatingFit) -> tuple[str, ...]:
+    """A fit's entrants from the highest rounded rating down (ties by key, undetermined last)."""
+    def key(e: str) -> tuple[bool, float, str]:
+        x = _rounded(fit.elo[e])
+        return (math.isnan(x), 0.0 if math.isnan(x) else -x, e)
+    return tuple(sorted(fit.entrants, key=key))
+
+
+def rating_groups(results: Sequence[GameResult]) -> list[list[str]]:
+    """Entrants connected by rated games, largest group first (entrant keys sorted)."""
+    keys = sorted({e for games in rated_pairs(results).values() for g in games
+                   for e in g.entrants})
+    index = {e: k for k, e in enumerate(keys)}
+    edges = {(index[g.entrants[0]], index[g.entrants[1]])
+             for games in rated_pairs(results).values() for g in games}
+    return [[keys[k] for k in group] for group in connected_groups(len(keys), edges)]
 
 
 def compute_standings(results: Iterable[GameResult], *, anchor: str | None = None,
                       anchor_elo: float = 0.0, prior: float = 2.0, k_factor: float = 16.0,
-                      bootstrap: int = 0, seed: int = 0) -> Standings:
-    """Fit, counts and secondary figures in one go; `bootstrap` replicates (0: none)."""
-    results = list(results)
-    fit = fit_ratings(results, anchor=anchor, anchor_elo=anchor_elo, prior=prior)
-    boot = None
-    if bootstrap:
-        boot = bootstrap_ratings(results, anchor=anchor, anchor_elo=anchor_elo, prior=prior,
-                                 replicates=bootstrap, seed=seed)
-    return Standings(fit, entrant_stats(results), head_to_head(results),
-                     tuple(matchup_summaries(results, fit)),
-                     incremental_elo(results, k_factor=k_factor, anchor=anchor,
-                                     anchor_elo=anchor_elo), boot)
+                      bootstrap: int = 0, seed: int = 0,
+                      entrants: Iterable[str] = ()) -> Standings:
+    """Fit, counts and secondary figures in one go; `bootstrap` replicates (0: none).
+
+    Never refuses what can be shown: each group of entrants connected by games is fitted on
+    its own (anchored if it holds the anchor, else mean-centred), and `entrants` without rated
+    games are listed unrated; `Standings.notes` says what was done. Raises RatingsError only
+    when no two entrants have a rated game between them.
+    """
+    results, entrants = list(results), list(entrants)
+    groups = [g for g in rating_groups(results) if len(g) > 1]
+    if not groups:
+        raise RatingsError("no rated games between two entrants yet")
+    if anchor is not None:
+        groups.sort(key=lambda g: anchor not in g)
+    fits, boots = [], []
+    for group in groups:
+        members = set(group)
+        games = [g for g in results if set(g.entrants) <= members]
+        own = anchor if anchor in members else None
+        fits.append(fit_ratings(games, anchor=own, anchor_elo=anchor_elo, prior=prior))
+        boots.append(bootstrap_ratings(games, anchor=own, anchor_elo=anchor_elo, prior=prior,
+                                       replicates=bootstrap, seed=seed) if bootstrap else None)
+    stats = entrant_stats(results)
+    rated = [e for f in fits for e in fit_order(f)]
+    listed = tuple(rated) + tuple(sorted((set(entrants) | set(stats)) - set(rated)))
+    standings = Standings(tuple(fits), stats, head_to_head(results), (), incremental_elo(
+        results, k_factor=k_factor, anchor=anchor, anchor_elo=anchor_elo), tuple(boots),
+        listed, (), anchor, k_factor)
+    return dataclasses.replace(
+        standings, matchups=tuple(matchup_summaries(results, standings)),
+        notes=tuple(_notes(standings, anchor, known=set(entrants) | set(stats))))
+
+
+def _notes(standings: Standings, anchor: str | None, known: set[str]) -> list[Note]:
+    notes = []
+    if anchor is not None and all(anchor not in f.elo for f in standings.fits):
+        reason = "no rated games" if anchor in known else "not an entrant"
+        notes.append(Note(NoteKind.ANCHOR_MISSING, (anchor,) if anchor in known else (),
+                          {"anchor": anchor, "reason": reason}))
+    if len(standings.fits) > 1:
+        notes.append(Note(NoteKind.GROUPS, (),
+                          {"groups": [list(fit_order(f)) for f in standings.fits]}))
+    bounded = [e for f in standings.fits for e in fit_order(f) if e in f.bounds]
+    infinite = [e for e in bounded if not math.isfinite(standings.fit_of(e).elo[e])]
+    finite = [e for e in bounded if e not in infinite]
+    if finite:
+        notes.append(Note(NoteKind.BOUND, tuple(finite)))
+    if infinite:
+        notes.append(Note(NoteKind.INFINITE, tuple(infinite)))
+    if standings.unrated():
+        notes.append(Note(NoteKind.UNRATED, standings.unrated()))
+    skipped = sum(b.skipped for b in standings.bootstraps if b is not None)
+    if skipped:
+        total = sum(b.skipped + b.replicates for b in standings.bootstraps if b is not None)
+        notes.append(Note(NoteKind.BOOTSTRAP_SKIPPED, (),
+                          {"skipped": skipped, "replicates": total}))
+    return notes

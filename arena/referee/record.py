@@ -118,14 +118,19 @@ class GameRecord:
     @classmethod
     def load(cls, path: str | Path) -> GameRecord:
         """Read a record saved by `save`, or a tournament's gzipped record (`.json.gz`)."""
-        try:
-            raw = Path(path).read_bytes()
-            if raw[:2] == b"\x1f\x8b":
-                raw = gzip.decompress(raw)
-            data = json.loads(raw)
-        except (OSError, ValueError, EOFError) as exc:
-            raise ArenaError(f"{path}: cannot read game record: {exc}") from None
-        return cls.from_json(data)
+        return cls.from_json(load_json(path))
+
+
+def load_json(path: str | Path) -> Any:
+    """A record file's JSON (gzipped or plain), not yet checked; ArenaError naming the file
+    if it cannot be read."""
+    try:
+        raw = Path(path).read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        return json.loads(raw)
+    except (OSError, ValueError, EOFError) as exc:
+        raise ArenaError(f"{path}: cannot read game record: {exc}") from None
 
 
 def resimulate(record: GameRecord) -> Game:

@@ -9,6 +9,8 @@ are stored like any game: they count in the standings too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from arena.errors import ConfigError
 from arena.tournament.schedule import pair_games
 from arena.ratings.sprt import Decision, SprtResult, sprt
@@ -39,9 +41,12 @@ def _like_prefix(text: str) -> str:
 
 def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float, alpha: float,
              beta: float, play: bool, max_pairs: int, workers: int | None,
+             on_progress: Callable[[SprtResult, int, str, str], None] | None = None,
              ) -> tuple[SprtResult, str, str, dict[str, tuple[str, str]]]:
     """Evaluate (and with `play`, extend) the test of a against b; (result, key a, key b,
-    labels). ConfigError if a or b is unknown, the same, or (to play) not a current entrant."""
+    labels). `on_progress(result, games played here, key a, key b)` is called before the
+    first batch and after each game stored. ConfigError if a or b is unknown, the same, or
+    (to play) not a current entrant."""
     with open_store(config) as store:
         entrants = register_entrants(config, store, build=play) if play else {}
         key_a, key_b = resolve_entrant(store, a), resolve_entrant(store, b)
@@ -50,6 +55,17 @@ def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float,
         result = evaluate(store, key_a, key_b, elo0, elo1, alpha, beta)
         count = config.workers(workers)
         played = 0  # pairs played here: a guard when void pairs do not advance the test
+        games_played = 0
+
+        def on_game(_row: object) -> None:
+            nonlocal games_played
+            games_played += 1
+            if on_progress is not None:
+                on_progress(evaluate(store, key_a, key_b, elo0, elo1, alpha, beta),
+                            games_played, key_a, key_b)
+
+        if play and on_progress is not None and result.decision is Decision.CONTINUE:
+            on_progress(result, 0, key_a, key_b)
         while (play and result.decision is Decision.CONTINUE and result.pairs < max_pairs
                and played < max_pairs):
             for key in (key_a, key_b):
@@ -61,7 +77,7 @@ def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float,
             matchup = tuple(sorted((key_a, key_b)))
             games = [g for k in range(first, first + batch)
                      for g in pair_games(matchup, k, config.seed)]  # type: ignore[arg-type]
-            play_games(config, store, entrants, games, count)
+            play_games(config, store, entrants, games, count, on_game)
             played += batch
             result = evaluate(store, key_a, key_b, elo0, elo1, alpha, beta)
         return result, key_a, key_b, labels(store)

@@ -121,6 +121,29 @@ class GameRow:
                    record.seconds, path)
 
 
+@dataclass(frozen=True)
+class StoredGame:
+    """One stored game as its row says it (for listings and reports; see `Store.games`)."""
+
+    game_id: str
+    pair_id: str
+    pair_index: int
+    game_index: int
+    seed: int
+    teams: tuple[str, str]
+    """Entrant keys of team 0 (seats 0 and 2) and team 1."""
+    scores: tuple[int, int]
+    winner: int | None
+    rounds: int
+    termination: str
+    fault_seat: int | None
+    fault_message: str | None
+    seconds: float
+    record: str
+    """The record file, relative to the store's folder (`Store.record_path`)."""
+    finished_at: str
+
+
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
@@ -268,6 +291,14 @@ class Store:
             results.append(GameResult(pair_id, (team0, team1), (s0, s1), winner, forfeit,
                                       kind is Termination.HARNESS_FAULT))
         return results
+
+    def games(self) -> list[StoredGame]:
+        """Every stored game with its record file, in schedule order (pair index, game id)."""
+        rows = self.db.execute(
+            "SELECT game_id, pair_id, pair_index, game_index, seed, team0, team1, score0, "
+            "score1, winner, rounds, termination, fault_seat, fault_message, seconds, record, "
+            "finished_at FROM games ORDER BY pair_index, game_id").fetchall()
+        return [StoredGame(*r[:5], (r[5], r[6]), (r[7], r[8]), *r[9:]) for r in rows]
 
     def failures(self) -> dict[str, dict[str, int]]:
         """Per entrant key: bot-fault kind -> games forfeited so."""

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from arena.ratings.fit import ELO_PER_LOGIT, RatingsError, fit_ratings, incremental_elo
+from arena.ratings.fit import ELO_PER_LOGIT, Bound, fit_ratings, incremental_elo
 from tests.ratings.helpers import single_games
 
 
@@ -52,29 +52,51 @@ def test_published_seven_team_fit_agresti_1987_american_league_east():
     assert fit.ranking() == tuple(AL_EAST)
 
 
-def test_the_prior_keeps_a_perfect_score_finite_and_shrinks_it():
+def test_the_prior_keeps_a_perfect_score_finite_and_marks_it_a_bound():
     games = single_games("x", "y", 10, 0)
-    with pytest.raises(RatingsError):
-        fit_ratings(games, anchor="y", prior=0.0)
     fit = fit_ratings(games, anchor="y", prior=2.0)
     # Two virtual draws: 11 wins out of 12 games.
     assert fit.elo["x"] == pytest.approx(400.0 * math.log10(11.0), abs=1e-6)
+    assert fit.bounds == {"x": Bound.LOWER} and not fit.is_estimate("x")
+    # From 10 wins alone: P(10 of 10) = p ** 10 = 5% at the one-sided 95% bound.
+    p = 0.05 ** (1 / 10)
+    assert fit.confidence_bounds["x"] == pytest.approx(400.0 * math.log10(p / (1 - p)), abs=0.01)
 
 
-def test_the_prior_fades_as_games_accumulate():
-    few = fit_ratings(single_games("x", "y", 3, 1), anchor="y").elo["x"]
-    many = fit_ratings(single_games("x", "y", 3000, 1000), anchor="y").elo["x"]
-    assert few < 150.0
-    assert many == pytest.approx(190.8, abs=0.1)
+def test_a_zero_score_is_an_upper_bound_and_a_zero_prior_makes_it_infinite():
+    games = single_games("x", "y", 0, 10)
+    assert fit_ratings(games, anchor="y").bounds == {"x": Bound.UPPER}
+    fit = fit_ratings(games, anchor="y", prior=0.0)
+    assert fit.elo["x"] == -math.inf and math.isnan(fit.interval("x"))
+    assert fit.los("x", "y") == 0.0 and fit.los("y", "x") == 1.0
 
 
-def test_independent_games_give_the_model_variance_times_the_cluster_correction():
-    # Two entrants, one game per pair: the clustered sandwich equals the inverse information
-    # up to the G / (G - 1) small-sample factor, exactly, at the maximum.
+def test_the_prior_touches_no_rating_whose_estimate_exists():
+    # 3-1: the maximum-likelihood estimate exists, so the prior adds nothing (it used to
+    # pull this to +120).
+    assert fit_ratings(single_games("x", "y", 3, 1), anchor="y").elo["x"] == pytest.approx(
+        400.0 * math.log10(3.0), abs=1e-6)
+    # A three-entrant field: x beat y, y beat z, z never won: only z's matchups get the
+    # prior, and x - y stays the estimate of their own games alone plus z's pull.
+    games = single_games("x", "y", 6, 2) + single_games("y", "z", 8, 0, tag="b")
+    fit = fit_ratings(games, anchor="y")
+    assert fit.bounds == {"z": Bound.UPPER} and fit.prior_matchups == 1
+    assert fit.elo["x"] == pytest.approx(400.0 * math.log10(3.0), abs=1e-6)
+
+
+def test_a_perfect_score_set_by_the_prior_grows_with_the_games():
+    few = fit_ratings(single_games("x", "y", 10, 0), anchor="y").elo["x"]
+    many = fit_ratings(single_games("x", "y", 1000, 0), anchor="y").elo["x"]
+    assert many == pytest.approx(400.0 * math.log10(1001.0)) and many > few
+
+
+def test_independent_games_give_the_model_variance_times_the_jackknife_factor():
+    # Two entrants, one game per pair: each pair's leverage is 1/n, so the CR3 sandwich is
+    # the inverse information times (n / (n - 1)) ** 2, exactly, at the maximum.
     fit = fit_ratings(single_games("x", "y", 30, 10), anchor="y", prior=0.0)
-    g = fit.pairs
+    n = fit.pairs
     k = fit.entrants.index("x")
-    assert fit.covariance[k][k] == pytest.approx(fit.model_covariance[k][k] * g / (g - 1))
+    assert fit.covariance[k][k] == pytest.approx(fit.model_covariance[k][k] * (n / (n - 1)) ** 2)
     # And the model variance is 1 / (n p (1 - p)) in logits.
     assert fit.model_covariance[k][k] == pytest.approx(ELO_PER_LOGIT ** 2 / (40 * 0.75 * 0.25))
 

@@ -7,7 +7,9 @@ import random
 
 import pytest
 
-from arena.ratings.sprt import Decision, expected_score, sprt, sprt_bounds, sprt_llr
+from arena.ratings.fit import Bound
+from arena.ratings.sprt import (Decision, expected_score, pair_estimate, sprt, sprt_bounds,
+                                sprt_llr, sprt_summary)
 
 
 def test_wald_bounds():
@@ -79,3 +81,22 @@ def test_error_rates_stay_near_alpha_and_beta(true_elo, wrong):
                           for _ in range(runs))
     # alpha = beta = 0.05; Wald's bounds keep the error at or a little under them.
     assert wrong_decisions / runs < 0.09
+
+
+def test_the_summary_gives_the_estimate_los_and_progress_toward_each_bound():
+    result = sprt([2, 1, 1, 2, 0, 1, 2, 1], elo0=0.0, elo1=50.0)
+    summary = sprt_summary(result)
+    est = summary.estimate
+    # 3 both won, 4 split, 1 both lost: 10 games won of 16, a 62.5% score.
+    assert est.elo == pytest.approx(400 * math.log10(10 / 6), abs=1e-6) and est.bound is None
+    assert 0.5 < est.los < 1.0 and est.interval > 0
+    assert summary.toward_h1 == pytest.approx(result.llr / result.upper)
+    assert summary.toward_h0 == 0.0
+
+
+def test_a_perfect_record_in_a_test_is_a_bound_not_an_estimate():
+    est = sprt_summary(sprt([2, 2, 2], elo0=0.0, elo1=50.0)).estimate
+    assert est.bound is Bound.LOWER and math.isnan(est.interval)
+    p = 0.05 ** (1 / 6)
+    assert est.confidence_bound == pytest.approx(400 * math.log10(p / (1 - p)), abs=0.01)
+    assert pair_estimate([0, 0, 0]) is None

@@ -38,23 +38,27 @@ def rows(text: str) -> list[dict[str, str]]:
 def test_standings_terminal(standings):
     text = standings_table(standings, LABELS)
     lines = text.splitlines()
-    assert lines[0].split()[:6] == ["Rank", "Entrant", "Version", "Elo", "-95%", "+95%"]
+    assert lines[0].split()[:6] == ["Rank", "Entrant", "Version", "Elo", "±95%", "CI"]
     assert "timeout" in lines[0] and "crash" not in lines[0]  # only kinds that happened
     first = standings.ranking()[0]
     assert lines[2].split()[0] == "1" and LABELS[first][0].split()[0] in lines[2]
     assert f"{standings.fit.elo[first]:.1f}" in lines[2]
-    assert lines[-1].split()[1:4] == ["Random", "1.0", "0.0"]
+    assert lines[4].split()[1:5] == ["Random", "1.0", "0.0", "anchor"]
+    notes = text[text.index("Notes:"):]
+    assert "K-Elo: classic incremental Elo" in notes and "Margin: mean of own" in notes
 
 
 def test_standings_markdown(standings):
     lines = standings_table(standings, LABELS, "markdown").splitlines()
     assert lines[0].startswith("|") and "Elo" in lines[0] and set(lines[1]) <= set("|-: ")
-    assert len(lines) == 2 + 3
+    assert len([line for line in lines if line.startswith("|")]) == 2 + 3
+    assert any(line.startswith("- K-Elo") for line in lines)
 
 
 def test_standings_html_escapes_names(standings):
     text = standings_table(standings, LABELS, "html")
     assert text.startswith("<table>") and text.count("<tr>") == 1 + 3
+    assert '<ul class="notes">' in text
     assert "Alpha &lt;b&gt;" in text and "Alpha <b>" not in text
 
 
@@ -63,10 +67,11 @@ def test_standings_csv_carries_numbers_and_every_forfeit_kind(standings):
     assert [r["entrant"] for r in table] == list(standings.ranking())
     a = next(r for r in table if r["entrant"] == "a")
     assert float(a["elo"]) == pytest.approx(standings.fit.elo["a"], abs=1e-3)
-    assert float(a["minus"]) == pytest.approx(standings.fit.interval("a"), abs=1e-3)
+    assert float(a["ci95"]) == pytest.approx(standings.fit.interval("a"), abs=1e-3)
+    assert a["bound"] == "" and a["scale"] == "anchor Random = 0.0"
     assert (a["timeout"], a["crash"], a["handshake_failure"]) == ("1", "0", "0")
     assert int(a["games"]) == 2 * 12 * 2 + 1 and a["void_games"] == "1"
-    assert "boot_minus" in a
+    assert float(a["boot_low"]) < float(a["elo"]) < float(a["boot_high"])
 
 
 def test_standings_json(standings):

@@ -1,0 +1,107 @@
+"""Hand-written SVG for the web report: the standings' error-bar chart and grid colours.
+
+No plotting library: one chart of horizontal bars, drawn in a few dozen lines, is simpler
+than embedding a library's runtime (and keeps the page working offline and small).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.ratings.fit import Bound
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One entrant's row in the chart."""
+
+    label: str
+    elo: float
+    half: float | None
+    """95% half-width; None for a bound or an infinite rating."""
+    bound: Bound | None
+    anchor: bool
+
+
+_ROW, _LEFT, _WIDTH, _RIGHT = 26, 190, 560, 60
+
+
+def _ticks(lo: float, hi: float) -> list[float]:
+    span = max(hi - lo, 1.0)
+    step = 10 ** math.floor(math.log10(span / 4))
+    for factor in (1, 2, 5, 10):
+        if span / (step * factor) <= 8:
+            step *= factor
+            break
+    first = math.ceil(lo / step) * step
+    return [first + k * step for k in range(int((hi - first) / step) + 1)]
+
+
+def error_bars(bars: Sequence[Bar], title: str) -> str:
+    """An SVG of each rating with its 95% interval; a bound set by the prior is an arrow
+    pointing where the estimate lies beyond it."""
+    finite = [b for b in bars if math.isfinite(b.elo)]
+    if not finite:
+        return ""
+    lo = min(b.elo - (b.half or 0.0) for b in finite)
+    hi = max(b.elo + (b.half or 0.0) for b in finite)
+    pad = max((hi - lo) * 0.08, 20.0)
+    lo, hi = lo - pad, hi + pad
+
+    def x(v: float) -> float:
+        return _LEFT + (v - lo) / (hi - lo) * _WIDTH
+
+    height = _ROW * len(bars) + 40
+    parts = [f'<svg class="chart" role="img" viewBox="0 0 {_LEFT + _WIDTH + _RIGHT} {height}" '
+             f'width="{_LEFT + _WIDTH + _RIGHT}" height="{height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>{html.escape(title)}</title>']
+    for t in _ticks(lo, hi):
+        parts.append(f'<line class="grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="4" '
+                     f'y2="{height - 30}"/><text class="tick" x="{x(t):.1f}" '
+                     f'y="{height - 14}" text-anchor="middle">{t:g}</text>')
+    for k, b in enumerate(bars):
+        parts.append(_bar_row(b, 14 + k * _ROW, x))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _bar_row(b: Bar, y: float, x) -> str:
+    label = html.escape(b.label)
+    row = [f'<g class="bar"><text class="label" x="{_LEFT - 8}" y="{y + 4}" '
+           f'text-anchor="end">{label}</text>']
+    if not math.isfinite(b.elo):
+        row.append(f'<text class="note" x="{_LEFT + 4}" y="{y + 4}">{label}: '
+                   f'{"+inf" if b.elo > 0 else "-inf" if b.elo < 0 else "undetermined"}</text>')
+    elif b.bound in (Bound.LOWER, Bound.UPPER):
+        end = x(b.elo) + (40 if b.bound is Bound.LOWER else -40)
+        row.append(f'<line class="bound" x1="{x(b.elo):.1f}" x2="{end:.1f}" y1="{y}" y2="{y}"/>'
+                   f'<circle class="point bound" cx="{x(b.elo):.1f}" cy="{y}" r="4"/>'
+                   f'<title>{label}: {"≥" if b.bound is Bound.LOWER else "≤"}{b.elo:.1f} '
+                   f'(set by the prior)</title>')
+    else:
+        if b.half:
+            row.append(f'<line class="ci" x1="{x(b.elo - b.half):.1f}" '
+                       f'x2="{x(b.elo + b.half):.1f}" y1="{y}" y2="{y}"/>')
+        kind = "anchor" if b.anchor else "point"
+        half = f" ± {b.half:.1f}" if b.half else ""
+        row.append(f'<circle class="{kind}" cx="{x(b.elo):.1f}" cy="{y}" r="4">'
+                   f'<title>{label}: {b.elo:.1f}{half}</title></circle>')
+    row.append("</g>")
+    return "".join(row)
+
+
+def shade(value: float | None) -> str:
+    """A background colour for a share 0..1: red (0) through white (0.5) to green (1)."""
+    if value is None or math.isnan(value):
+        return ""
+    v = max(0.0, min(1.0, value))
+    if v >= 0.5:
+        t = (v - 0.5) * 2
+        r, g, b = 255 - 120 * t, 255 - 40 * t, 255 - 120 * t
+    else:
+        t = (0.5 - v) * 2
+        r, g, b = 255 - 20 * t, 255 - 130 * t, 255 - 130 * t
+    return f"background:rgb({r:.0f},{g:.0f},{b:.0f})"

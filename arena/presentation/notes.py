@@ -1,0 +1,158 @@
+"""What the tables say beside the numbers: notes on bounds, groups, a missing anchor, and the
+explanations of the columns, as plain sentences (every format prints them).
+
+Also the number formats shared by the tables and the web report: one decimal, no "-0.0",
+and ratings set by the prior marked as the bounds they are.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from arena.ratings.fit import Bound
+from arena.ratings.standings import Note, NoteKind, Standings
+
+Labels = Mapping[str, tuple[str, str]]
+
+BOUND_MARK = {Bound.LOWER: "≥", Bound.UPPER: "≤", Bound.UNDETERMINED: "~"}
+"""Printed before a rating set by the prior."""
+
+INTERVAL_METHOD = ("pair-clustered sandwich (CR3 jackknife correction, floor at 1/10 of the "
+                   "independent-games variance), normal 95%")
+
+
+def name(labels: Labels | None, key: str) -> str:
+    return (labels or {}).get(key, (key, ""))[0]
+
+
+def version(labels: Labels | None, key: str) -> str:
+    return (labels or {}).get(key, (key, ""))[1]
+
+
+def full_name(labels: Labels | None, key: str) -> str:
+    v = version(labels, key)
+    return f"{name(labels, key)} {v}" if v else name(labels, key)
+
+
+def number(v: float | None, digits: int = 1, signed: bool = False) -> str:
+    """A figure rounded to `digits`, never "-0.0"; "" for None or nan; "+inf"/"-inf"."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if math.isinf(v):
+        return "+inf" if v > 0 else "-inf"
+    v = round(v, digits) + 0.0  # adding 0.0 turns -0.0 into 0.0
+    return f"{v:+.{digits}f}" if signed else f"{v:.{digits}f}"
+
+
+def rating(v: float, bound: Bound | None, signed: bool = False) -> str:
+    """A rating, marked with >=, <= or ~ when it is a bound set by the prior."""
+    text = number(v, signed=signed)
+    if math.isnan(v):
+        return "?"
+    if bound and math.isfinite(v):
+        return BOUND_MARK[bound] + text
+    return text
+
+
+def standings_notes(standings: Standings, labels: Labels | None) -> list[str]:
+    """Sentences for the notes under the standings table (the fallbacks taken, bounds...)."""
+    return [note_text(n, standings, labels) for n in standings.notes]
+
+
+def column_notes(standings: Standings, bootstrap: bool, labels: Labels | None = None) -> list[str]:
+    """What the columns mean (human formats)."""
+    fit = standings.fit
+    lines = [f"±95% CI: half-width of the 95% interval of the rating, {INTERVAL_METHOD}; "
+             f"ratings are Bradley-Terry maximum-likelihood fits on the Elo scale "
+             f"({_scale(standings, labels)}); prior: {fit.prior:g} virtual draws, only on matchups "
+             "between groups that never lost to each other."]
+    if bootstrap:
+        lines.append("Boot 95% CI: 2.5th to 97.5th percentile of the rating over bootstrap "
+                     "resamples of the pairs (a cross-check).")
+    lines.append("Margin: mean of own minus opponent's final score per rated game that ended "
+                 "normally (forfeited games left out).")
+    lines.append(f"K-Elo: classic incremental Elo (K = {standings.k_factor:g}) over the games "
+                 "in schedule order; it depends on that order: for comparison only, never the "
+                 "ranking.")
+    lines.append("Ranks: ratings are rounded to one decimal before ranking; equal ones share "
+                 "a rank (=).")
+    return lines
+
+
+def _scale(standings: Standings, labels: Labels | None) -> str:
+    fit = standings.fit
+    if fit.anchor is not None:
+        return f"anchor {name(labels, fit.anchor)} = {number(fit.anchor_elo)}"
+    return f"mean-centred at {number(fit.anchor_elo)}"
+
+
+def _names(keys: tuple[str, ...] | list[str], labels: Labels | None) -> str:
+    return ", ".join(name(labels, k) for k in keys)
+
+
+def note_text(note: Note, standings: Standings, labels: Labels | None) -> str:
+    """One note as a sentence."""
+    kind = note.kind
+    if kind is NoteKind.ANCHOR_MISSING:
+        anchor = note.detail["anchor"]
+        who = name(labels, anchor) if note.entrants else anchor
+        why = "has no rated games yet" if note.detail["reason"] == "no rated games" else \
+            "is not an entrant of this tournament"
+        return (f"Not anchored: the anchor {who} {why}; ratings are centred on the mean of the "
+                "group that beat each other.")
+    if kind is NoteKind.GROUPS:
+        groups = note.detail["groups"]
+        parts = [f"group {k + 1}: {_names(g, labels)}" for k, g in enumerate(groups)]
+        return ("Entrants are not all connected by games: each group is rated on its own scale "
+                "(ranks, ratings and LOS compare only within a group): " + "; ".join(parts)
+                + ".")
+    if kind is NoteKind.BOUND:
+        return _bound_text(note, standings, labels)
+    if kind is NoteKind.INFINITE:
+        return (f"Infinite ratings with a zero prior: {_names(note.entrants, labels)} never "
+                "lost (or never won) against the anchor's group; the maximum-likelihood rating "
+                "is infinite. Use a prior above 0 for a figure set by the prior.")
+    if kind is NoteKind.UNRATED:
+        return (f"No rated games yet: {_names(note.entrants, labels)} (listed without a "
+                "rating).")
+    if kind is NoteKind.BOOTSTRAP_SKIPPED:
+        return (f"Bootstrap: {note.detail['skipped']} of {note.detail['replicates']} resamples "
+                "could not be fitted (an entrant without games, entrants left unconnected, or "
+                "an infinite rating) and were left out.")
+    raise ValueError(f"unknown note kind {kind!r}")
+
+
+def _bound_text(note: Note, standings: Standings, labels: Labels | None) -> str:
+    parts = []
+    for key in note.entrants:
+        fit = standings.fit_of(key)
+        stats = standings.stats.get(key)
+        record = f" ({stats.wins}-{stats.losses})" if stats else ""
+        bound = fit.bounds[key]
+        limit = fit.confidence_bounds.get(key)
+        if bound is Bound.UNDETERMINED or limit is None:
+            parts.append(f"{name(labels, key)}{record}")
+            continue
+        word = "at least" if bound is Bound.LOWER else "at most"
+        parts.append(f"{name(labels, key)}{record}: {word} {number(limit, signed=True)}")
+    return ("≥/≤: a perfect (or zero) record: the maximum-likelihood rating is infinite, so "
+            f"the figure shown is set by the prior ({standings.fit.prior:g} virtual draws on "
+            "each matchup between groups that never lost to each other) and is only a bound of "
+            "the estimate, without an interval. From the record alone, with 95% confidence "
+            "(one-sided): " + "; ".join(parts) + ".")
+
+
+def scale_text(standings: Standings, key: str, labels: Labels | None) -> str:
+    """How `key`'s rating is placed (machine formats carry it per row)."""
+    fit = standings.fit_of(key)
+    if fit is None:
+        return "unrated"
+    group = standings.fits.index(fit) + 1
+    where = f"group {group}, " if len(standings.fits) > 1 else ""
+    if fit.anchor is not None:
+        return f"{where}anchor {name(labels, fit.anchor)} = {number(fit.anchor_elo)}"
+    missing = ""
+    if standings.anchor is not None:
+        missing = f" (anchor {name(labels, standings.anchor)} not rated here)"
+    return f"{where}mean-centred at {number(fit.anchor_elo)}{missing}"

@@ -1,0 +1,115 @@
+"""HTML building blocks of the web report: the page frame, sortable tables, colour grids.
+
+Plain strings with every text escaped; the pages link to `assets/` (one stylesheet, one
+script that sorts tables) and to nothing outside the report's folder.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.presentation.charts import shade
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One table cell: its HTML, the value it sorts by, and an optional inline style."""
+
+    html: str
+    sort: Any = None
+    style: str = ""
+    title: str = ""
+
+
+def cell(value: Any, sort: Any = None, style: str = "", title: str = "") -> Cell:
+    """A text cell (escaped) sorting by `sort`, or by the value itself."""
+    return Cell(esc(value), value if sort is None else sort, style, title)
+
+
+def link(href: str, text: str, sort: Any = None) -> Cell:
+    return Cell(f'<a href="{esc(href)}">{esc(text)}</a>', text if sort is None else sort)
+
+
+def _sort_attr(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ' data-sort=""'
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, float) and math.isinf(value):
+        value = 1e308 if value > 0 else -1e308
+    return f' data-sort="{esc(value)}"'
+
+
+def _td(c: Cell, numeric: bool) -> str:
+    attrs = _sort_attr(c.sort) + (' class="num"' if numeric else "")
+    attrs += f' style="{c.style}"' if c.style else ""
+    attrs += f' title="{esc(c.title)}"' if c.title else ""
+    return f"<td{attrs}>{c.html}</td>"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], table_id: str,
+          caption: str = "", numeric: Sequence[bool] | None = None) -> str:
+    """A table that sorts by any column when its header is clicked (assets/report.js)."""
+    numeric = numeric or [False] * len(headers)
+    head = "".join(f'<th scope="col" data-type="{"num" if n else "text"}" tabindex="0">'
+                   f"{esc(h)}</th>" for h, n in zip(headers, numeric))
+    body = []
+    for row in rows:
+        cells = "".join(_td(c, n) for c, n in zip(row, numeric))
+        body.append(f"<tr>{cells}</tr>")
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    return (f'<table class="sortable" id="{esc(table_id)}">{cap}<thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
+
+
+def grid(labels: Sequence[str], values: Sequence[Sequence[tuple[str, float | None]]],
+         grid_id: str, caption: str) -> str:
+    """A square matrix (rows and columns in the same order) with cells coloured by a share
+    0..1; each value is (text, share)."""
+    head = "".join(f'<th scope="col" title="{esc(l)}">{k + 1}</th>' for k, l in enumerate(labels))
+    rows = []
+    for k, (label, row) in enumerate(zip(labels, values)):
+        cells = []
+        for j, (text, share) in enumerate(row):
+            if j == k:
+                cells.append('<td class="self"></td>')
+            else:
+                cells.append(f'<td class="num" style="{shade(share)}" title="{esc(label)} vs '
+                             f'{esc(labels[j])}">{esc(text)}</td>')
+        rows.append(f'<tr><th scope="row">{k + 1}. {esc(label)}</th>{"".join(cells)}</tr>')
+    return (f'<table class="grid" id="{esc(grid_id)}"><caption>{esc(caption)}</caption>'
+            f'<thead><tr><th></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
+def notes(lines: Sequence[str]) -> str:
+    if not lines:
+        return ""
+    return '<ul class="notes">' + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>"
+
+
+def frame(title: str, body: str, root: str = ".", refresh: int | None = None,
+          scripts: Sequence[str] = ("report.js",), nav: bool = True) -> str:
+    """A whole page: head with the stylesheet (and a refresh while watching), navigation,
+    body, scripts. `root` is the relative path to the report's top folder."""
+    meta = f'<meta http-equiv="refresh" content="{refresh}">' if refresh else ""
+    links = (f'<nav><a href="{root}/index.html">Standings</a> <a href="{root}/games.html">'
+             f'Games</a> <a href="{root}/replay.html">Replay viewer</a></nav>') if nav else ""
+    js = "".join(f'<script src="{root}/assets/{s}"></script>' for s in scripts)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">{meta}'
+            f'<title>{esc(title)}</title><link rel="stylesheet" href="{root}/assets/report.css">'
+            f"</head><body>{links}{body}{js}</body></html>\n")
+
+
+def facts(items: Sequence[tuple[str, str]], facts_id: str = "facts") -> str:
+    """A definition list of header facts."""
+    rows = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in items)
+    return f'<dl class="facts" id="{esc(facts_id)}">{rows}</dl>'

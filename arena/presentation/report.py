@@ -1,0 +1,240 @@
+"""The tournament report: a self-contained static site from a tournament's store.
+
+`ReportBuilder(...).build()` writes into one folder: `index.html` (header facts, standings
+with an error-bar chart, the crosstable and LOS matrix as coloured grids, matchups, hand
+statistics, the duplicate rating), one page per entrant under `entrants/`, `games.html` (every
+game, linking to its replay), `replay.html` (the replay viewer) with one data file per game
+under `games/` (the record's events, gzipped and base64-encoded in a script the viewer loads,
+so that the site works from `file://` with no server and no network), and `assets/`.
+
+Reportable at any time: it reads the store through its public queries (SQLite in WAL mode, so
+a running tournament is not disturbed) and lists only committed games, whose record files are
+complete. A builder keeps what it read: rebuilding (`arena report --watch`) reads only the
+records of new games and writes only their data files. Pages are replaced atomically.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import re
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.presentation.handstats import GameFacts, game_facts, hand_report, read_record
+from arena.presentation.notes import INTERVAL_METHOD, full_name, name
+from arena.presentation.report_pages import (ReportData, entrant_page, games_page, index_page,
+                                            replay_page)
+from arena.ratings.fit import RatingsError
+from arena.ratings.standings import Standings, compute_standings
+from arena.tournament.store import StoredGame, Store
+
+ASSETS = ("report.css", "report.js", "replay.js")
+
+
+def slug(key: str) -> str:
+    """A file name for an entrant key or game id: letters, digits, '.', '-', '_' only."""
+    return re.sub(r"[^A-Za-z0-9.\-]", "_", key)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """What one build wrote."""
+
+    folder: Path
+    games: int
+    new_games: int
+    """Games whose records were read by this build."""
+    files: int
+    bytes: int
+    """Size of the whole report folder."""
+    seconds: float
+
+
+def _isolation_text(value: Any) -> str:
+    """The record's isolation field (added by sandboxed arenas) as text."""
+    if value is None:
+        return "not recorded"
+    if isinstance(value, Mapping):
+        level = value.get("level") or value.get("name")
+        rest = ", ".join(f"{k}={v}" for k, v in value.items() if k not in ("level", "name"))
+        return f"{level} ({rest})" if level and rest else str(level or rest)
+    return str(value)
+
+
+def replay_payload(game: StoredGame, record: dict[str, Any],
+                   names: Mapping[str, tuple[str, str]]) -> dict[str, Any]:
+    """What the replay viewer shows of one game: the record's events (all four hands: after
+    the game the record is omniscient) and its outcome. Takes the events out of `record`."""
+    fault = record.get("fault")
+    return {
+        "game_id": game.game_id, "pair_id": game.pair_id, "seed": record.get("seed"),
+        "target": record.get("target"),
+        "teams": [full_name(names, k) for k in game.teams],
+        "scores": list(game.scores), "winner": game.winner, "rounds": game.rounds,
+        "termination": game.termination,
+        "fault": None if not fault else {k: fault.get(k) for k in
+                                         ("kind", "seat", "message", "round")},
+        "time_used": record.get("time_used"),
+        "isolation": _isolation_text(record.get("isolation")),
+        "events": [_without_visibility(e) for e in record["events"]],
+    }
+
+
+def _without_visibility(event: dict[str, Any]) -> dict[str, Any]:
+    """The event minus who could see it (the replay is omniscient), changed in place: the
+    record is read for this build only, and copying a game's events costs a sixth of it."""
+    event.pop("visible_to", None)
+    return event
+
+
+def _write(path: Path, text: str | bytes) -> None:
+    """Replace `path` atomically (a browser reloading mid-build sees the old or new page)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = text.encode() if isinstance(text, str) else text
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+class ReportBuilder:
+    """Builds, and rebuilds as games arrive, the report of one tournament store."""
+
+    def __init__(self, storage: Path, out: Path, rating: Mapping[str, Any],
+                 games_per_matchup: int | None = None, title: str | None = None) -> None:
+        """`rating`: anchor (key), anchor_elo and prior for the standings;
+        `games_per_matchup` (from the config) lets the header count the scheduled games."""
+        self.storage, self.out = Path(storage), Path(out)
+        self.rating = dict(rating)
+        self.games_per_matchup = games_per_matchup
+        self.title = title
+        self.facts: dict[str, GameFacts] = {}
+        self.isolation: dict[str, str] = {}
+
+    def build(self, refresh: int | None = None) -> BuildResult:
+        """Write the whole site; `refresh` (seconds) makes the pages reload themselves."""
+        start = time.monotonic()
+        with Store(self.storage, create=False) as store:
+            data, new = self._gather(store)
+        self._write_pages(data, refresh)
+        files, size = _folder_size(self.out)
+        return BuildResult(self.out, len(data.games), new, files, size,
+                           time.monotonic() - start)
+
+    # ----- reading ---------------------------------------------------------------------------
+
+    def _gather(self, store: Store) -> tuple[ReportData, int]:
+        from arena.tournament.runner import labels
+
+        entrants = store.entrants()
+        names = labels(store)
+        games = store.games()
+        new = self._read_new(store, games, names)
+        results = store.results()
+        standings: Standings | None = None
+        error = ""
+        if results:
+            try:
+                standings = compute_standings(results, entrants=[e.key for e in entrants],
+                                              **self.rating)
+            except RatingsError as exc:
+                error = str(exc)
+        else:
+            error = "no games stored yet"
+        anchor = self.rating.get("anchor")
+        hands = hand_report((self.facts[g.game_id] for g in games if g.game_id in self.facts),
+                            anchor)
+        data = ReportData(
+            title=self.title or store.meta("name") or self.storage.stem, entrants=entrants,
+            names=names, games=games, standings=standings, standings_error=error,
+            hands=hands, failures=store.failures(), header=self._header(store, games, names),
+            slug=slug)
+        return data, new
+
+    def _read_new(self, store: Store, games: Sequence[StoredGame],
+                  names: Mapping[str, tuple[str, str]]) -> int:
+        """Read the records not read before: their facts, isolation and replay data file."""
+        new = 0
+        for game in games:
+            if game.game_id in self.facts:
+                continue
+            try:
+                record = read_record(store.record_path(game.record))
+            except ArenaError:
+                continue  # a record missing or unreadable: the game is listed without it
+            self.facts[game.game_id] = game_facts(game.pair_id, game.game_index, game.teams,
+                                                  record)
+            self.isolation[game.game_id] = _isolation_text(record.get("isolation"))
+            payload = json.dumps(replay_payload(game, record, names), separators=(",", ":"))
+            packed = base64.b64encode(gzip.compress(payload.encode(), 6, mtime=0)).decode()
+            _write(self.out / "games" / f"{slug(game.game_id)}.js",
+                   f'tichuReplay.add("{slug(game.game_id)}", "{packed}");\n')
+            new += 1
+        return new
+
+    def _header(self, store: Store, games: Sequence[StoredGame],
+                names: Mapping[str, tuple[str, str]]) -> list[tuple[str, str]]:
+        pairs = len({g.pair_id for g in games})
+        anchor = self.rating.get("anchor")
+        isolation: dict[str, int] = {}
+        for g in games:
+            text = self.isolation.get(g.game_id, "record unreadable")
+            isolation[text] = isolation.get(text, 0) + 1
+        levels = "; ".join(f"{k} ({v} games)" if len(isolation) > 1 else k
+                           for k, v in sorted(isolation.items())) or "not recorded"
+        items = [("Tournament", self.title or store.meta("name") or self.storage.stem),
+                 ("Games", self._games_text(store, games)), ("Pairs", str(pairs)),
+                 ("Anchor", f"{name(names, anchor)} = {self.rating.get('anchor_elo', 0.0):g}"
+                  if anchor else "none: mean-centred"),
+                 ("Prior", f"{self.rating.get('prior', 2.0):g} virtual draws, only on matchups "
+                           "between groups that never lost to each other"),
+                 ("Interval method", INTERVAL_METHOD),
+                 ("Isolation", levels),
+                 ("Generated", time.strftime("%Y-%m-%d %H:%M:%S %Z"))]
+        return items
+
+    def _games_text(self, store: Store, games: Sequence[StoredGame]) -> str:
+        text = f"{len(games)} stored"
+        if self.games_per_matchup:
+            active = [e.key for e in store.entrants() if not e.retired]
+            scheduled = len(active) * (len(active) - 1) // 2 * self.games_per_matchup
+            pairs = self.games_per_matchup // 2
+            done = sum(1 for g in games if set(g.teams) <= set(active) and g.pair_index < pairs)
+            state = "complete" if done >= scheduled else "in progress"
+            text += f"; {done} of {scheduled} scheduled for the current entrants ({state})"
+        return text
+
+    # ----- writing ---------------------------------------------------------------------------
+
+    def _write_pages(self, data: ReportData, refresh: int | None) -> None:
+        for asset in ASSETS:
+            source = resources.files("arena.presentation").joinpath("assets", asset)
+            _write(self.out / "assets" / asset, source.read_bytes())
+        _write(self.out / "index.html", index_page(data, refresh))
+        _write(self.out / "games.html", games_page(data, refresh))
+        _write(self.out / "replay.html", replay_page(data))
+        for entrant in data.entrants:
+            _write(self.out / "entrants" / f"{slug(entrant.key)}.html",
+                   entrant_page(data, entrant.key, refresh))
+
+
+def _folder_size(folder: Path) -> tuple[int, int]:
+    files = size = 0
+    for path in folder.rglob("*"):
+        if path.is_file():
+            files += 1
+            size += path.stat().st_size
+    return files, size

@@ -1,0 +1,334 @@
+"""The pages of the web report (see `arena.presentation.report`, which gathers the data)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.presentation.charts import Bar, error_bars, shade
+from arena.presentation.handstats import HandReport, HandStats
+from arena.presentation.notes import column_notes, full_name, name, number, rating, standings_notes
+from arena.presentation.pages import Cell, cell, esc, facts, frame, grid, link, notes, table
+from arena.ratings.duplicate import Mean
+from arena.ratings.fit import ForfeitKind
+from arena.ratings.standings import Standings
+from arena.tournament.store import EntrantRow, StoredGame
+
+MATCHUP_NOTE = ("Fit Elo diff: the difference of the two fitted ratings, from every game of the "
+                "tournament (not this matchup's games alone), with its 95% interval; LOS: the "
+                "probability that the first entrant is the stronger.")
+HAND_NOTE = ("Per round, from the entrant's side (both its seats), with pair-clustered 95% "
+             "intervals: points = card points + double victories (200) + call bonuses (net: a "
+             "failed call costs its bonus); margin = own minus opponent's points. Tichu and "
+             "Grand Tichu: calls per round and the share made good (the caller went out "
+             "first). First out: share of rounds a seat of the entrant went out first. "
+             "Decision time: the bot's latency as the referee measured it, automatic passes "
+             "left out.")
+DUPLICATE_NOTE = ("Duplicate rating: the two games of a pair deal the same cards in each "
+                  "round, the entrants swapped; a deal's duplicate score is what an entrant "
+                  "gained over its opponent with the same cards (the luck of the deal "
+                  "cancelled). Strengths in points per deal are fitted to every pair by least "
+                  "squares, with pair-clustered 95% intervals: a second measure of strength, "
+                  "beside the Elo of game wins.")
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """Everything the pages show, gathered once per build."""
+
+    title: str
+    entrants: Sequence[EntrantRow]
+    names: Mapping[str, tuple[str, str]]
+    games: Sequence[StoredGame]
+    standings: Standings | None
+    standings_error: str
+    hands: HandReport
+    failures: Mapping[str, Mapping[str, int]]
+    header: Sequence[tuple[str, str]]
+    slug: Callable[[str], str]
+
+    def entrant_href(self, key: str, root: str = ".") -> str:
+        return f"{root}/entrants/{self.slug(key)}.html"
+
+    def replay_href(self, game_id: str, root: str = ".") -> str:
+        return f"{root}/replay.html#{self.slug(game_id)}"
+
+
+def _figure(mean: Mean | None, digits: int = 1, scale: float = 1.0) -> Cell:
+    if mean is None:
+        return cell("", None)
+    half = "" if math.isnan(mean.interval) else f" ± {mean.interval * scale:.{digits}f}"
+    return cell(f"{number(mean.value * scale, digits)}{half}", mean.value)
+
+
+def _share(value: float | None) -> Cell:
+    return cell("" if value is None else f"{100 * value:.0f}%", value)
+
+
+# ----- index -------------------------------------------------------------------------------
+
+def index_page(data: ReportData, refresh: int | None) -> str:
+    parts = [f"<h1>{esc(data.title)}</h1>", facts(data.header)]
+    if data.standings is None:
+        parts.append(f'<p class="empty" id="no-standings">No standings yet: '
+                     f"{esc(data.standings_error)}.</p>")
+    else:
+        parts += [_standings_section(data), _grids_section(data), _matchups_section(data)]
+    parts += [_hands_section(data), _duplicate_section(data),
+              f'<p><a href="games.html">All {len(data.games)} games, with their replays</a></p>']
+    return frame(f"{data.title}: standings", "".join(parts), ".", refresh)
+
+
+def _standings_section(data: ReportData) -> str:
+    s = data.standings
+    ranks = s.ranks()
+    rows, bars = [], []
+    for key in s.entrants:
+        fit = s.fit_of(key)
+        stats = s.stats.get(key)
+        rank = ranks.get(key)
+        bound = fit.bounds.get(key) if fit else None
+        elo = fit.elo[key] if fit else None
+        half = fit.interval(key) if fit and not bound and fit.anchor != key else None
+        rank_text = "-" if rank is None else ("=" if rank.shared else "") + str(rank.position)
+        ci = "anchor" if fit and fit.anchor == key else number(half) if half is not None else (
+            "prior-set" if bound and elo is not None and math.isfinite(elo) else "")
+        rows.append([
+            cell(rank_text, rank.position if rank else None),
+            link(data.entrant_href(key), name(data.names, key)),
+            cell(data.names.get(key, ("", ""))[1]),
+            cell("" if elo is None else rating(elo, bound), elo),
+            cell(ci, half),
+            cell(stats.games if stats else 0), cell(stats.wins if stats else 0),
+            cell(number(100 * stats.win_rate) if stats and stats.games else "",
+                 stats.win_rate if stats and stats.games else None),
+            cell(number(stats.score_margin, signed=True) if stats and stats.games else "",
+                 stats.score_margin if stats else None),
+            cell(sum(stats.forfeits.values()) if stats else 0),
+            cell(number(s.incremental.get(key)), s.incremental.get(key))])
+        if fit:
+            bars.append(Bar(name(data.names, key), elo, half, bound, fit.anchor == key))
+    headers = ["Rank", "Entrant", "Version", "Elo", "±95% CI", "Games", "Wins", "Win %",
+               "Margin", "Forfeits", "K-Elo"]
+    numeric = [True, False, False] + [True] * 8
+    chart = error_bars(bars, "Ratings with their 95% intervals")
+    text = standings_notes(s, data.names) + column_notes(s, False, data.names)
+    return (f'<section id="standings"><h2>Standings</h2>'
+            f'{table(headers, rows, "standings-table", numeric=numeric)}'
+            f'<figure>{chart}<figcaption>Elo with 95% intervals; an arrow marks a rating set '
+            f"by the prior (a bound); the hollow point is the anchor.</figcaption></figure>"
+            f"{notes(text)}</section>")
+
+
+def _grids_section(data: ReportData) -> str:
+    s = data.standings
+    order = s.ranking()
+    labels = [full_name(data.names, k) for k in order]
+    h2h, cross, los = s.head_to_head, [], []
+    for a in order:
+        row_h, row_l = [], []
+        for b in order:
+            won, lost = h2h.get((a, b), (0, 0))
+            played = won + lost
+            row_h.append((f"{won}-{lost}" if played else "", won / played if played else None))
+            p = s.los(a, b) if a != b else math.nan
+            row_l.append(("" if math.isnan(p) else f"{100 * p:.0f}", None if math.isnan(p) else p))
+        cross.append(row_h)
+        los.append(row_l)
+    return ('<section id="grids"><h2>Crosstable and LOS</h2>'
+            + grid(labels, cross, "crosstable", "Head to head: row's wins-losses against column")
+            + grid(labels, los, "los-matrix",
+                   "Likelihood of superiority, %: row stronger than column")
+            + "</section>")
+
+
+def _bound_mark(fit: Any, a: str, b: str, diff: float) -> str:
+    """"≥" or "≤" when the difference a - b is set by the prior (one of them is a bound and
+    they are not in the same group of bounds), else ""."""
+    if fit.bounds.get(a) == fit.bounds.get(b):
+        return ""
+    return "≥" if diff > 0 else "≤"
+
+
+def _matchups_section(data: ReportData) -> str:
+    s = data.standings
+    rows = []
+    for m in s.matchups:
+        mark = _bound_mark(s.fit_of(m.a), m.a, m.b, m.elo_difference)
+        rows.append([link(data.entrant_href(m.a), full_name(data.names, m.a), m.a),
+                     link(data.entrant_href(m.b), full_name(data.names, m.b), m.b),
+                     cell(m.pairs), cell(m.both_lost), cell(m.split), cell(m.both_won),
+                     cell(f"{m.wins}-{m.losses}", m.wins),
+                     cell(number(100 * m.score), m.score),
+                     cell(mark + number(m.elo_difference, signed=True), m.elo_difference),
+                     cell("" if mark else number(m.interval), None if mark else m.interval),
+                     cell(number(100 * m.los), m.los, shade(m.los))])
+    headers = ["Entrant", "Opponent", "Pairs", "Both lost", "Split", "Both won", "Games",
+               "Score %", "Fit Elo diff", "±95% CI", "LOS %"]
+    numeric = [False, False] + [True] * 9
+    return (f'<section id="matchups"><h2>Matchups</h2>'
+            f'{table(headers, rows, "matchups-table", numeric=numeric)}'
+            f"{notes([MATCHUP_NOTE])}</section>")
+
+
+def _hand_row(data: ReportData, key: str, h: HandStats, root: str = ".") -> list[Cell]:
+    failures = sum(data.failures.get(key, {}).values())
+    return [link(data.entrant_href(key, root), name(data.names, key)), cell(h.games),
+            cell(h.rounds), _figure(h.points), _figure(h.card_points),
+            _figure(h.double_victory_points), _figure(h.call_points), _figure(h.margin),
+            _figure(h.tichu_calls, 3), _share(h.tichu_success), _figure(h.grand_calls, 3),
+            _share(h.grand_success), cell(h.double_for), cell(h.double_against),
+            _figure(h.first_out, 1, 100.0), cell(h.bombs), cell(h.decisions),
+            cell(number(h.latency_mean_ms, 2), h.latency_mean_ms),
+            cell(number(h.latency_p99_ms, 2), h.latency_p99_ms), cell(failures)]
+
+
+HAND_HEADERS = ["Entrant", "Games", "Rounds", "Points/round", "Card points", "Double victory",
+                "Call bonuses", "Margin/round", "Tichu calls/round", "Tichu made",
+                "Grand Tichu calls/round", "Grand Tichu made", "Double victories for",
+                "Double victories against", "First out %", "Bombs", "Decisions",
+                "Mean decision ms", "p99 decision ms", "Failures"]
+
+
+def _hands_section(data: ReportData) -> str:
+    rows = [_hand_row(data, k, h) for k, h in data.hands.entrants.items()]
+    if not rows:
+        return ""
+    numeric = [False] + [True] * (len(HAND_HEADERS) - 1)
+    return (f'<section id="hands"><h2>Hand statistics</h2>'
+            f'{table(HAND_HEADERS, rows, "hands-table", numeric=numeric)}'
+            f"{notes([HAND_NOTE])}</section>")
+
+
+def _duplicate_section(data: ReportData) -> str:
+    dup = data.hands.duplicate
+    if dup is None:
+        return ""
+    order = sorted(dup.strength, key=lambda k: -dup.strength[k])
+    rows = [[cell(k + 1), link(data.entrant_href(key), name(data.names, key)),
+             cell(number(dup.strength[key], signed=True), dup.strength[key]),
+             cell("reference" if key == dup.reference else number(dup.interval[key]),
+                  dup.interval[key])] for k, key in enumerate(order)]
+    ref = f"{name(data.names, dup.reference)} = 0" if dup.reference else "mean-centred"
+    return ('<section id="duplicate"><h2>Duplicate rating: points per deal</h2>'
+            + table(["Rank", "Entrant", "Points per deal", "±95% CI"], rows, "duplicate-table",
+                    numeric=[True, False, True, True])
+            + notes([DUPLICATE_NOTE, f"{dup.pairs} pairs, {dup.deals} shared deals; {ref}."])
+            + "</section>")
+
+
+# ----- games -------------------------------------------------------------------------------
+
+def _game_rows(data: ReportData, games: Sequence[StoredGame], root: str) -> list[list[Cell]]:
+    rows = []
+    for g in games:
+        a, b = (full_name(data.names, k) for k in g.teams)
+        winner = "" if g.winner is None else name(data.names, g.teams[g.winner])
+        fault = "" if g.fault_seat is None else f"seat {g.fault_seat}: {g.fault_message or ''}"
+        rows.append([link(data.replay_href(g.game_id, root), g.game_id), cell(g.pair_index),
+                     cell(a), cell(b), cell(f"{g.scores[0]}-{g.scores[1]}", g.scores[0] -
+                                          g.scores[1]),
+                     cell(winner), cell(g.rounds), cell(g.termination), cell(fault),
+                     cell(f"{g.seconds:.1f}", g.seconds), cell(g.finished_at)])
+    return rows
+
+
+GAME_HEADERS = ["Game", "Pair", "Team 0 (seats 0, 2)", "Team 1 (seats 1, 3)", "Score",
+                "Winner", "Rounds", "Termination", "Fault", "Seconds", "Finished"]
+GAME_NUMERIC = [False, True, False, False, True, False, True, False, False, True, False]
+
+
+def games_page(data: ReportData, refresh: int | None) -> str:
+    body = (f"<h1>{esc(data.title)}: games</h1>{facts(data.header)}"
+            + table(GAME_HEADERS, _game_rows(data, data.games, "."), "games-table",
+                    numeric=GAME_NUMERIC))
+    return frame(f"{data.title}: games", body, ".", refresh)
+
+
+def replay_page(data: ReportData) -> str:
+    body = ('<h1 id="replay-title">Replay</h1><div id="replay-meta"></div>'
+            '<p class="keys">Keys: <kbd>→</kbd>/<kbd>←</kbd> next/previous event, '
+            '<kbd>↓</kbd>/<kbd>↑</kbd> next/previous trick, <kbd>n</kbd>/<kbd>p</kbd> next/'
+            'previous round, <kbd>Home</kbd>/<kbd>End</kbd> start/end.</p>'
+            '<div id="replay" tabindex="0"><p class="empty">Choose a game from the '
+            '<a href="games.html">games list</a>.</p></div>')
+    return frame(f"{data.title}: replay", body, ".", None, ("replay.js",))
+
+
+# ----- entrants ----------------------------------------------------------------------------
+
+def entrant_page(data: ReportData, key: str, refresh: int | None) -> str:
+    root = ".."
+    entrant = next(e for e in data.entrants if e.key == key)
+    parts = [f"<h1>{esc(full_name(data.names, key))}</h1>",
+             facts([("Entrant", key), ("Bot version", entrant.bot_version),
+                    ("Language", entrant.language), ("Folder", entrant.folder),
+                    ("Status", "retired (a newer version replaced it)" if entrant.retired
+                     else "current")], "entrant-facts")]
+    parts.append(_entrant_rating(data, key))
+    hands = data.hands.entrants.get(key)
+    if hands is not None:
+        numeric = [False] + [True] * (len(HAND_HEADERS) - 1)
+        parts.append('<section id="entrant-hands"><h2>Hand statistics</h2>'
+                     + table(HAND_HEADERS, [_hand_row(data, key, hands, root)],
+                             "entrant-hands-table", numeric=numeric)
+                     + notes([HAND_NOTE]) + "</section>")
+    parts.append(_entrant_failures(data, key, root))
+    mine = [g for g in data.games if key in g.teams]
+    parts.append(f'<section id="entrant-games"><h2>Games ({len(mine)})</h2>'
+                 + table(GAME_HEADERS, _game_rows(data, mine, root), "entrant-games-table",
+                         numeric=GAME_NUMERIC) + "</section>")
+    return frame(f"{data.title}: {name(data.names, key)}", "".join(parts), root, refresh)
+
+
+def _entrant_rating(data: ReportData, key: str) -> str:
+    s = data.standings
+    fit = s.fit_of(key) if s else None
+    if fit is None:
+        return '<section id="entrant-rating"><h2>Rating</h2><p>No rated games yet.</p></section>'
+    bound = fit.bounds.get(key)
+    text = rating(fit.elo[key], bound)
+    if not bound and fit.anchor != key:
+        text += f" ± {number(fit.interval(key))}"
+    lines = [f"Elo {text}" + (" (the anchor)" if fit.anchor == key else "")]
+    if bound and key in fit.confidence_bounds:
+        word = "at least" if bound.value == "lower" else "at most"
+        lines.append(f"Set by the prior; from its record alone, with 95% confidence, "
+                     f"{word} {number(fit.confidence_bounds[key], signed=True)}.")
+    rows = [_entrant_matchup(data, fit, key, m) for m in s.matchups if key in (m.a, m.b)]
+    return ('<section id="entrant-rating"><h2>Rating</h2>' + notes(lines)
+            + table(["Opponent", "Pairs", "Both won", "Split", "Both lost", "Score %",
+                     "Fit Elo diff", "LOS %"], rows, "entrant-matchups",
+                    numeric=[False] + [True] * 7) + "</section>")
+
+
+def _entrant_matchup(data: ReportData, fit: Any, key: str, m: Any) -> list[Cell]:
+    """One matchup row from `key`'s side; a difference set by the prior is marked."""
+    mine = m.a == key
+    other = m.b if mine else m.a
+    diff = m.elo_difference if mine else -m.elo_difference
+    mark = _bound_mark(fit, key, other, diff)
+    return [link(data.entrant_href(other, ".."), full_name(data.names, other)),
+            cell(m.pairs), cell(m.both_won if mine else m.both_lost), cell(m.split),
+            cell(m.both_lost if mine else m.both_won),
+            cell(number(100 * (m.score if mine else 1 - m.score)),
+                 m.score if mine else 1 - m.score),
+            cell(mark + number(diff, signed=True), diff),
+            cell(number(100 * (m.los if mine else 1 - m.los)), m.los if mine else 1 - m.los)]
+
+
+def _entrant_failures(data: ReportData, key: str, root: str) -> str:
+    counts = data.failures.get(key, {})
+    faulted = [g for g in data.games if g.fault_seat is not None
+               and g.teams[g.fault_seat & 1] == key]
+    rows = [[cell(kind.value), cell(counts.get(kind.value, 0))] for kind in ForfeitKind]
+    listing = "".join(f'<li><a href="{esc(data.replay_href(g.game_id, root))}">'
+                      f"{esc(g.game_id)}</a>: {esc(g.termination)}, seat {g.fault_seat}: "
+                      f"{esc(g.fault_message or '')}</li>" for g in faulted)
+    return ('<section id="entrant-failures"><h2>Failures by kind</h2>'
+            + table(["Kind", "Games forfeited"], rows, "failures-table",
+                    numeric=[False, True])
+            + (f"<ul>{listing}</ul>" if listing else "<p>No game forfeited.</p>")
+            + "</section>")

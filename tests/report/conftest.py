@@ -1,0 +1,59 @@
+"""Fixtures of the report tests: a real headless Chromium driven by selenium through
+Debian's chromedriver (scripts/setup-bots.sh installs both; without them the browser tests
+skip saying so, and fail under CI, where every test must run)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+SETUP = "scripts/setup-bots.sh (run by `make test` as root on Debian) installs them"
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--disable-quic", "--disable-dev-shm-usage",
+                  "--window-size=1400,1000"]
+
+
+def need_browser() -> None:
+    """Skip (under CI: fail) unless chromium, chromedriver and selenium are all there."""
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    if importlib.util.find_spec("selenium") is None:
+        missing.append("the selenium package (pip install -e '.[test]')")
+    if not missing:
+        return
+    message = (f"the report's browser tests need Debian's chromium and chromium-driver and "
+               f"selenium: missing {', '.join(missing)}; {SETUP}")
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture
+def browser():
+    """A fresh headless Chromium (empty profile, no network services) under chromedriver."""
+    need_browser()
+    os.environ["SE_OFFLINE"] = "true"  # selenium's driver manager must not try the network
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="arena-chromium-")
+    options = Options()
+    options.binary_location = str(CHROMIUM)
+    for flag in CHROMIUM_FLAGS + [f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)

@@ -1,0 +1,103 @@
+"""Synthetic tournaments for the report's tests and benchmark: real games of the rules engine
+(random players), recorded in the referee's record format and stored like a tournament's.
+
+Each game is a real engine game (events re-simulate exactly), but its bots never ran: the
+decision latencies are drawn at random. A stronger entrant is made by giving its seats a
+player that never passes when it can play (enough to win most games against random play).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.referee import wire
+from arena.referee.record import EntrantInfo, GameRecord, Termination
+from arena.rules import Decision, PASS
+from arena.rules.selfplay import random_player
+from arena.rules import Game
+from arena.tournament.schedule import round_robin
+from arena.tournament.store import EntrantRow, GameRow, Store, write_record
+
+
+def eager_player(rng: random.Random):
+    """Plays whenever it may (the longest legal play), else passes; never calls."""
+    base = random_player(rng)
+
+    def choose(decision: Decision):
+        plays = [o for o in decision.options if o is not PASS and hasattr(o, "cards")]
+        if decision.kind.value in ("play", "bomb") and plays:
+            return max(plays, key=lambda o: (bin(o.cards).count("1"), rng.random()))
+        return base(decision)
+
+    return choose
+
+
+def play_record(game_id: str, seed: int, teams: Sequence[str], strong: set[str],
+                target: int = 500) -> GameRecord:
+    """One engine game between teams (entrant keys "name@version") as a game record."""
+    rng = random.Random(seed ^ hash(tuple(teams)) & 0xFFFF)
+    players = [eager_player(random.Random(seed + s)) if teams[s & 1] in strong
+               else random_player(random.Random(seed + s)) for s in range(4)]
+    game = Game(seed, target)
+    decisions = []
+    while not game.over:
+        for seat in game.to_act():
+            decision = game.decision(seat)
+            action = players[seat](decision)
+            game.apply(seat, action)
+            decisions.append({"seat": seat, "id": len(decisions), "kind": decision.kind.value,
+                              "latency_ms": round(rng.lognormvariate(0.0, 0.8), 3)})
+    events = [wire.event_map(e) | {"visible_to": e.visible_to} for e in game.events]
+    infos = tuple(EntrantInfo(k.split("@")[0], k.split("@")[1], f"/bots/{k}") for k in teams)
+    round_scores = [tuple(e["scores"]) for e in events if e["kind"] == "round_end"]
+    return GameRecord(game_id, seed, target, infos, decisions, events, round_scores,
+                      tuple(game.scores), game.winner, game.round_number, Termination.NORMAL,
+                      None, [0.01] * 4, [""] * 4, 0.1)
+
+
+def fill_store(store_path: Path, keys: Sequence[str], pairs: int, strong: set[str] = frozenset(),
+               seed: int = 1, target: int = 500, skip: set[str] = frozenset(),
+               distinct: int | None = None, anchor: str | None = None,
+               durable: bool = True) -> int:
+    """Register `keys` and store every game of their round robin (but the matchups of
+    entrants in `skip`); `distinct` reuses that many played games' records round-robin
+    (fast, for size benchmarks). The store's ratings anchor is `anchor`, else the first
+    entrant's name. `durable=False` skips the fsyncs of records and commits (a benchmark's
+    store of thousands of games). Returns the games stored."""
+    cache: list[tuple[GameRecord, bytes]] = []
+    stored = 0
+    with Store(store_path) as store:
+        if not durable:
+            store.db.execute("PRAGMA synchronous=OFF")
+        store.set_meta({"name": store_path.stem, "anchor": anchor or keys[0].split("@")[0]})
+        for key in keys:
+            name, version = key.split("@")
+            store.register_entrant(EntrantRow(key, name, version, "1.0", "python",
+                                              f"/bots/{name}", "config", False))
+        for game in round_robin(keys, pairs, seed):
+            if set(game.teams) & set(skip):
+                continue
+            relative = f"{store_path.name}.records/{game.record_name}.json.gz"
+            path = store_path.parent / relative
+            if distinct is not None and len(cache) >= distinct:
+                # A reused record keeps its own game id and entrants inside: the store's row
+                # is what names the game and its teams.
+                record, packed = cache[stored % distinct]
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(packed)
+            else:
+                record = play_record(game.game_id, game.seed, game.teams, strong, target)
+                packed = gzip.compress(json.dumps(record.to_json()).encode(), 6)
+                cache.append((record, packed))
+                if durable:
+                    write_record(record, path)
+                else:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_bytes(packed)
+            store.add_game(GameRow.from_record(game, record, relative))
+            stored += 1
+    return stored
