@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.tournament.schedule import Dispatcher, matchups, missing, pair_seed, round_robin
+from arena.tournament.schedule import (Deals, Dispatcher, matchups, missing, new_secret, pair_seed,
+                                       round_robin)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -13,7 +14,7 @@ KEYS = ["c@3", "a@1", "b@2"]
 
 
 def test_round_robin_covers_every_matchup_with_pairs_of_swapped_seats_on_one_seed():
-    games = round_robin(KEYS, pairs=3, base_seed=5)
+    games = round_robin(KEYS, pairs=3, deals=Deals.fixed(5))
     assert len(games) == 3 * 3 * 2
     assert matchups(KEYS) == [("a@1", "b@2"), ("a@1", "c@3"), ("b@2", "c@3")]
     pairs: dict[str, list] = {}
@@ -31,6 +32,20 @@ def test_schedule_is_deterministic_and_every_matchup_sees_the_same_deals():
     seeds = {(g.pair_index, g.seed) for g in round_robin(KEYS, 2, 9)}
     assert len(seeds) == 2  # pair k has one seed across matchups
     assert pair_seed(9, 0) != pair_seed(10, 0) and 0 <= pair_seed(9, 0) < 2**63
+
+
+def test_secret_deals_are_the_same_for_the_same_secret_and_unrelated_to_any_public_seed():
+    secret = new_secret()
+    assert len(secret) * 8 >= 128
+    games = round_robin(KEYS, 4, Deals.secret(secret))
+    assert games == round_robin(KEYS, 4, Deals.secret(bytes(secret)))  # a resumed run
+    assert {g.seed for g in games}.isdisjoint(
+        g.seed for g in round_robin(KEYS, 4, Deals.secret(new_secret())))
+    public = {pair_seed(base, k) for base in range(1000) for k in range(4)}
+    assert {g.seed for g in games}.isdisjoint(public)
+    assert all(0 <= g.seed < 2**63 for g in games)
+    with pytest.raises(ValueError):
+        Deals.secret(b"short")
 
 
 def test_pairs_fill_evenly_across_matchups():
