@@ -17,7 +17,8 @@ is an end of file there: the worker then stops its game and exits, and if that c
 hangs it exits anyway (its bots die with it: they get SIGKILL when their parent dies).
 
 Signals: a worker ignores SIGINT from birth (Ctrl-C reaches the whole process group; the main
-process then stops the workers, so a worker still starting prints nothing). The first SIGTERM
+process then stops the workers, so a worker still starting prints nothing: it is born with
+SIGINT blocked, then ignores it). The first SIGTERM
 stops its game as Ctrl-C does (the referee stops its bot processes), a second one ends it at
 once. A worker stopped by a SIGTERM the main process did not ask for says so, and the run
 ends with an error naming it.
@@ -228,7 +229,8 @@ class _Worker:
 
 def _worker(wid: int, workers: int, setup: Setup, inbox: Connection,
             outbox: Connection) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited as ignored; kept so
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # born blocked: see _start
     signal.signal(signal.SIGTERM, _first_sigterm)
     _die_with_parent()
     reader = _Inbox(inbox)
@@ -311,9 +313,9 @@ class _Handle:
 
 
 @contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored in this process for the block (children started meanwhile inherit
-    it ignored through exec); a no-op outside the main thread."""
+def _sigint_ignored(restore: bool = True) -> Iterator[None]:
+    """SIGINT ignored in this process for the block, and after it unless `restore`; a no-op
+    outside the main thread."""
     try:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread: signals are not ours to handle
@@ -322,13 +324,26 @@ def _sigint_ignored() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if restore:
+            signal.signal(signal.SIGINT, previous)
 
 
-def _start(setup: Setup, count: int) -> list[_Handle]:
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT held back in this thread for the block (a Ctrl-C meanwhile arrives after it);
+    processes started meanwhile are born with it blocked, so that a Ctrl-C cannot reach a
+    worker still starting (it would print a traceback) before it ignores SIGINT."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _start(setup: Setup, count: int, handles: list[_Handle]) -> None:
+    """Start `count` workers, appending each to `handles` as it starts."""
     context = multiprocessing.get_context("spawn")
-    handles = []
-    with _sigint_ignored():
+    with _sigint_blocked():
         for k in range(count):
             inbox_r, inbox_w = context.Pipe(duplex=False)
             outbox_r, outbox_w = context.Pipe(duplex=False)
@@ -338,7 +353,6 @@ def _start(setup: Setup, count: int) -> list[_Handle]:
             proc.start()
             inbox_r.close()   # the worker holds the only read end of its inbox,
             outbox_w.close()  # and the only write end of its outbox
-    return handles
 
 
 def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int
@@ -356,7 +370,7 @@ def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int
     handles: list[_Handle] = []
     completed = False
     try:
-        handles = _start(setup, count)
+        _start(setup, count, handles)
         live = {h.outbox: (wid, h) for wid, h in enumerate(handles)}
         while live:
             for conn in wait(list(live)):
@@ -384,20 +398,20 @@ def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int
 def _stop(handles: list[_Handle], graceful: bool) -> None:
     """Ask every live worker to stop (it stops its game like Ctrl-C), wait, then kill what is
     left; `graceful`: they are done, give them a moment to exit by themselves first. SIGINT
-    is ignored meanwhile so that a second Ctrl-C cannot cut the clean-up short."""
-    with _sigint_ignored():
+    is ignored meanwhile so that a second Ctrl-C cannot cut the clean-up short, and after an
+    interruption for good: the run is ending, and saying so must not be cut short either."""
+    started = [h for h in handles if h.proc.pid is not None]
+    with _sigint_ignored(restore=graceful):
         if graceful:
-            for handle in handles:
+            for handle in started:
                 handle.proc.join(_STOP_WAIT)
-        for handle in handles:
+        for handle in started:
             if handle.proc.is_alive():
                 try:
                     handle.inbox.send(_STOP)
                 except OSError:
                     pass
-        for handle in handles:
-            if handle.proc.pid is None:
-                continue
+        for handle in started:
             handle.proc.join(_STOP_WAIT)
             if handle.proc.is_alive():
                 logger.warning("%s did not stop; killing it", handle.proc.name)
