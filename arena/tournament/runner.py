@@ -33,7 +33,7 @@ from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing
 from arena.tournament.store import (EntrantRow, GameRow, Store, link_record, run_lock,
                                     sweep_pending)
 from arena.tournament.config import TournamentConfig, check_outside
-from arena.tournament.workers import Setup, WorkerError, run_games
+from arena.tournament.workers import Setup, WorkerError, ignore_sigint, run_games
 
 logger = logging.getLogger(__name__)
 
@@ -252,19 +252,23 @@ def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entra
                   store.path.parent, pin_cpus=config.pin_cpus)
     stored = 0
     with contextlib.closing(run_games(setup, games, workers)) as finished:
-        for game in finished:
-            try:
-                new = store.add_game(game.row)
-            except BaseException:
-                game.pending.unlink(missing_ok=True)
-                raise
-            if new:
-                link_record(game.pending, store.record_path(game.row.record))
-                stored += 1
-            else:
-                game.pending.unlink(missing_ok=True)
-            if on_game is not None:
-                on_game(game.row)
+        try:
+            for game in finished:
+                try:
+                    new = store.add_game(game.row)
+                except BaseException:
+                    game.pending.unlink(missing_ok=True)
+                    raise
+                if new:
+                    link_record(game.pending, store.record_path(game.row.record))
+                    stored += 1
+                else:
+                    game.pending.unlink(missing_ok=True)
+                if on_game is not None:
+                    on_game(game.row)
+        except KeyboardInterrupt:
+            ignore_sigint()  # the run ends: a second Ctrl-C must not cut that short
+            raise
     return stored
 
 

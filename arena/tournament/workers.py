@@ -26,7 +26,6 @@ ends with an error naming it.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import multiprocessing
 import os
@@ -51,7 +50,6 @@ from arena.tournament.store import GameRow, pending_record, write_record
 logger = logging.getLogger(__name__)
 
 _STOP_WAIT = 15.0  # seconds a stopped worker gets to stop its bots and exit
-_PR_SET_PDEATHSIG = 1
 _STOP = "stop"     # main process -> worker: stop now (the run ends)
 _SIGTERM_EXIT = 128 + signal.SIGTERM
 
@@ -111,48 +109,40 @@ def _second_sigterm(signum: int, frame: Any) -> None:
     os._exit(_SIGTERM_EXIT)  # its bots get SIGKILL as their parent dies
 
 
-def _die_with_parent() -> None:
-    """An extra net besides the inbox: SIGTERM when the main process dies (Linux)."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-
-
 class _Inbox(threading.Thread):
-    """Reads the worker's inbox: passes pairs on to the worker's loop; on `stop`, or when
-    the main process is gone (end of file), stops the worker (SIGTERM to itself, so that a
-    game in progress stops like on Ctrl-C), and if the main process is gone and the clean-up
-    hangs, ends the process after `_STOP_WAIT` seconds."""
+    """Reads the worker's inbox: passes pairs on to the worker's loop. On `stop`, or when the
+    main process is gone (end of file), it stops the worker: a SIGTERM to itself, so that a
+    game in progress stops as on Ctrl-C. Once the main process is gone, it also ends the
+    process after `_STOP_WAIT` seconds if the clean-up hangs (its bots then get SIGKILL as
+    their parent dies)."""
 
     def __init__(self, conn: Connection) -> None:
         super().__init__(name="inbox", daemon=True)
         self.conn = conn
         self.replies: queue.Queue[Any] = queue.Queue()
+        self.signalled = False
 
     def run(self) -> None:
         while True:
             try:
                 message = self.conn.recv()
             except (EOFError, OSError):
-                self._stop(parent_gone=True)
-                return
+                break
             if message == _STOP:
-                self._stop(parent_gone=False)
-                return
-            self.replies.put(message)
+                self._stop()  # and read on: the main process's death still matters
+            else:
+                self.replies.put(message)
+        self._stop()
+        threading.Event().wait(_STOP_WAIT)
+        logger.warning("the tournament process is gone and the clean-up hangs: exiting")
+        os._exit(_SIGTERM_EXIT)
 
-    def _stop(self, parent_gone: bool) -> None:
+    def _stop(self) -> None:
         _State.asked = True
         self.replies.put(None)
-        if not _State.stopping:
+        if not (_State.stopping or self.signalled):
+            self.signalled = True
             os.kill(os.getpid(), signal.SIGTERM)
-        if parent_gone:
-            threading.Event().wait(_STOP_WAIT)
-            logger.warning("the tournament process is gone and the clean-up hangs: exiting")
-            os._exit(_SIGTERM_EXIT)
 
 
 def _send(conn: Connection, message: Any) -> None:
@@ -232,7 +222,6 @@ def _worker(wid: int, workers: int, setup: Setup, inbox: Connection,
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # born blocked: see _start
     signal.signal(signal.SIGTERM, _first_sigterm)
-    _die_with_parent()
     reader = _Inbox(inbox)
     reader.start()
     status, detail, code = "done", None, 0
@@ -245,6 +234,7 @@ def _worker(wid: int, workers: int, setup: Setup, inbox: Connection,
     except Exception as exc:
         status, detail, code = "error", (f"{type(exc).__name__}: {exc}",
                                          traceback.format_exc()), 1
+    _State.stopping = True  # the inbox's end of file is no news any more
     _send(outbox, (status, detail))
     outbox.close()
     sys.exit(code)
@@ -313,9 +303,8 @@ class _Handle:
 
 
 @contextmanager
-def _sigint_ignored(restore: bool = True) -> Iterator[None]:
-    """SIGINT ignored in this process for the block, and after it unless `restore`; a no-op
-    outside the main thread."""
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored in this process for the block; a no-op outside the main thread."""
     try:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread: signals are not ours to handle
@@ -324,8 +313,16 @@ def _sigint_ignored(restore: bool = True) -> Iterator[None]:
     try:
         yield
     finally:
-        if restore:
-            signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGINT, previous)
+
+
+def ignore_sigint() -> None:
+    """Ignore SIGINT from now on (a run that was interrupted is ending: a second Ctrl-C must
+    not cut short what it says); a no-op outside the main thread."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:
+        pass
 
 
 @contextmanager
@@ -398,10 +395,9 @@ def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int
 def _stop(handles: list[_Handle], graceful: bool) -> None:
     """Ask every live worker to stop (it stops its game like Ctrl-C), wait, then kill what is
     left; `graceful`: they are done, give them a moment to exit by themselves first. SIGINT
-    is ignored meanwhile so that a second Ctrl-C cannot cut the clean-up short, and after an
-    interruption for good: the run is ending, and saying so must not be cut short either."""
+    is ignored meanwhile so that a second Ctrl-C cannot cut the clean-up short."""
     started = [h for h in handles if h.proc.pid is not None]
-    with _sigint_ignored(restore=graceful):
+    with _sigint_ignored():
         if graceful:
             for handle in started:
                 handle.proc.join(_STOP_WAIT)
