@@ -193,19 +193,19 @@ class Dispatcher:
         return pair
 
     def may_follow(self, worker: int) -> frozenset[int]:
-        """The game indexes (0, 1) of the pairs `worker` may still get in its current run of
-        one matchup: a hint, for telling bot processes whether more games follow."""
+        """The game indexes (0, 1) of the pair `worker` would get next if it is of the same
+        matchup: a hint (another worker may take it first), for telling bot processes
+        whether more games follow."""
         matchup, run = self.current.get(worker, (None, 0))
-        if matchup is None or run >= self.max_run:
+        if matchup is None:
             return frozenset()
-        queue = self._by_matchup.get(matchup)
-        pick = self._first(queue, pop=False)
+        pick = self._first(self._by_matchup.get(matchup), pop=False) \
+            if run < self.max_run else None
         if pick is None:
+            pick = self._first(self._order, pop=False)
+        if pick is None or self.pairs[pick][0].matchup != matchup:
             return frozenset()
-        # the next pair of the matchup, and (rarely different) any later one
-        return frozenset(g.game_index for k in queue if not self.given[k]
-                         for g in self.pairs[k]) if len(self.pairs[pick]) < 2 \
-            else frozenset((0, 1))
+        return frozenset(g.game_index for g in self.pairs[pick])
 
     def _first(self, queue: collections.deque[int] | None, pop: bool = True) -> int | None:
         """The first pair of `queue` not handed out yet (handed-out ones dropped)."""

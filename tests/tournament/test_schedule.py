@@ -79,3 +79,14 @@ def test_dispatcher_gives_a_half_played_pair_only_its_missing_game():
     games = round_robin(["a@1", "b@2"], 1, 1)
     pair = Dispatcher(missing(games, {games[0].game_id})).next(0)
     assert [g.game_index for g in pair] == [1]
+
+
+def test_dispatcher_hints_which_games_of_the_matchup_come_next():
+    games = round_robin(["a@1", "b@2"], 3, 1)
+    done = {g.game_id for g in games if g.pair_index == 1 and g.game_index == 0}
+    dispatcher = Dispatcher(missing(games, done))
+    assert dispatcher.may_follow(0) == frozenset()  # nothing handed out yet
+    hints = []
+    while dispatcher.next(0) is not None:
+        hints.append(dispatcher.may_follow(0))
+    assert hints == [{1}, {0, 1}, set()]  # pair 1 lacks only its second game
