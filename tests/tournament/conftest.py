@@ -159,3 +159,11 @@ def kill_all(pids) -> None:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def reap(*runs: subprocess.Popen) -> None:
+    """Kill (SIGKILL) and reap the runs still going: a test's clean-up."""
+    for run in runs:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()

@@ -31,11 +31,16 @@ def tournament(config: Path, *args: str):
     return CliRunner().invoke(main, ["tournament", str(config), "--no-standings", *args])
 
 
-def test_a_bot_cannot_compute_its_hand_from_what_it_receives(tmp_path):
-    hostile_bot(tmp_path / "cracker", "cracker")
+def against_random(tmp_path: Path, mode: str, games: int, **settings: object):
+    """A tournament of the hostile bot in `mode` against the random bot, on one worker."""
+    hostile_bot(tmp_path / mode, mode, **settings)
     copy_bot("random", tmp_path / "random")
-    secret = write_config(tmp_path, ["cracker", "random"], games=2, target=100)
-    result = tournament(secret, "-j", "1")
+    config = write_config(tmp_path, [mode, "random"], games=games, target=100)
+    return config, tournament(config, "-j", "1")
+
+
+def test_a_bot_cannot_compute_its_hand_from_what_it_receives(tmp_path):
+    secret, result = against_random(tmp_path, "cracker", games=2)
     assert result.exit_code == 0, result.output
     said = "\n".join(outputs(tmp_path))
     assert "cracker: not cracked" in said and "CRACKED" not in said
@@ -88,10 +93,7 @@ def test_the_same_store_deals_the_same_again_and_a_new_store_new_deals(tmp_path,
 
 
 def test_no_process_plays_two_games_on_the_same_deals_yet_processes_are_reused(tmp_path):
-    hostile_bot(tmp_path / "spy", "spy")
-    copy_bot("random", tmp_path / "random")
-    config = write_config(tmp_path, ["spy", "random"], games=8, target=100)
-    result = tournament(config, "-j", "1")
+    _, result = against_random(tmp_path, "spy", games=8)
     assert result.exit_code == 0, result.output
     seeds = game_seeds(tmp_path / "t.sqlite")
     played: dict[str, set[str]] = {}  # spy process -> the games it was welcomed to
@@ -108,10 +110,7 @@ def test_no_process_plays_two_games_on_the_same_deals_yet_processes_are_reused(t
 
 def test_a_result_written_into_the_store_ahead_of_the_referee_never_stands(tmp_path):
     db = tmp_path / "t.sqlite"
-    hostile_bot(tmp_path / "forger", "forger", store=str(db))
-    copy_bot("random", tmp_path / "random")
-    config = write_config(tmp_path, ["forger", "random"], games=2, target=100)
-    result = tournament(config, "-j", "1")
+    _, result = against_random(tmp_path, "forger", games=2, store=str(db))
     forged = [r for r in game_rows(db) if r[9] == "forged"]
     if "could not forge" in "\n".join(outputs(tmp_path)) and result.exit_code == 0:
         assert not forged  # the store was out of the bot's reach (a sandbox)

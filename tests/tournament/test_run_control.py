@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from arena.cli.main import main
 from arena.tournament.store import read_record
 from tests.processes import bot_processes
-from tests.tournament.conftest import (alive, copy_bot, game_rows, hostile_bot, kill_all,
+from tests.tournament.conftest import (alive, copy_bot, game_rows, hostile_bot, kill_all, reap,
                                        start_cli, stored_games, wait_until, workers_of,
                                        write_config)
 
@@ -53,10 +53,7 @@ def test_one_run_per_store_a_second_run_and_sprt_play_are_refused(tmp_path):
         assert winner.returncode == 0, (out, err)
     finally:
         (gated / "gate").touch()
-        for run in runs:
-            if run.poll() is None:
-                run.kill()
-                run.communicate()
+        reap(*runs)
     assert_records_agree(tmp_path, 2)
 
 
@@ -73,9 +70,7 @@ def test_workers_stopped_or_killed_alone_end_the_run_clearly_and_it_resumes(tmp_
         os.kill(second, signal.SIGKILL)
         out, err = run.communicate(timeout=240)
     finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
+        reap(run)
     assert run.returncode == 1, (out, err)
     assert "was stopped by a SIGTERM that this run did not send" in err, err
     assert "was killed by SIGKILL" in err and "were not played (pair" in err, err
@@ -100,9 +95,7 @@ def test_ctrl_c_to_the_whole_process_group_as_workers_start_prints_no_traceback(
             time.sleep(0.05)
         out, err = run.communicate(timeout=120)
     finally:
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
+        reap(run)
     assert run.returncode == 130, (out, err)
     assert "run the same command again to resume" in err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
@@ -127,6 +120,4 @@ def test_workers_die_with_a_killed_run_even_when_their_clean_up_hangs(tmp_path):
         wait_until(lambda: not any(alive(w) for w in workers), "the orphaned worker gone")
     finally:
         kill_all(workers + bot_processes(sticky) + bot_processes(other))
-        if run.poll() is None:
-            run.kill()
-            run.communicate()
+        reap(run)
