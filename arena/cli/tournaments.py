@@ -223,10 +223,10 @@ def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchu
 def _header(store: Any) -> dict[str, str]:
     """Lines to print above the standings, by format (terminal and markdown only): public
     deals (a fixed seed), entrants the last run left out."""
-    from arena.tournament.runner import left_out
+    from arena.tournament.runner import left_out, stored_deals
 
     lines = []
-    deals = store.meta("deals") or (f"seed {store.meta('seed')}" if store.meta("seed") else None)
+    deals = stored_deals(store)
     if deals is not None and deals != "secret":
         lines.append(f"Deals: fixed seed {deals.split()[1]} (tournament.seed): reproducible, "
                      "and public: anyone who knows the seed can compute every hand.")

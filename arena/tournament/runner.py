@@ -120,9 +120,7 @@ def open_store(config: TournamentConfig, create: bool = True) -> Store:
 def _bind_deals(config: TournamentConfig, store: Store) -> None:
     """A store plays secret deals or one fixed seed for its whole life (ConfigError naming
     'tournament.seed' if the config says otherwise)."""
-    stored = store.meta("deals")
-    if stored is None and store.meta("seed") is not None:  # a store of schema 1
-        stored = f"seed {store.meta('seed')}"
+    stored = stored_deals(store)
     wanted = "secret" if config.seed is None else f"seed {config.seed}"
     if stored is not None and stored != wanted:
         words = {"secret": "secret deals (no seed)"}
@@ -134,6 +132,14 @@ def _bind_deals(config: TournamentConfig, store: Store) -> None:
                           f"{words.get(wanted, wanted.replace(' ', ' = '))}; its games would "
                           f"not match ({fix}, or use a new storage path)")
     store.set_meta({"deals": wanted})
+
+
+def stored_deals(store: Store) -> str | None:
+    """How the store's games were dealt: "secret", "seed N", or None (no run yet)."""
+    stored = store.meta("deals")
+    if stored is None and store.meta("seed") is not None:  # a store of schema 1
+        stored = f"seed {store.meta('seed')}"
+    return stored
 
 
 def deals_of(config: TournamentConfig, store: Store) -> Deals:

@@ -159,58 +159,49 @@ def group_pairs(games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, ...
 
 
 class Dispatcher:
-    """Hands out pairs to workers on request, in schedule order, with matchup affinity.
+    """Hands out batches of pairs to workers on request, in schedule order, each batch of one
+    matchup, with matchup affinity.
 
-    A worker that has just played a matchup gets its next pair if one is left (so its bot
-    processes are reused), for at most `max_run` pairs in a row; otherwise it gets the first
-    pair not handed out yet. Every pair is handed out exactly once.
+    A worker that has just played a matchup gets more of its pairs while any are left (so
+    that its bot processes are reused); otherwise it gets the matchup of the first pair not
+    handed out yet. A batch is at most `max_batch` pairs, and smaller when few are left, so
+    that the last pairs spread over all `workers`. Every pair is handed out exactly once.
     """
 
-    def __init__(self, games: Iterable[ScheduledGame], max_run: int = 16) -> None:
+    def __init__(self, games: Iterable[ScheduledGame], workers: int = 1,
+                 max_batch: int = 8) -> None:
         self.pairs = group_pairs(games)
         self.given = [False] * len(self.pairs)
-        self.max_run = max_run
-        self.current: dict[int, tuple[tuple[str, str], int]] = {}  # worker: (matchup, run)
+        self.left = len(self.pairs)
+        self.workers = max(1, workers)
+        self.max_batch = max_batch
+        self.current: dict[int, tuple[str, str]] = {}  # worker: its last matchup
         self._order = collections.deque(range(len(self.pairs)))  # not given, lazily
         self._by_matchup: dict[tuple[str, str], collections.deque[int]] = {}
         for k, pair in enumerate(self.pairs):
             self._by_matchup.setdefault(pair[0].matchup, collections.deque()).append(k)
 
-    def next(self, worker: int) -> tuple[ScheduledGame, ...] | None:
-        """The pair (its games still to play) for `worker`, or None when all are handed out."""
-        matchup, run = self.current.get(worker, (None, 0))
-        pick = None
-        if matchup is not None and run < self.max_run:
-            pick = self._first(self._by_matchup.get(matchup))
-        if pick is None:
-            pick = self._first(self._order)
-        if pick is None:
-            return None
-        self.given[pick] = True
-        pair = self.pairs[pick]
-        same = pair[0].matchup == matchup
-        self.current[worker] = (pair[0].matchup, run + 1 if same else 1)
-        return pair
+    def next(self, worker: int) -> list[tuple[ScheduledGame, ...]]:
+        """The next batch for `worker` (each pair: its games still to play); [] when all
+        pairs are handed out."""
+        queue = self._by_matchup.get(self.current.get(worker))  # type: ignore[arg-type]
+        if self._first(queue) is None:
+            first = self._first(self._order)
+            if first is None:
+                return []
+            queue = self._by_matchup[self.pairs[first][0].matchup]
+        size = max(1, min(self.max_batch, -(-self.left // self.workers)))
+        batch = []
+        while len(batch) < size and (pick := self._first(queue)) is not None:
+            queue.popleft()
+            self.given[pick] = True
+            batch.append(self.pairs[pick])
+        self.left -= len(batch)
+        self.current[worker] = batch[0][0].matchup
+        return batch
 
-    def may_follow(self, worker: int) -> frozenset[int]:
-        """The game indexes (0, 1) of the pair `worker` would get next if it is of the same
-        matchup: a hint (another worker may take it first), for telling bot processes
-        whether more games follow."""
-        matchup, run = self.current.get(worker, (None, 0))
-        if matchup is None:
-            return frozenset()
-        pick = self._first(self._by_matchup.get(matchup), pop=False) \
-            if run < self.max_run else None
-        if pick is None:
-            pick = self._first(self._order, pop=False)
-        if pick is None or self.pairs[pick][0].matchup != matchup:
-            return frozenset()
-        return frozenset(g.game_index for g in self.pairs[pick])
-
-    def _first(self, queue: collections.deque[int] | None, pop: bool = True) -> int | None:
+    def _first(self, queue: collections.deque[int] | None) -> int | None:
         """The first pair of `queue` not handed out yet (handed-out ones dropped)."""
         while queue and self.given[queue[0]]:
             queue.popleft()
-        if not queue:
-            return None
-        return queue.popleft() if pop else queue[0]
+        return queue[0] if queue else None

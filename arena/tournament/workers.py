@@ -1,14 +1,17 @@
 """Worker processes that play games in parallel, each with its own referee and bot processes.
 
-The main process hands out pairs on request (`schedule.Dispatcher`, which keeps a worker on
-one matchup for a run of pairs). A worker plays a matchup with two sets of bot processes:
-one set plays the first game of every pair, a fresh set the second games. So no process ever
-plays both games of a pair (they share the deals: a process that remembered game 0 would
-know every hand of game 1), while bots that play several games per session (`multi_game`)
-still start only twice per run of pairs, not twice per pair: start-up is costly for some
-languages (a JVM takes seconds). A worker writes each record file under a name of its own
-(`store.pending_record`) and sends back a small `GameRow`; only the main process writes the
-store, and it gives the record its final name once the row is committed.
+The main process hands out batches of pairs of one matchup on request (`schedule.Dispatcher`,
+which keeps a worker on its matchup while pairs are left). A worker plays a batch's first
+games with one set of bot processes, stops them, then plays its second games with a fresh
+set. So no process ever plays both games of a pair (they share the deals: a process that
+remembered game 0 would know every hand of game 1), and none that saw a pair's deals is even
+alive while the other game of that pair is played. The set that played the second games has
+seen none of the next batch's deals: it plays that batch's first games if the batch is of the
+same matchup. So bots that play several games per session (`multi_game`) start about once
+per batch, not once per game: start-up is costly for some languages (a JVM takes seconds). A
+worker writes each record file under a name of its own (`store.pending_record`) and sends
+back a small `GameRow`; only the main process writes the store, and it gives the record its
+final name once the row is committed.
 
 Each worker talks to the main process through two one-way pipes and shares no lock with
 anyone: a worker killed at any moment cannot block the others. Its inbox's write end is held
@@ -18,10 +21,9 @@ hangs it exits anyway (its bots die with it: they get SIGKILL when their parent 
 
 Signals: a worker ignores SIGINT from birth (Ctrl-C reaches the whole process group; the main
 process then stops the workers, so a worker still starting prints nothing: it is born with
-SIGINT blocked, then ignores it). The first SIGTERM
-stops its game as Ctrl-C does (the referee stops its bot processes), a second one ends it at
-once. A worker stopped by a SIGTERM the main process did not ask for says so, and the run
-ends with an error naming it.
+SIGINT blocked, then ignores it). The first SIGTERM stops its game as Ctrl-C does (the
+referee stops its bot processes), a second one ends it at once. A worker stopped by a SIGTERM
+the main process did not ask for says so, and the run ends with an error naming it.
 """
 
 from __future__ import annotations
@@ -157,64 +159,87 @@ def _send(conn: Connection, message: Any) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+Batch = list[tuple[ScheduledGame, ...]]
+
+
 class _Worker:
-    """One worker's loop: ask for a pair, play it with the two sets of processes, report
-    each game."""
+    """One worker's loop: ask for a batch of pairs, play its first games with one set of bot
+    processes and close it, play its second games with a fresh set, report each game. The
+    set that played second games, which never saw the next batch's deals, plays the next
+    batch's first games if it is of the same matchup."""
 
     def __init__(self, setup: Setup, inbox: _Inbox, outbox: Connection) -> None:
         self.setup, self.inbox, self.outbox = setup, inbox, outbox
-        self.sets: dict[int, Match] = {}  # game index (0, 1) -> the processes playing it
+        self.spare: Match | None = None  # the last second games' set, kept for reuse
+        self.spare_matchup: tuple[str, str] | None = None
 
-    def ask(self) -> tuple[tuple[ScheduledGame, ...] | None, frozenset[int]]:
-        """The next pair (None: no more) and the game indexes that may follow it."""
+    def ask(self) -> Batch:
+        """The next batch ([]: no more)."""
         _send(self.outbox, ("want", None))
-        reply = self.inbox.replies.get()
-        return (None, frozenset()) if reply is None else reply
+        return self.inbox.replies.get() or []
 
     def run(self) -> None:
-        pair, hint = self.ask()
-        playing: tuple[str, str] | None = None
+        batch = self.ask()
         try:
-            while pair is not None:
-                if pair[0].matchup != playing:
-                    self.close_sets()
-                    playing = pair[0].matchup
-                pair, hint = self.play_pair(pair, hint)
+            while batch:
+                batch = self.play_batch(batch)
         finally:
-            self.close_sets()
+            self.take_spare(None)
 
-    def play_pair(self, pair: tuple[ScheduledGame, ...], hint: frozenset[int],
-                  ) -> tuple[tuple[ScheduledGame, ...] | None, frozenset[int]]:
-        """Play a pair's games, each with its own set; the next pair, asked for before the
-        last game so that each set's bots can be told whether more games follow."""
-        following: tuple[tuple[ScheduledGame, ...] | None, frozenset[int]] = (None, frozenset())
-        for k, game in enumerate(pair):
-            more = hint  # the dispatcher's guess, for a set that plays before the asking
-            if k == len(pair) - 1:
-                following = self.ask()
-                nxt = following[0]
-                more = frozenset(g.game_index for g in nxt) \
-                    if nxt is not None and nxt[0].matchup == game.matchup else frozenset()
-            self.play(game, last=game.game_index not in more)
+    def play_batch(self, batch: Batch) -> Batch:
+        """Play a batch; the next one, asked for before its last game so that the set
+        playing it can be told whether more games follow."""
+        matchup = batch[0][0].matchup
+        firsts = [g for pair in batch for g in pair if g.game_index == 0]
+        seconds = [g for pair in batch for g in pair if g.game_index == 1]
+        following: Batch = []
+        if firsts:
+            match = self.take_spare(matchup) or self.new_match(matchup)
+            try:
+                for k, game in enumerate(firsts):
+                    if k == len(firsts) - 1 and not seconds:
+                        following = self.ask()
+                    self.play(match, game, last=k == len(firsts) - 1)
+            finally:
+                match.close()  # it knows these deals: it plays none of their second games
+        if seconds:
+            match = self.take_spare(matchup) or self.new_match(matchup)
+            keep = False
+            try:
+                for k, game in enumerate(seconds):
+                    if k == len(seconds) - 1:
+                        following = self.ask()
+                        keep = bool(following) and following[0][0].matchup == matchup
+                    self.play(match, game, last=k == len(seconds) - 1 and not keep)
+            except BaseException:
+                match.close()
+                raise
+            if keep:
+                self.spare, self.spare_matchup = match, matchup
+            else:
+                match.close()
         return following
 
-    def play(self, game: ScheduledGame, last: bool) -> None:
-        match = self.sets.get(game.game_index)
-        if match is None:
-            a, b = game.matchup
-            match = Match(self.setup.entrants[a], self.setup.entrants[b], self.setup.transport)
-            self.sets[game.game_index] = match
+    def take_spare(self, matchup: tuple[str, str] | None) -> Match | None:
+        """The spare set if it is of `matchup` (it is handed over), else None (it is closed)."""
+        spare, self.spare = self.spare, None
+        if spare is not None and self.spare_matchup == matchup:
+            return spare
+        if spare is not None:
+            spare.close()
+        return None
+
+    def new_match(self, matchup: tuple[str, str]) -> Match:
+        a, b = matchup
+        return Match(self.setup.entrants[a], self.setup.entrants[b], self.setup.transport)
+
+    def play(self, match: Match, game: ScheduledGame, last: bool) -> None:
         record = match.play(self.setup.spec(game), last=last)
         final = self.setup.record_file(game)
         pending = pending_record(final)
         write_record(record, pending)
         row = GameRow.from_record(game, record, os.path.relpath(final, self.setup.base))
         _send(self.outbox, ("game", Finished(row, pending)))
-
-    def close_sets(self) -> None:
-        """Stop both sets' processes (before another matchup, or at the end)."""
-        while self.sets:
-            self.sets.popitem()[1].close()
 
 
 def _worker(wid: int, workers: int, setup: Setup, inbox: Connection,
@@ -271,11 +296,12 @@ class _Handle:
     ending: str | None = None   # its last word: done, stopped, terminated, error, lost
     detail: Any = None
 
-    def give(self, pair: tuple[ScheduledGame, ...] | None, hint: frozenset[int]) -> None:
-        for game in pair or ():
-            self.unfinished[game.game_id] = game.pair_id
+    def give(self, batch: list[tuple[ScheduledGame, ...]]) -> None:
+        for pair in batch:
+            for game in pair:
+                self.unfinished[game.game_id] = game.pair_id
         try:
-            self.inbox.send((pair, hint))
+            self.inbox.send(batch)
         except OSError:
             pass  # it died: its outbox says so
 
@@ -360,7 +386,7 @@ def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int
     the workers and waits until they stopped their bots. Raises WorkerError naming every
     worker that failed (and the games it did not play), after the other workers' games.
     """
-    dispatcher = Dispatcher(games)
+    dispatcher = Dispatcher(games, workers)
     count = max(1, min(workers, len(dispatcher.pairs)))
     if not dispatcher.pairs:
         return
@@ -377,7 +403,7 @@ def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int
                 except (EOFError, OSError):
                     kind, payload = "lost", None
                 if kind == "want":
-                    handle.give(dispatcher.next(wid), dispatcher.may_follow(wid))
+                    handle.give(dispatcher.next(wid))
                 elif kind == "game":
                     handle.unfinished.pop(payload.row.game.game_id, None)
                     yield payload

@@ -59,34 +59,29 @@ def test_missing_keeps_schedule_order():
     assert missing(games, done) == [g for g in games if g.game_id not in done]
 
 
-def test_dispatcher_hands_each_pair_once_with_matchup_affinity():
-    games = round_robin(KEYS, 4, 1)
-    dispatcher = Dispatcher(games, max_run=16)
-    handed = []
-    first = [dispatcher.next(0), dispatcher.next(1)]
-    assert first[0][0].matchup != first[1][0].matchup
-    handed += first
-    while (pair := dispatcher.next(0)) is not None:
-        handed.append(pair)
-    assert dispatcher.next(1) is None
-    assert sorted(g.game_id for p in handed for g in p) == sorted(g.game_id for g in games)
-    # worker 0 finished its matchup before moving on
-    runs = [p[0].matchup for p in handed[2:6]]
-    assert runs[:3] == [first[0][0].matchup] * 3
+def test_dispatcher_hands_each_pair_once_in_batches_of_one_matchup_with_affinity():
+    games = round_robin(KEYS, 8, 1)  # 3 matchups of 8 pairs
+    dispatcher = Dispatcher(games, workers=2, max_batch=3)
+    handed = [dispatcher.next(0), dispatcher.next(1)]
+    assert handed[0][0][0].matchup != handed[1][0][0].matchup
+    while batch := dispatcher.next(0):
+        handed.append(batch)
+    assert dispatcher.next(1) == []
+    for batch in handed:
+        assert 1 <= len(batch) <= 3 and len({p[0].matchup for p in batch}) == 1
+    assert sorted(g.game_id for b in handed for p in b for g in p) == sorted(
+        g.game_id for g in games)
+    # worker 0 stayed on its matchup until it was done, then took the next one
+    matchups_of_0 = [handed[0][0][0].matchup] + [b[0][0].matchup for b in handed[2:]]
+    assert matchups_of_0[:3] == [handed[0][0][0].matchup] * 3
+
+
+def test_batches_shrink_so_that_the_last_pairs_spread_over_the_workers():
+    dispatcher = Dispatcher(round_robin(["a@1", "b@2"], 6, 1), workers=2, max_batch=8)
+    assert [len(dispatcher.next(w)) for w in (0, 1, 0, 1, 0)] == [3, 2, 1, 0, 0]
 
 
 def test_dispatcher_gives_a_half_played_pair_only_its_missing_game():
     games = round_robin(["a@1", "b@2"], 1, 1)
-    pair = Dispatcher(missing(games, {games[0].game_id})).next(0)
+    (pair,) = Dispatcher(missing(games, {games[0].game_id})).next(0)
     assert [g.game_index for g in pair] == [1]
-
-
-def test_dispatcher_hints_which_games_of_the_matchup_come_next():
-    games = round_robin(["a@1", "b@2"], 3, 1)
-    done = {g.game_id for g in games if g.pair_index == 1 and g.game_index == 0}
-    dispatcher = Dispatcher(missing(games, done))
-    assert dispatcher.may_follow(0) == frozenset()  # nothing handed out yet
-    hints = []
-    while dispatcher.next(0) is not None:
-        hints.append(dispatcher.may_follow(0))
-    assert hints == [{1}, {0, 1}, set()]  # pair 1 lacks only its second game
