@@ -58,7 +58,7 @@ _SIGTERM_EXIT = 128 + signal.SIGTERM
 
 @dataclass(frozen=True)
 class Setup:
-    """What every worker needs besides its pairs."""
+    """What every worker needs besides its batches of pairs."""
 
     entrants: Mapping[str, Entrant]
     """Every entrant that may play, by key."""
@@ -112,7 +112,7 @@ def _second_sigterm(signum: int, frame: Any) -> None:
 
 
 class _Inbox(threading.Thread):
-    """Reads the worker's inbox: passes pairs on to the worker's loop. On `stop`, or when the
+    """Reads the worker's inbox: passes batches on to the worker's loop. On `stop`, or when the
     main process is gone (end of file), it stops the worker: a SIGTERM to itself, so that a
     game in progress stops as on Ctrl-C. Once the main process is gone, it also ends the
     process after `_STOP_WAIT` seconds if the clean-up hangs (its bots then get SIGKILL as
