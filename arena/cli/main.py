@@ -51,7 +51,9 @@ def bench_transport_cmd(games: int, round_trips: int) -> None:
 @main.command()
 @click.argument("bot_a", type=click.Path(file_okay=False))
 @click.argument("bot_b", type=click.Path(file_okay=False))
-@click.option("--seed", default=1, show_default=True, help="Seed of the game's deals.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
+              help="Seed of the game's deals, to replay them (default: a random one, shown "
+                   "in the result; the bots are never told it).")
 @click.option("--target", default=1000, show_default=True, help="Score that ends the game.")
 @click.option("--record", "record_path", type=click.Path(dir_okay=False),
               help="Write the game record (JSON) here.")
@@ -65,23 +67,24 @@ def bench_transport_cmd(games: int, round_trips: int) -> None:
               help="Referee and bots on one CPU: faster hand-overs, but the four bots start "
                    "one after the other (see arena.referee.placement).")
 @click.option("-v", "--verbose", count=True, help="Log more (-vv: every message).")
-def play(bot_a: str, bot_b: str, seed: int, target: int, record_path: str | None,
+def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str | None,
          decision_time: float, time_bank: float, hello_time: float, grace: float, ipc: bool,
          pin: bool, verbose: int) -> None:
     """Play one game to TARGET between BOT_A (seats 0, 2) and BOT_B (seats 1, 3)."""
     from arena.referee.manifest import folder_hash, load_manifest
     from arena.referee.placement import pinned
-    from arena.referee.match import Entrant, GameSpec, TimeControl, build_bot, run_game
+    from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
     from arena.presentation.summary import summary
 
     _logging(verbose)
     entrants = []
     for folder in (bot_a, bot_b):
         manifest = _load(load_manifest, folder)
-        _build(build_bot, manifest)
+        _build(manifest)
         entrants.append(Entrant(manifest, folder_hash(manifest.folder)))
     time_control = TimeControl(hello_time, decision_time, time_bank, grace)
-    spec = GameSpec(f"play-{seed}", seed, (entrants[0], entrants[1]), target, time_control)
+    seed, game_id = _seed(seed)
+    spec = GameSpec(game_id, seed, (entrants[0], entrants[1]), target, time_control)
     with pinned(pin):
         record = run_game(spec, "ipc" if ipc else "tcp")
     if record_path:
@@ -146,15 +149,26 @@ def _load(load_manifest, folder: str):
         raise click.UsageError(str(exc)) from None
 
 
-def _build(build_bot, manifest) -> None:
-    import subprocess
+def _build(manifest) -> None:
+    """Build a bot (saying so: a first build can take a while); ClickException with the
+    build's output as text if it cannot be built."""
+    from arena.tournament.entrants import build
 
-    try:
-        build_bot(manifest)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
-        output = getattr(exc, "stderr", b"") or b""
-        raise click.ClickException(f"{manifest.folder}: build failed: {exc}\n"
-                                   f"{output.decode(errors='replace')[-2000:]}") from None
+    if manifest.build:
+        click.echo(f"building {manifest.name} ({' '.join(manifest.build)}) ...", err=True)
+    failure = build(manifest)
+    if failure is not None:
+        raise click.ClickException(f"cannot play: {failure.details()}")
+
+
+def _seed(seed: int | None) -> tuple[int, str]:
+    """The game's seed and id: a random seed unless one is given. The id, which the bots
+    see, never holds a random seed: only one the user chose to make public."""
+    import secrets
+
+    if seed is not None:
+        return seed, f"play-{seed}"
+    return secrets.randbits(63), f"play-{secrets.token_hex(4)}"
 
 
 @main.command()

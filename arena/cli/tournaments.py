@@ -64,43 +64,63 @@ def register(main: click.Group) -> None:
 
 # ----- arena tournament --------------------------------------------------------------------
 
+class _Listener:
+    """Shows a run's news and progress on stderr: a bar on a terminal, else a line per pair."""
+
+    def __init__(self) -> None:
+        self.progress: Any = None
+
+    def note(self, text: str) -> None:
+        click.echo(text, err=True)
+
+    def started(self, total: int, standings: str) -> None:
+        from arena.tournament.progress import Progress
+
+        self.progress = Progress(total)
+        self.progress.advance(0, standings)
+
+    def game(self, row: Any, pair_done: bool, standings: str) -> None:
+        game = row.game
+        names = " vs ".join(key.split("@")[0] for key in game.matchup)
+        self.progress.advance(1, standings,
+                              f"{names}, pair {game.pair_index}" if pair_done else None)
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
+
+
 @click.command()
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("-j", "--workers", type=click.IntRange(min=1), default=None,
               help="Games in parallel (default: the config's concurrency, else the cores).")
 @click.option("--standings/--no-standings", "show_standings", default=True, show_default=True,
               help="Print the ranking table at the end.")
+@click.option("--skip-unbuildable", is_flag=True, default=None,
+              help="Leave out (and name) the bots that cannot be built, instead of refusing "
+                   "to start (default: the config's skip_unbuildable).")
 @_PIN_OPTION
-def tournament(config: str, workers: int | None, show_standings: bool, pin: bool | None) -> None:
+def tournament(config: str, workers: int | None, show_standings: bool,
+               skip_unbuildable: bool | None, pin: bool | None) -> None:
     """Play the round robin of CONFIG (a tournaments/*.toml), resuming where it stopped.
 
     Every matchup plays its duplicate pairs; games run on parallel workers and each is stored
-    as it ends, so Ctrl-C (or a kill) loses nothing: run the same command to continue.
+    as it ends, so Ctrl-C (or a kill) loses nothing: run the same command to continue. One
+    run per store: a second run on the same store is refused.
     """
-    from arena.tournament.progress import Progress
     from arena.tournament.runner import TournamentInterrupted, run_tournament
 
     cfg = _with_pin(_config(config), pin)
-    progress: Progress | None = None
-
-    def on_progress(done: int, total: int, line: str | None) -> None:
-        nonlocal progress
-        if progress is None:
-            progress = Progress(total)
-            progress.advance(0, line)
-        else:
-            progress.advance(1, line)
-
+    listener = _Listener()
     with _errors():
         try:
-            summary = run_tournament(cfg, workers, on_progress)
+            summary = run_tournament(cfg, workers, listener, skip_unbuildable)
         except TournamentInterrupted as exc:
-            if progress is not None:
-                progress.close()
+            listener.close()
             click.echo(f"Error: {exc}", err=True)
             raise SystemExit(_INTERRUPTED) from None
-    if progress is not None:
-        progress.close()
+        finally:
+            listener.close()
     click.echo(f"{cfg.name}: {summary.played} games played in {summary.seconds:.1f} s "
                f"({summary.games_per_second:.2f} games/s, {summary.workers} workers); "
                f"{summary.stored} games stored, {summary.pending} scheduled games missing.")
@@ -191,8 +211,9 @@ def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchu
         rating = _rating_options(store, options)
         result = compute_standings(results, bootstrap=bootstrap, entrants=keys, **rating)
         names = labels(store)
+        header = _header(store)
     sections: list[tuple[str, Callable[[], str]]] = [
-        ("standings", lambda: standings_table(result, names, fmt))]
+        ("standings", lambda: header.get(fmt, "") + standings_table(result, names, fmt))]
     if matrix:
         sections.append(("matrix", lambda: matrix_tables(result, names, fmt)))
     if matchups:
@@ -202,6 +223,24 @@ def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchu
         return json.dumps({name: json.loads(make()) for name, make in sections},
                           indent=2) + "\n"
     return "\n".join(make() for _, make in sections)
+
+
+def _header(store: Any) -> dict[str, str]:
+    """Lines to print above the standings, by format (terminal and markdown only): public
+    deals (a fixed seed), entrants the last run left out."""
+    from arena.tournament.runner import left_out, stored_deals
+
+    lines = []
+    deals = stored_deals(store)
+    if deals is not None and deals != "secret":
+        lines.append(f"Deals: fixed seed {deals.split()[1]} (tournament.seed): reproducible, "
+                     "and public: anyone who knows the seed can compute every hand.")
+    for name, reason in left_out(store):
+        lines.append(f"Left out of the last run: {name} ({reason}).")
+    if not lines:
+        return {}
+    return {"terminal": "".join(f"{line}\n" for line in lines) + "\n",
+            "markdown": "".join(f"> {line}\n" for line in lines) + "\n"}
 
 
 def _storage(target: str) -> tuple[Path, Any]:
@@ -325,7 +364,8 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
     try:
         with _errors():
             result, key_a, key_b, names = run_sprt(cfg, a, b, elo0, elo1, alpha, beta,
-                                                   play, max_pairs, workers, progress)
+                                                   play, max_pairs, workers, progress,
+                                                   lambda text: click.echo(text, err=True))
     except KeyboardInterrupt:
         progress.close()
         click.echo("Error: interrupted; the pairs played so far are stored.", err=True)

@@ -26,6 +26,7 @@ import re
 import shlex
 import sys
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,21 +114,33 @@ def limit_overrides(path: Path, table: object, key: str) -> dict[str, int | None
     return values
 
 
-def folder_hash(folder: str | Path) -> str:
+def folder_hash(folder: str | Path, exclude: Collection[str] = ()) -> str:
     """A content hash of a bot folder (file paths and bytes), the version an entrant is stored as.
 
     Build outputs and dependency folders (see _HASH_SKIP) are left out, so building a bot does
-    not change its version.
+    not change its version; so are the files named in `exclude` (paths relative to the folder,
+    such as files a build was seen to write).
     """
     root = Path(folder).resolve()
     digest = hashlib.sha256()
+    for rel in version_files(root):
+        if rel in exclude:
+            continue
+        digest.update(rel.encode() + b"\0")
+        digest.update(hashlib.sha256((root / rel).read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def version_files(folder: str | Path) -> list[str]:
+    """The files of a bot folder its version hash covers (relative POSIX paths, sorted)."""
+    root = Path(folder).resolve()
+    files = []
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
         if any(part in _HASH_SKIP for part in rel.parts) or not path.is_file():
             continue
-        digest.update(str(rel.as_posix()).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()[:16]
+        files.append(rel.as_posix())
+    return files
 
 
 def _string(path: Path, data: dict, key: str) -> str:

@@ -9,11 +9,17 @@ entrants = [                  # bot folders, relative to this file; one line per
 ]
 games_per_matchup = 20        # even: games come in duplicate pairs
 target = 1000                 # score that ends a game
-seed = 1                      # base seed: every pair's deals derive from it
+# seed = 1                    # optional; fixes the deals (reproducible, but public: anyone who
+                              # knows it can compute every hand). Default: secret deals, from
+                              # 256 random bits made with the store and kept in it
 concurrency = 0               # worker processes; 0 = the number of cores (-j overrides)
+skip_unbuildable = false      # optional; true: leave out (and name) the bots that cannot be
+                              # built; false: such bots stop the run before it starts
+                              # (--skip-unbuildable overrides)
 pin_cpus = true               # optional; each worker and its bots on a CPU of their own
                               # (arena.referee.placement; --no-pin overrides)
-storage = "demo.sqlite"       # the SQLite store, relative to this file
+storage = "demo.sqlite"       # the SQLite store, relative to this file (holds the secret:
+                              # keep it, and the records, out of every bot folder)
 records = "demo.records"      # optional; record files; default: storage name + ".records"
 
 [time]                        # optional; seconds, as arena.referee.match.TimeControl
@@ -25,7 +31,7 @@ grace = 0.2
 [ratings]                     # optional
 anchor = "random"             # entrant (bot name) held at anchor_elo; "" = mean-centred
 anchor_elo = 0.0
-prior = 2.0                   # virtual draws per matchup (BayesElo's prior)
+prior = 2.0                   # virtual draws, only on matchups where a rating would be infinite
 
 [limits]                      # optional; per bot process, over each bot.toml's own [limits]
 memory_mb = 4096              # address space; 0 = no limit
@@ -51,7 +57,7 @@ from arena.referee.manifest import BotManifest, limit_overrides, load_manifest, 
 from arena.referee.match import TimeControl
 
 _TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
-                    "pin_cpus", "storage", "records"}
+                    "pin_cpus", "storage", "records", "skip_unbuildable"}
 _TIME_KEYS = ("hello", "decision", "bank", "grace")
 _RATINGS_KEYS = {"anchor", "anchor_elo", "prior"}
 _MAX_SEED = 2**63 - 1
@@ -78,7 +84,8 @@ class TournamentConfig:
     games_per_matchup: int
     """Even: each matchup plays games_per_matchup / 2 duplicate pairs."""
     target: int
-    seed: int
+    seed: int | None
+    """A fixed base seed (public deals), or None: secret deals from the store's secret."""
     concurrency: int
     """Worker processes; 0 means the number of cores."""
     storage: Path
@@ -89,6 +96,8 @@ class TournamentConfig:
     """Resource limits for every entrant's processes, over those of its own bot.toml."""
     pin_cpus: bool = True
     """Each worker process and its bots on one CPU of their own (`arena.referee.placement`)."""
+    skip_unbuildable: bool = False
+    """Leave out the entrants that cannot be built (else they stop the run before it starts)."""
 
     @property
     def pairs_per_matchup(self) -> int:
@@ -131,20 +140,35 @@ def load_config(path: str | Path) -> TournamentConfig:
     target = _get(path, section, "tournament.target", int, 1000)
     if target < 1:
         raise ConfigError(f"{path}: key 'tournament.target': must be at least 1, not {target}")
-    seed = _get(path, section, "tournament.seed", int, 1)
-    if not 0 <= seed <= _MAX_SEED:
+    seed = _get(path, section, "tournament.seed", int, None)
+    if seed is not None and not 0 <= seed <= _MAX_SEED:
         raise ConfigError(f"{path}: key 'tournament.seed': must be between 0 and 2**63-1")
     concurrency = _get(path, section, "tournament.concurrency", int, 0)
     if concurrency < 0:
         raise ConfigError(f"{path}: key 'tournament.concurrency': must be 0 (one worker per "
                           f"core) or more, not {concurrency}")
     pin_cpus = _get(path, section, "tournament.pin_cpus", bool, True)
+    skip = _get(path, section, "tournament.skip_unbuildable", bool, False)
     storage = _relative_path(path, section, "tournament.storage", f"{path.stem}.sqlite")
     records = _relative_path(path, section, "tournament.records", f"{storage.name}.records")
-    return TournamentConfig(path, name, _entrants(path, section), games, target, seed,
+    entrants = _entrants(path, section)
+    for manifest in entrants:
+        check_outside(path, manifest, storage, records)
+    return TournamentConfig(path, name, entrants, games, target, seed,
                             concurrency, storage, records, _time(path, data),
                             _ratings(path, data),
-                            limit_overrides(path, data.get("limits", {}), "limits"), pin_cpus)
+                            limit_overrides(path, data.get("limits", {}), "limits"), pin_cpus,
+                            skip_unbuildable=skip)
+
+
+def check_outside(path: Path, manifest: BotManifest, storage: Path, records: Path) -> None:
+    """ConfigError if the store or the records are inside a bot folder: a bot may read its
+    own folder, and the store holds the deal secret, the records every hand played."""
+    for key, where in (("storage", storage), ("records", records)):
+        if where.is_relative_to(manifest.folder):
+            raise ConfigError(f"{path}: key 'tournament.{key}': {where} is inside the folder "
+                              f"of the bot {manifest.name!r}, which that bot can read; put it "
+                              "outside every bot folder")
 
 
 def _entrants(path: Path, section: dict[str, Any]) -> tuple[BotManifest, ...]:

@@ -1,6 +1,7 @@
-"""A one-line progress bar for long runs: games done, games per minute, ETA, live standings.
+"""Progress of long runs: games done, games per minute, ETA, live standings.
 
-It redraws itself in place on a terminal and says nothing otherwise (logs, CI, pipes).
+On a terminal it is one line redrawn in place after every game; elsewhere (logs, CI, pipes)
+it prints one plain line per finished pair, so that a long run is seen to move.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    """Progress of `total` games; `enabled` None means: only when `stream` is a terminal."""
+    """Progress of `total` games; `enabled`: redraw a bar in place (None: if `stream` is a
+    terminal); otherwise a line per finished pair."""
 
     def __init__(self, total: int, stream: TextIO | None = None,
                  enabled: bool | None = None, width: int = 24) -> None:
@@ -38,18 +40,31 @@ class Progress:
 
     def line(self) -> str:
         filled = self.width * self.done // self.total if self.total else self.width
+        text = f"[{'#' * filled}{'.' * (self.width - filled)}] {self._counts()}"
+        return f"{text}  | {self.standings}" if self.standings else text
+
+    def pair_line(self, pair: str) -> str:
+        """The plain line printed off a terminal when a pair is complete."""
+        text = f"{pair} done: {self._counts()}"
+        return f"{text}  | {self.standings}" if self.standings else text
+
+    def _counts(self) -> str:
         rate = self.rate()
         left = (self.total - self.done) / rate * 60.0 if rate > 0 else None
         eta = _clock(left) if left is not None else "?"
-        text = (f"[{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} games"
-                f"  {rate:.1f}/min  ETA {eta}")
-        return f"{text}  | {self.standings}" if self.standings else text
+        return f"{self.done}/{self.total} games  {rate:.1f}/min  ETA {eta}"
 
-    def advance(self, games: int = 1, standings: str | None = None) -> None:
+    def advance(self, games: int = 1, standings: str | None = None,
+                finished_pair: str | None = None) -> None:
+        """Count `games` more; `finished_pair` names a pair they completed."""
         self.done += games
         if standings is not None:
             self.standings = standings
-        self.show()
+        if self.enabled:
+            self.show()
+        elif finished_pair is not None:
+            self.stream.write(self.pair_line(finished_pair) + "\n")
+            self.stream.flush()
 
     def show(self) -> None:
         if not self.enabled:

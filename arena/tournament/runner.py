@@ -1,35 +1,44 @@
 """The tournament runner: config -> entrants -> schedule -> workers -> store, resumable.
 
 An entrant is a bot version: its name from `bot.toml` and the content hash of its folder
-(key "name@hash"). Entrants come from the config's folders and from folders added with
-`submit`; each folder's current content is its active version. A changed folder is a new
-entrant: the old version keeps its games (and stays in the standings, marked retired) but is
-scheduled no more. Running again plays only what the store lacks: games of matchups that are
-new, and any game of a pair that is missing (an unfinished game is replayed with its seed).
+after its build (key "name@hash"; see `entrants`). Entrants come from the config's folders
+and from folders added with `submit`; each folder's current content is its active version. A
+changed folder is a new entrant: the old version keeps its games (and stays in the
+standings, marked retired) but is scheduled no more. Running again plays only what the store
+lacks: games of matchups that are new, and any game of a pair that is missing (an unfinished
+game is replayed on its deals).
+
+One run per store: a run holds the store's lock (`store.run_lock`) for its whole life. A bot
+that cannot be built stops the run before any game, naming every such bot, unless the run
+leaves them out (`skip_unbuildable`), which it says, and which the standings header says.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
-from arena.referee.manifest import BotManifest, folder_hash, load_manifest
+from arena.referee.manifest import BotManifest, load_manifest
 from arena.ratings.fit import RatingsError, fit_ratings
-from arena.referee.match import Entrant, build_bot
-from arena.tournament.schedule import ScheduledGame, entrant_key, missing, round_robin
-from arena.tournament.store import EntrantRow, GameRow, Store
-from arena.tournament.config import TournamentConfig
-from arena.tournament.workers import Setup, run_games
+from arena.referee.match import Entrant
+from arena.tournament import entrants as building
+from arena.tournament.entrants import Unbuildable
+from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing, round_robin
+from arena.tournament.store import (EntrantRow, GameRow, Store, link_record, run_lock,
+                                    sweep_pending)
+from arena.tournament.config import TournamentConfig, check_outside
+from arena.tournament.workers import Setup, WorkerError, ignore_sigint, run_games
 
 logger = logging.getLogger(__name__)
 
 _RECORDS_IGNORE = "# Game records of a tournament: data, not source.\n*\n"
+_RESUME = "run the same command again to resume"
 
 
 class TournamentInterrupted(ArenaError):
@@ -37,8 +46,37 @@ class TournamentInterrupted(ArenaError):
 
     def __init__(self, played: int, stored: int, config: Path) -> None:
         super().__init__(f"interrupted: {played} games played in this run, {stored} stored in "
-                         f"all; run the same command again to resume ({config})")
+                         f"all; {_RESUME} ({config})")
         self.played, self.stored = played, stored
+
+
+class RunFailed(ArenaError):
+    """A worker failed: the games finished are stored and the run can resume."""
+
+
+class CannotBuild(ArenaError):
+    """Entrants cannot be built and the run was not asked to leave them out."""
+
+    def __init__(self, failures: Sequence[Unbuildable], config: Path) -> None:
+        listed = "\n".join(f"  {f.details()}" for f in failures)
+        super().__init__(
+            f"{config}: {len(failures)} entrant(s) cannot be built, so the tournament does not "
+            f"start:\n{listed}\nFix them, or leave them out: --skip-unbuildable (or "
+            "skip_unbuildable = true in the config's [tournament]).")
+        self.failures = tuple(failures)
+
+
+class Listener:
+    """What a run tells its caller as it goes; the default ignores everything."""
+
+    def note(self, text: str) -> None:
+        """One line of news: a bot being built, an entrant left out, public deals."""
+
+    def started(self, total: int, standings: str) -> None:
+        """Before the first game: `total` games to play."""
+
+    def game(self, row: GameRow, pair_done: bool, standings: str) -> None:
+        """A game stored; `pair_done`: its pair is complete now."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +91,8 @@ class RunSummary:
     """Games in the store after the run."""
     seconds: float
     workers: int
+    left_out: tuple[Unbuildable, ...] = ()
+    """Entrants that could not be built and were left out of this run."""
 
     @property
     def games_per_second(self) -> float:
@@ -62,10 +102,11 @@ class RunSummary:
 # ----- the store and the entrants -------------------------------------------------------------
 
 def open_store(config: TournamentConfig, create: bool = True) -> Store:
-    """The config's store, checked against (and tied to) the config's seed and target."""
+    """The config's store, checked against (and tied to) the config's deals and target."""
     store = Store(config.storage, create=create)
     try:
-        store.bind(config.path, {"seed": str(config.seed), "target": str(config.target)},
+        _bind_deals(config, store)
+        store.bind(config.path, {"target": str(config.target)},
                    {"name": config.name, "config": str(config.path),
                     "anchor": config.ratings.anchor or "",
                     "anchor_elo": repr(config.ratings.anchor_elo),
@@ -74,6 +115,37 @@ def open_store(config: TournamentConfig, create: bool = True) -> Store:
         store.close()
         raise
     return store
+
+
+def _bind_deals(config: TournamentConfig, store: Store) -> None:
+    """A store plays secret deals or one fixed seed for its whole life (ConfigError naming
+    'tournament.seed' if the config says otherwise)."""
+    stored = stored_deals(store)
+    wanted = "secret" if config.seed is None else f"seed {config.seed}"
+    if stored is not None and stored != wanted:
+        words = {"secret": "secret deals (no seed)"}
+        fix = (f"set seed = {stored.split()[1]} again" if stored != "secret"
+               else "remove the seed")
+        raise ConfigError(f"{config.path}: key 'tournament.seed': the tournament in "
+                          f"{store.path} was started with "
+                          f"{words.get(stored, stored.replace(' ', ' = '))}, not "
+                          f"{words.get(wanted, wanted.replace(' ', ' = '))}; its games would "
+                          f"not match ({fix}, or use a new storage path)")
+    store.set_meta({"deals": wanted})
+
+
+def stored_deals(store: Store) -> str | None:
+    """How the store's games were dealt: "secret", "seed N", or None (no run yet)."""
+    stored = store.meta("deals")
+    if stored is None and store.meta("seed") is not None:  # a store of schema 1
+        stored = f"seed {store.meta('seed')}"
+    return stored
+
+
+def deals_of(config: TournamentConfig, store: Store) -> Deals:
+    """Where the config's game seeds come from: the store's secret, or the fixed seed."""
+    return Deals.secret(store.deal_secret()) if config.seed is None \
+        else Deals.fixed(config.seed)
 
 
 def entrant_sources(config: TournamentConfig, store: Store) -> list[tuple[BotManifest, str]]:
@@ -87,9 +159,11 @@ def entrant_sources(config: TournamentConfig, store: Store) -> list[tuple[BotMan
         if folder in folders:
             continue
         try:
-            sources.append((load_manifest(folder), "submit"))
+            manifest = load_manifest(folder)
         except ConfigError as exc:
             raise ConfigError(f"{store.path}: submitted bot folder: {exc}") from None
+        check_outside(config.path, manifest, config.storage, config.records)
+        sources.append((manifest, "submit"))
         folders.add(folder)
     names: dict[str, Path] = {}
     for manifest, _ in sources:
@@ -100,30 +174,30 @@ def entrant_sources(config: TournamentConfig, store: Store) -> list[tuple[BotMan
     return sources
 
 
-def register_entrants(config: TournamentConfig, store: Store,
-                      build: bool = True) -> dict[str, Entrant]:
-    """Hash (and build) every bot folder and register its current version; the active
-    entrants by key, in source order. A failed build is an ArenaError naming the bot."""
-    entrants = {}
+def register_entrants(config: TournamentConfig, store: Store, build: bool = True,
+                      note: Callable[[str], None] | None = None,
+                      ) -> tuple[dict[str, Entrant], list[Unbuildable]]:
+    """Build (with `build`) and hash every bot folder and register its current version: the
+    active entrants by key, in source order, and the folders that cannot be built (those are
+    not registered)."""
+    entrants: dict[str, Entrant] = {}
+    failures: list[Unbuildable] = []
     for manifest, source in entrant_sources(config, store):
-        version = folder_hash(manifest.folder)
+        if build:
+            if manifest.build and note is not None:
+                note(f"building {manifest.name} ({' '.join(manifest.build)}) ...")
+            version, failure = building.build_and_hash(manifest, store)
+            if failure is not None:
+                failures.append(failure)
+                continue
+        else:
+            version = building.version(manifest, store)
         key = entrant_key(manifest.name, version)
         store.register_entrant(EntrantRow(key, manifest.name, version, manifest.version,
                                           manifest.language, str(manifest.folder), source,
                                           False))
-        if build:
-            _build(manifest)
         entrants[key] = Entrant(config.with_limits(manifest), version)
-    return entrants
-
-
-def _build(manifest: BotManifest) -> None:
-    try:
-        build_bot(manifest)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
-        output = (getattr(exc, "stderr", b"") or b"").decode(errors="replace")[-2000:]
-        raise ArenaError(f"{manifest.folder}: build of {manifest.name} failed: {exc}\n"
-                         f"{output}") from None
+    return entrants, failures
 
 
 def submit(config: TournamentConfig, folder: str | Path) -> tuple[EntrantRow, bool]:
@@ -137,7 +211,7 @@ def submit(config: TournamentConfig, folder: str | Path) -> tuple[EntrantRow, bo
         if manifest.folder not in {m.folder for m in config.entrants}:
             store.add_submission(manifest.folder)
         try:
-            entrants = register_entrants(config, store, build=False)
+            entrants, _ = register_entrants(config, store, build=False)
         except ConfigError:
             store.db.execute("DELETE FROM submissions WHERE folder = ?", (str(manifest.folder),))
             raise
@@ -167,64 +241,106 @@ def resolve_entrant(store: Store, name: str) -> str:
 
 # ----- running ------------------------------------------------------------------------------
 
-def scheduled_games(config: TournamentConfig, keys: Iterable[str]) -> list[ScheduledGame]:
-    return round_robin(keys, config.pairs_per_matchup, config.seed)
+def scheduled_games(config: TournamentConfig, store: Store,
+                    keys: Iterable[str]) -> list[ScheduledGame]:
+    return round_robin(keys, config.pairs_per_matchup, deals_of(config, store))
 
 
 def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entrant],
                games: Sequence[ScheduledGame], workers: int,
                on_game: Callable[[GameRow], None] | None = None) -> int:
-    """Play `games` on `workers` processes, committing each to the store as it finishes;
-    the number stored. KeyboardInterrupt propagates once the workers stopped."""
+    """Play `games` on `workers` processes, committing each to the store as it finishes and
+    then giving its record its final name; the number stored. KeyboardInterrupt propagates
+    once the workers stopped; so does the store's IntegrityError (a result that differs from
+    a stored one: nothing of that game is kept)."""
     _ignore_records_in_git(config.records)
     setup = Setup(dict(entrants), config.target, config.time, config.records,
                   store.path.parent, pin_cpus=config.pin_cpus)
     stored = 0
-    with contextlib.closing(run_games(setup, games, workers)) as rows:
-        for row in rows:
-            if store.add_game(row):
-                stored += 1
-            if on_game is not None:
-                on_game(row)
+    with contextlib.closing(run_games(setup, games, workers)) as finished:
+        try:
+            for game in finished:
+                try:
+                    new = store.add_game(game.row)
+                except BaseException:
+                    game.pending.unlink(missing_ok=True)
+                    raise
+                if new:
+                    link_record(game.pending, store.record_path(game.row.record))
+                    stored += 1
+                else:
+                    game.pending.unlink(missing_ok=True)
+                if on_game is not None:
+                    on_game(game.row)
+        except KeyboardInterrupt:
+            ignore_sigint()  # the run ends: a second Ctrl-C must not cut that short
+            raise
     return stored
 
 
+def prepare(config: TournamentConfig, store: Store, listener: Listener,
+            skip_unbuildable: bool) -> tuple[dict[str, Entrant], list[Unbuildable]]:
+    """Build and register the entrants; CannotBuild listing every one that cannot be built,
+    unless `skip_unbuildable` (then each left out is noted)."""
+    entrants, failures = register_entrants(config, store, note=listener.note)
+    if failures and not skip_unbuildable:
+        raise CannotBuild(failures, config.path)
+    for failure in failures:
+        listener.note(failure.line())
+    return entrants, failures
+
+
 def run_tournament(config: TournamentConfig, workers: int | None = None,
-                   on_progress: Callable[[int, int, str | None], None] | None = None,
+                   listener: Listener | None = None, skip_unbuildable: bool | None = None,
                    ) -> RunSummary:
     """Play every missing game of the round robin and store it.
 
-    `on_progress(done, total, standings_line)` is called at the start and after each game.
-    Raises TournamentInterrupted on Ctrl-C (after stopping every worker and bot process).
+    `skip_unbuildable` (default: the config's) leaves out entrants that cannot be built.
+    Raises StoreBusy if another run holds the store, CannotBuild, TournamentInterrupted on
+    Ctrl-C (after stopping every worker and bot process), RunFailed if a worker failed.
     """
+    listener = listener or Listener()
+    skip = config.skip_unbuildable if skip_unbuildable is None else skip_unbuildable
     count = config.workers(workers)
-    with open_store(config) as store:
-        entrants = register_entrants(config, store)
+    with run_lock(config.storage, f"arena tournament {config.path}"), \
+            open_store(config) as store:
+        sweep_pending(config.records, store)
+        entrants, left_out = prepare(config, store, listener, skip)
+        store.set_meta({"left_out": json.dumps([[f.manifest.name, f.reason]
+                                                for f in left_out])})
         if len(entrants) < 2:
             raise ConfigError(f"{config.path}: key 'tournament.entrants': a tournament needs "
-                              f"at least two entrants, it has {len(entrants)}")
-        todo = missing(scheduled_games(config, entrants), store.done_game_ids())
+                              f"at least two entrants, it has {len(entrants)}"
+                              + (" that can be built" if left_out else ""))
+        seeds = deals_of(config, store)
+        if seeds.public:
+            listener.note(f"deals: {seeds.describe()}")
+        done = store.done_game_ids()
+        todo = missing(scheduled_games(config, store, entrants), done)
         live = LiveStandings(store, list(entrants), labels(store), config.ratings.anchor)
-        done = 0
-        if on_progress:
-            on_progress(0, len(todo), live.line(force=True))
+        listener.started(len(todo), live.line(force=True))
+        before = store.game_count()
         start = time.monotonic()
 
         def on_game(row: GameRow) -> None:
-            nonlocal done
-            done += 1
-            if on_progress:
-                on_progress(done, len(todo), live.line())
+            done.add(row.game.game_id)
+            other = f"{row.game.pair_id}.{1 - row.game.game_index}"
+            listener.game(row, other in done, live.line())
 
-        played = 0
         try:
-            played = play_games(config, store, entrants, todo, count, on_game)
+            play_games(config, store, entrants, todo, count, on_game)
         except KeyboardInterrupt:
-            raise TournamentInterrupted(done, store.game_count(), config.path) from None
+            raise TournamentInterrupted(store.game_count() - before, store.game_count(),
+                                        config.path) from None
+        except WorkerError as exc:
+            raise RunFailed(f"{exc}.\n{store.game_count() - before} games played in this run, "
+                            f"{store.game_count()} stored in all; {_RESUME} "
+                            f"({config.path})") from None
         seconds = time.monotonic() - start
-        pending = len(missing(scheduled_games(config, entrants), store.done_game_ids()))
-        return RunSummary(played, pending, store.game_count(), seconds,
-                          min(count, max(1, len(todo))))
+        pending = len(missing(scheduled_games(config, store, entrants),
+                              store.done_game_ids()))
+        return RunSummary(store.game_count() - before, pending, store.game_count(), seconds,
+                          min(count, max(1, len(todo))), tuple(left_out))
 
 
 class LiveStandings:
@@ -252,6 +368,11 @@ class LiveStandings:
             return ""
         return "  ".join(f"{self.names.get(k, (k,))[0]} {fit.elo[k]:+.0f}"
                          for k in fit.ranking()[:self.shown])
+
+
+def left_out(store: Store) -> list[tuple[str, str]]:
+    """(name, reason) of each entrant the last run left out because it could not be built."""
+    return [tuple(e) for e in json.loads(store.meta("left_out") or "[]")]
 
 
 def _ignore_records_in_git(records: Path) -> None:

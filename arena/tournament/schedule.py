@@ -1,18 +1,29 @@
 """The schedule: matchups, duplicate pairs and their seeds, deterministic from the config.
 
 Every two entrants form a matchup; each matchup plays `pairs` duplicate pairs. Pair `k` of
-every matchup has the same seed (`pair_seed(base_seed, k)`), so every matchup sees the same
+every matchup has the same seed (`Deals.pair_seed(k)`), so every matchup sees the same
 deals, and an entrant added later plays the deals the others played. In game 0 of a pair the
 matchup's first entrant (in key order) is team 0; in game 1 the entrants swap seats, on the
 same deals. Entrant keys are "name@version" (see `entrant_key`).
+
+Seeds come from the tournament's secret (`Deals.secret`: 256 random bits made with its store,
+kept only there), so nothing a bot sees (the game id holds the pair index, the code is
+public) lets it compute a deal; or, for reproducible runs, from a seed the config fixes
+(`Deals.fixed`): public, so anyone who knows it can compute every hand.
 """
 
 from __future__ import annotations
 
+import collections
 import hashlib
+import hmac
 import itertools
+import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+SECRET_BYTES = 32
+"""A tournament secret's size: 256 random bits."""
 
 
 def entrant_key(name: str, version: str) -> str:
@@ -21,9 +32,57 @@ def entrant_key(name: str, version: str) -> str:
 
 
 def pair_seed(base_seed: int, index: int) -> int:
-    """The seed of pair `index` of every matchup: 63 bits of SHA-256, the same everywhere."""
+    """The seed of pair `index` under a public base seed: 63 bits of SHA-256, the same
+    everywhere (what a config that fixes `seed` plays)."""
     digest = hashlib.sha256(f"tichu-arena/pair/{base_seed}/{index}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+@dataclass(frozen=True)
+class Deals:
+    """Where a tournament's game seeds come from: its secret, or a public seed.
+
+    Build one with `Deals.secret` or `Deals.fixed`; `pair_seed(k)` is the seed of pair k of
+    every matchup (63 bits: SQLite's integers are signed 64-bit).
+    """
+
+    key: bytes | None = None
+    """The secret (at least 128 bits), or None for a fixed seed."""
+    seed: int | None = None
+    """The config's fixed base seed, or None for secret deals."""
+
+    @classmethod
+    def secret(cls, key: bytes) -> Deals:
+        if len(key) < 16:
+            raise ValueError("a tournament secret has at least 128 bits")
+        return cls(key=key)
+
+    @classmethod
+    def fixed(cls, seed: int) -> Deals:
+        return cls(seed=seed)
+
+    @property
+    def public(self) -> bool:
+        """True if anyone who knows the config can compute the deals."""
+        return self.key is None
+
+    def pair_seed(self, index: int) -> int:
+        if self.key is None:
+            return pair_seed(self.seed or 0, index)
+        digest = hmac.new(self.key, f"tichu-arena/pair/{index}".encode(), "sha256").digest()
+        return int.from_bytes(digest[:8], "big") >> 1
+
+    def describe(self) -> str:
+        """How the deals are made, for the standings header and messages."""
+        if self.key is None:
+            return (f"fixed seed {self.seed} (tournament.seed): reproducible, and public: "
+                    "anyone who knows the seed can compute every hand")
+        return "secret (256 random bits kept in the store)"
+
+
+def new_secret() -> bytes:
+    """A fresh tournament secret."""
+    return secrets.token_bytes(SECRET_BYTES)
 
 
 @dataclass(frozen=True)
@@ -62,21 +121,28 @@ def matchups(keys: Iterable[str]) -> list[tuple[str, str]]:
     return list(itertools.combinations(sorted(set(keys)), 2))
 
 
-def pair_games(matchup: tuple[str, str], index: int, base_seed: int) -> list[ScheduledGame]:
-    """The two games of pair `index` of a matchup."""
-    seed = pair_seed(base_seed, index)
+def pair_games(matchup: tuple[str, str], index: int, deals: Deals | int,
+               ) -> list[ScheduledGame]:
+    """The two games of pair `index` of a matchup (an int `deals` is a fixed base seed)."""
+    seed = _deals(deals).pair_seed(index)
     return [ScheduledGame(matchup, index, g, seed) for g in (0, 1)]
 
 
-def round_robin(keys: Iterable[str], pairs: int, base_seed: int,
+def round_robin(keys: Iterable[str], pairs: int, deals: Deals | int,
                 first_pair: int = 0) -> list[ScheduledGame]:
     """Every game of the round robin, pair by pair across the matchups (pair 0 of every
-    matchup first), so that standings fill evenly while it runs."""
+    matchup first), so that standings fill evenly while it runs (an int `deals` is a fixed
+    base seed)."""
+    deals = _deals(deals)
     games = []
     for index in range(first_pair, pairs):
         for matchup in matchups(keys):
-            games += pair_games(matchup, index, base_seed)
+            games += pair_games(matchup, index, deals)
     return games
+
+
+def _deals(deals: Deals | int) -> Deals:
+    return deals if isinstance(deals, Deals) else Deals.fixed(deals)
 
 
 def missing(games: Iterable[ScheduledGame], done: set[str]) -> list[ScheduledGame]:
@@ -93,32 +159,49 @@ def group_pairs(games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, ...
 
 
 class Dispatcher:
-    """Hands out pairs to workers on request, in schedule order, with matchup affinity.
+    """Hands out batches of pairs to workers on request, in schedule order, each batch of one
+    matchup, with matchup affinity.
 
-    A worker that has just played a matchup gets its next pair if one is left (so its bot
-    processes are reused), for at most `max_run` pairs in a row; otherwise it gets the first
-    pair not handed out yet. Every pair is handed out exactly once.
+    A worker that has just played a matchup gets more of its pairs while any are left (so
+    that its bot processes are reused); otherwise it gets the matchup of the first pair not
+    handed out yet. A batch is at most `max_batch` pairs, and smaller when few are left, so
+    that the last pairs spread over all `workers`. Every pair is handed out exactly once.
     """
 
-    def __init__(self, games: Iterable[ScheduledGame], max_run: int = 16) -> None:
+    def __init__(self, games: Iterable[ScheduledGame], workers: int = 1,
+                 max_batch: int = 8) -> None:
         self.pairs = group_pairs(games)
         self.given = [False] * len(self.pairs)
-        self.max_run = max_run
-        self.current: dict[int, tuple[tuple[str, str], int]] = {}  # worker: (matchup, run)
+        self.left = len(self.pairs)
+        self.workers = max(1, workers)
+        self.max_batch = max_batch
+        self.current: dict[int, tuple[str, str]] = {}  # worker: its last matchup
+        self._order = collections.deque(range(len(self.pairs)))  # not given, lazily
+        self._by_matchup: dict[tuple[str, str], collections.deque[int]] = {}
+        for k, pair in enumerate(self.pairs):
+            self._by_matchup.setdefault(pair[0].matchup, collections.deque()).append(k)
 
-    def next(self, worker: int) -> tuple[ScheduledGame, ...] | None:
-        """The pair (its games still to play) for `worker`, or None when all are handed out."""
-        matchup, run = self.current.get(worker, (None, 0))
-        pick = None
-        if matchup is not None and run < self.max_run:
-            pick = next((k for k, p in enumerate(self.pairs)
-                         if not self.given[k] and p[0].matchup == matchup), None)
-        if pick is None:
-            pick = next((k for k, given in enumerate(self.given) if not given), None)
-        if pick is None:
-            return None
-        self.given[pick] = True
-        pair = self.pairs[pick]
-        same = pair[0].matchup == matchup
-        self.current[worker] = (pair[0].matchup, run + 1 if same else 1)
-        return pair
+    def next(self, worker: int) -> list[tuple[ScheduledGame, ...]]:
+        """The next batch for `worker` (each pair: its games still to play); [] when all
+        pairs are handed out."""
+        queue = self._by_matchup.get(self.current.get(worker))  # type: ignore[arg-type]
+        if self._first(queue) is None:
+            first = self._first(self._order)
+            if first is None:
+                return []
+            queue = self._by_matchup[self.pairs[first][0].matchup]
+        size = max(1, min(self.max_batch, -(-self.left // self.workers)))
+        batch = []
+        while len(batch) < size and (pick := self._first(queue)) is not None:
+            queue.popleft()
+            self.given[pick] = True
+            batch.append(self.pairs[pick])
+        self.left -= len(batch)
+        self.current[worker] = batch[0][0].matchup
+        return batch
+
+    def _first(self, queue: collections.deque[int] | None) -> int | None:
+        """The first pair of `queue` not handed out yet (handed-out ones dropped)."""
+        while queue and self.given[queue[0]]:
+            queue.popleft()
+        return queue[0] if queue else None

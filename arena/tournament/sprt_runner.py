@@ -4,19 +4,22 @@ The test (`arena.ratings.sprt`) reads the complete duplicate pairs of the matchu
 the order they finished. Asked to play, it plays further pairs of the matchup in batches (one
 pair per worker) until the test decides or `max_pairs` pairs are used. Those pairs continue
 the matchup's pair numbering past the round robin's, so they have seeds of their own, and
-are stored like any game: they count in the standings too.
+are stored like any game: they count in the standings too. Playing holds the store's run
+lock, as a tournament run does: one run per store.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
-from arena.errors import ConfigError
+from arena.errors import ArenaError, ConfigError
 from arena.tournament.schedule import pair_games
 from arena.ratings.sprt import Decision, SprtResult, sprt
 from arena.ratings.standings import pair_outcomes
-from arena.tournament.store import Store
-from arena.tournament.runner import labels, open_store, play_games, register_entrants, resolve_entrant
+from arena.tournament.store import Store, run_lock, sweep_pending
+from arena.tournament.runner import (deals_of, labels, open_store, play_games,
+                                     register_entrants, resolve_entrant)
 from arena.tournament.config import TournamentConfig
 
 
@@ -42,13 +45,25 @@ def _like_prefix(text: str) -> str:
 def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float, alpha: float,
              beta: float, play: bool, max_pairs: int, workers: int | None,
              on_progress: Callable[[SprtResult, int, str, str], None] | None = None,
+             note: Callable[[str], None] | None = None,
              ) -> tuple[SprtResult, str, str, dict[str, tuple[str, str]]]:
     """Evaluate (and with `play`, extend) the test of a against b; (result, key a, key b,
     labels). `on_progress(result, games played here, key a, key b)` is called before the
-    first batch and after each game stored. ConfigError if a or b is unknown, the same, or
-    (to play) not a current entrant."""
-    with open_store(config) as store:
-        entrants = register_entrants(config, store, build=play) if play else {}
+    first batch and after each game stored; `note` gets the lines of building entrants.
+    ConfigError if a or b is unknown, the same, or (to play) not a current entrant; with
+    `play`, StoreBusy if another run holds the store and ArenaError if a or b cannot be
+    built."""
+    lock = run_lock(config.storage, f"arena sprt --play {config.path}") if play \
+        else contextlib.nullcontext()
+    with lock, open_store(config) as store:
+        entrants: dict = {}
+        if play:
+            sweep_pending(config.records, store)
+            entrants, failures = register_entrants(config, store, note=note)
+            unbuildable = {f.manifest.name: f.details() for f in failures}
+            for name in (a.split("@")[0], b.split("@")[0]):
+                if name in unbuildable:
+                    raise ArenaError(f"{config.path}: cannot play: {unbuildable[name]}")
         key_a, key_b = resolve_entrant(store, a), resolve_entrant(store, b)
         if key_a == key_b:
             raise ConfigError(f"{a!r} and {b!r} are the same entrant")
@@ -75,8 +90,9 @@ def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float,
             first = next_pair_index(store, config, key_a, key_b)
             batch = min(count, max_pairs - result.pairs)
             matchup = tuple(sorted((key_a, key_b)))
+            seeds = deals_of(config, store)
             games = [g for k in range(first, first + batch)
-                     for g in pair_games(matchup, k, config.seed)]  # type: ignore[arg-type]
+                     for g in pair_games(matchup, k, seeds)]  # type: ignore[arg-type]
             play_games(config, store, entrants, games, count, on_game)
             played += batch
             result = evaluate(store, key_a, key_b, elo0, elo1, alpha, beta)

@@ -1,22 +1,33 @@
 """The tournament store: one SQLite file (WAL) with the tournament, its entrants and its games.
 
-Only the runner's main process writes. Each finished game is one transaction: its row and
-its entrants' failure counters are committed together, after its record file was written
-atomically (`write_record`), so a stop at any moment (Ctrl-C, kill -9, power loss) leaves
-either the whole game or none of it. `synchronous=FULL` makes a commit durable.
+Only the runner's main process writes, and only one run writes a store at a time
+(`run_lock`: a second run is refused, naming the first). Each finished game is one
+transaction: its row and its entrants' failure counters are committed together. Its record
+file is written first under a name of its own (`pending_record`), atomically, and renamed to
+the name the row gives only once the row is committed (`link_record`), so a stop at any
+moment (Ctrl-C, kill -9, power loss) leaves either the whole game or none of it, and no
+record file ever disagrees with its row. `synchronous=FULL` makes a commit durable. A game
+stored already with another result than a new one is an `IntegrityError` that stops the run:
+the store was changed by something other than the run, and is not to be trusted.
 
-Tables (see `_SCHEMA`): `meta` (key/value: name, seed, target, ratings anchor...),
-`entrants` (key "name@version", folder, content hash, retired flag), `submissions` (bot
-folders added with `arena submit`), `games` (one row per finished game: pair, seats, seed,
-scores, rounds, termination, fault, link to its record), `failures` (per entrant and bot
-fault kind: how many games it forfeited so).
+Tables (see `_SCHEMA`): `meta` (key/value: name, deals, target, ratings anchor, the deal
+secret...), `entrants` (key "name@version", folder, content hash, retired flag),
+`submissions` (bot folders added with `arena submit`), `games` (one row per finished game:
+pair, seats, seed, scores, rounds, termination, fault, link to its record), `failures` (per
+entrant and bot fault kind: how many games it forfeited so), `build_outputs` (per bot
+folder, the files its build wrote: left out of its version hash).
+
+The store holds the tournament's deal secret (meta `deal_secret`, made with the store): it
+must stay where no bot can read it, as the sandbox keeps the tournament folder.
 """
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import json
 import os
+import secrets
 import sqlite3
 import tempfile
 import time
@@ -28,9 +39,10 @@ from pathlib import Path
 from arena.errors import ArenaError, ConfigError
 from arena.ratings.fit import GameResult
 from arena.referee.record import GameRecord, Termination
-from arena.tournament.schedule import ScheduledGame
+from arena.tournament.schedule import ScheduledGame, new_secret
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+_PENDING = ".pending"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -81,7 +93,14 @@ CREATE TABLE IF NOT EXISTS failures (
     count INTEGER NOT NULL,
     PRIMARY KEY (entrant, kind)
 );
+CREATE TABLE IF NOT EXISTS build_outputs (
+    folder TEXT NOT NULL,               -- a bot folder
+    path TEXT NOT NULL,                 -- a file its build wrote, relative to the folder
+    PRIMARY KEY (folder, path)
+);
 """
+_RESULT_COLUMNS = ("seed", "team0", "team1", "score0", "score1", "winner", "rounds",
+                   "termination", "fault_seat", "fault_message")
 
 
 @dataclass(frozen=True)
@@ -148,6 +167,11 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
+class IntegrityError(ArenaError):
+    """The store holds a game with another result than the one just played: something other
+    than this run wrote it. The run stops; nothing of the game is stored."""
+
+
 class Store:
     """A tournament's SQLite store; a context manager closing the connection."""
 
@@ -162,8 +186,13 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA foreign_keys=ON")
-            self.db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} INSERT OR IGNORE INTO meta "
-                                  f"VALUES ('schema_version', '{SCHEMA_VERSION}'); COMMIT;")
+            # schema 1 lacked build_outputs and the deal secret: both are added here
+            self.db.executescript(
+                f"BEGIN IMMEDIATE; {_SCHEMA} INSERT OR IGNORE INTO meta VALUES "
+                f"('schema_version', '{SCHEMA_VERSION}'); UPDATE meta SET value = "
+                f"'{SCHEMA_VERSION}' WHERE key = 'schema_version' AND value = '1'; "
+                f"INSERT OR IGNORE INTO meta VALUES ('deal_secret', '{new_secret().hex()}'); "
+                "COMMIT;")
         except sqlite3.DatabaseError as exc:
             raise ArenaError(f"{self.path}: not a usable tournament store: {exc}") from None
         version = self.meta("schema_version")
@@ -200,6 +229,10 @@ class Store:
     def set_meta(self, values: dict[str, str]) -> None:
         with self.transaction() as db:
             db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", values.items())
+
+    def deal_secret(self) -> bytes:
+        """The tournament's secret, made with the store: every secret deal derives from it."""
+        return bytes.fromhex(self.meta("deal_secret") or "")
 
     def bind(self, config_path: Path, fixed: dict[str, str], settings: dict[str, str]) -> None:
         """Tie the store to a tournament: `fixed` values (seed, target) must match what the
@@ -247,27 +280,50 @@ class Store:
     def add_game(self, row: GameRow) -> bool:
         """Commit one finished game and its failure counter in one transaction.
 
-        False (and nothing changed) if the game is stored already: a game is never counted
-        twice.
+        False (and nothing changed) if the game is stored already with the same result: a
+        game is never counted twice. IntegrityError if it is stored with another result.
         """
         g = row.game
         teams = g.teams
         fault_team = None if row.fault_seat is None else row.fault_seat & 1
+        values = (g.seed, teams[0], teams[1], row.scores[0], row.scores[1], row.winner,
+                  row.rounds, row.termination.value, row.fault_seat, row.fault_message)
         with self.transaction() as db:
-            cursor = db.execute(
-                "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT DO NOTHING",
-                (g.game_id, g.pair_id, g.pair_index, g.game_index, g.seed, teams[0], teams[1],
-                 row.scores[0], row.scores[1], row.winner, row.rounds, row.termination.value,
-                 row.fault_seat, fault_team, row.fault_message, row.seconds, row.record,
-                 _now()))
-            if cursor.rowcount == 0:
-                return False
+            stored = db.execute(f"SELECT game_id, {', '.join(_RESULT_COLUMNS)} FROM games "
+                                "WHERE game_id = ? OR (pair_id = ? AND game_index = ?)",
+                                (g.game_id, g.pair_id, g.game_index)).fetchone()
+            if stored is not None:
+                if stored[0] == g.game_id and tuple(stored[1:]) == values:
+                    return False
+                raise IntegrityError(self._conflict(g.game_id, stored, values))
+            db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                       "?, ?, ?)",
+                       (g.game_id, g.pair_id, g.pair_index, g.game_index, g.seed, teams[0],
+                        teams[1], row.scores[0], row.scores[1], row.winner, row.rounds,
+                        row.termination.value, row.fault_seat, fault_team, row.fault_message,
+                        row.seconds, row.record, _now()))
             if row.termination.is_bot_fault and fault_team is not None:
                 db.execute("INSERT INTO failures VALUES (?, ?, 1) ON CONFLICT (entrant, kind) "
                            "DO UPDATE SET count = count + 1",
                            (teams[fault_team], row.termination.value))
         return True
+
+    def _conflict(self, game_id: str, stored: tuple, values: tuple) -> str:
+        differ = [f"{name} {old!r} stored, {new!r} played" for name, old, new
+                  in zip(_RESULT_COLUMNS, stored[1:], values) if old != new]
+        if stored[0] != game_id:
+            differ.insert(0, f"stored as game {stored[0]!r}")
+        return (f"{self.path}: integrity error: game {game_id} is stored already with another "
+                f"result than the one just played ({'; '.join(differ)}). Something other than "
+                "this run wrote to the store, so its results cannot be trusted; the run stops "
+                "here. Check who can write to it, and start the tournament with a new storage "
+                "path.")
+
+    def result_of_record(self, relative: str) -> tuple[str, int, int, str] | None:
+        """(game id, score0, score1, termination) of the stored game whose row names this
+        record file (relative to the store), or None."""
+        return self.db.execute("SELECT game_id, score0, score1, termination FROM games "
+                               "WHERE record = ?", (relative,)).fetchone()
 
     def game_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM games").fetchone()[0]
@@ -310,8 +366,88 @@ class Store:
     def record_path(self, relative: str) -> Path:
         return self.path.parent / relative
 
+    # ----- build outputs -------------------------------------------------------------------
+
+    def build_outputs(self, folder: Path) -> set[str]:
+        """The files (relative paths) the build of a bot folder has been seen to write."""
+        return {r[0] for r in self.db.execute(
+            "SELECT path FROM build_outputs WHERE folder = ?", (str(folder),))}
+
+    def add_build_outputs(self, folder: Path, paths: Iterable[str]) -> None:
+        with self.transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO build_outputs VALUES (?, ?)",
+                           [(str(folder), p) for p in paths])
+
+
+# ----- one run per store -----------------------------------------------------------------
+
+class StoreBusy(ArenaError):
+    """Another run holds the store."""
+
+
+@contextmanager
+def run_lock(storage: Path, what: str) -> Iterator[None]:
+    """Hold the store's run lock (`<storage>.lock`, an exclusive `flock`) for the block:
+    one run per store. StoreBusy naming the other run (pid, command, start) if it is held.
+
+    The kernel releases the lock when the holder dies, however it dies: no stale locks.
+    """
+    storage = Path(storage).resolve()
+    storage.parent.mkdir(parents=True, exist_ok=True)
+    path = storage.with_name(storage.name + ".lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 4096, 0).decode(errors="replace").strip() or "another run"
+            raise StoreBusy(f"{storage}: in use by {holder}. One run per store: wait until "
+                            "it ends (or stop it; a stopped run resumes later), then run "
+                            "this command again.") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} (`{what}`, since {_now()})\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
 
 # ----- record files ------------------------------------------------------------------------
+
+def pending_record(path: Path) -> Path:
+    """A name of its own for a record written before its row is committed."""
+    return path.with_name(f"{path.name}.{secrets.token_hex(8)}{_PENDING}")
+
+
+def link_record(pending: Path, path: Path) -> None:
+    """Give a committed game's record its final name (replacing any file of an uncommitted
+    attempt there), durably."""
+    os.replace(pending, path)
+    _sync_folder(path.parent)
+
+
+def sweep_pending(records: Path, store: Store) -> None:
+    """Finish what a stopped run left in `records`: a pending record whose game was committed
+    gets its final name; one whose game was not is deleted. Run only under the run lock."""
+    if not records.is_dir():
+        return
+    for pending in sorted(records.rglob(f"*{_PENDING}")):
+        final = pending.with_name(pending.name.rsplit(".", 2)[0])
+        stored = store.result_of_record(os.path.relpath(final, store.path.parent))
+        if stored is not None and not final.exists() and _holds(pending, stored):
+            link_record(pending, final)
+        else:
+            pending.unlink(missing_ok=True)
+
+
+def _holds(pending: Path, stored: tuple[str, int, int, str]) -> bool:
+    """True if a pending record is the one of the stored game (an earlier, uncommitted
+    attempt at the same game may have left another)."""
+    try:
+        record = read_record(pending)
+    except (ArenaError, OSError, ValueError):
+        return False
+    return (record.game_id, *record.scores, record.termination.value) == tuple(stored)
+
 
 def write_record(record: GameRecord, path: Path) -> None:
     """Write a record as gzip-compressed JSON, atomically and durably (temp file, fsync,
@@ -329,11 +465,15 @@ def write_record(record: GameRecord, path: Path) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-    folder = os.open(path.parent, os.O_RDONLY)
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
     try:
-        os.fsync(folder)
+        os.fsync(fd)
     finally:
-        os.close(folder)
+        os.close(fd)
 
 
 def read_record(path: str | Path) -> GameRecord:

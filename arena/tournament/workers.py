@@ -1,46 +1,64 @@
 """Worker processes that play games in parallel, each with its own referee and bot processes.
 
-The main process hands out pairs on request (`schedule.Dispatcher`); a worker plays them in
-one `Match` as long as they are of the same matchup, so bots that play several games per
-session are started once. Before the last game of a pair it asks for its next pair, so that
-it can tell the bots whether more games follow. It writes each record file atomically and
-sends back a small `GameRow`; only the main process writes the store.
+The main process hands out batches of pairs of one matchup on request (`schedule.Dispatcher`,
+which keeps a worker on its matchup while pairs are left). A worker plays a batch's first
+games with one set of bot processes, stops them, then plays its second games with a fresh
+set. So no process ever plays both games of a pair (they share the deals: a process that
+remembered game 0 would know every hand of game 1), and none that saw a pair's deals is even
+alive while the other game of that pair is played. The set that played the second games has
+seen none of the next batch's deals: it plays that batch's first games if the batch is of the
+same matchup. So bots that play several games per session (`multi_game`) start about once
+per batch, not once per game: start-up is costly for some languages (a JVM takes seconds). A
+worker writes each record file under a name of its own (`store.pending_record`) and sends
+back a small `GameRow`; only the main process writes the store, and it gives the record its
+final name once the row is committed.
 
-Workers die with the main process (SIGTERM on its death, on Linux), and SIGINT or SIGTERM
-stop a worker's game the way Ctrl-C does: the referee stops its bot processes, nothing is
-left behind.
+Each worker talks to the main process through two one-way pipes and shares no lock with
+anyone: a worker killed at any moment cannot block the others. Its inbox's write end is held
+by the main process alone, so the main process's death, however it dies (SIGKILL included),
+is an end of file there: the worker then stops its game and exits, and if that clean-up
+hangs it exits anyway (its bots die with it: they get SIGKILL when their parent dies).
+
+Signals: a worker ignores SIGINT from birth (Ctrl-C reaches the whole process group; the main
+process then stops the workers, so a worker still starting prints nothing: it is born with
+SIGINT blocked, then ignores it). The first SIGTERM stops its game as Ctrl-C does (the
+referee stops its bot processes), a second one ends it at once. A worker stopped by a SIGTERM
+the main process did not ask for says so, and the run ends with an error naming it.
 """
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import multiprocessing
 import os
 import queue
 import signal
 import sys
+import threading
 import traceback
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.referee.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
 from arena.tournament.schedule import Dispatcher, ScheduledGame
-from arena.tournament.store import GameRow, write_record
+from arena.tournament.store import GameRow, pending_record, write_record
 
 logger = logging.getLogger(__name__)
 
-_POLL = 0.2        # seconds between checks that the workers are alive
 _STOP_WAIT = 15.0  # seconds a stopped worker gets to stop its bots and exit
-_PR_SET_PDEATHSIG = 1
+_STOP = "stop"     # main process -> worker: stop now (the run ends)
+_SIGTERM_EXIT = 128 + signal.SIGTERM
 
 
 @dataclass(frozen=True)
 class Setup:
-    """What every worker needs besides its pairs."""
+    """What every worker needs besides its batches of pairs."""
 
     entrants: Mapping[str, Entrant]
     """Every entrant that may play, by key."""
@@ -64,87 +82,187 @@ class Setup:
                         self.time)
 
 
+@dataclass(frozen=True)
+class Finished:
+    """A game a worker finished: its row, and its record file under its pending name (to be
+    renamed to `row.record` once the row is committed: `store.link_record`)."""
+
+    row: GameRow
+    pending: Path
+
+
 # ----- inside a worker process --------------------------------------------------------------
 
-def _interrupt(signum: int, frame: Any) -> None:
-    """First SIGINT/SIGTERM: stop the game as Ctrl-C does; later ones are ignored so that the
-    clean-up (stopping bot processes) is not cut short."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+class _State:
+    """What the signal handlers and the inbox reader share, in a worker."""
+
+    stopping = False   # a stop began (first SIGTERM)
+    asked = False      # the main process asked for it (or is gone): not a failure
+
+
+def _first_sigterm(signum: int, frame: Any) -> None:
+    """First SIGTERM: stop the game as Ctrl-C does; a second one ends the worker at once."""
+    _State.stopping = True
+    signal.signal(signal.SIGTERM, _second_sigterm)
     raise KeyboardInterrupt
 
 
-def _die_with_parent() -> None:
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
+def _second_sigterm(signum: int, frame: Any) -> None:
+    os._exit(_SIGTERM_EXIT)  # its bots get SIGKILL as their parent dies
+
+
+class _Inbox(threading.Thread):
+    """Reads the worker's inbox: passes batches on to the worker's loop. On `stop`, or when the
+    main process is gone (end of file), it stops the worker: a SIGTERM to itself, so that a
+    game in progress stops as on Ctrl-C. Once the main process is gone, it also ends the
+    process after `_STOP_WAIT` seconds if the clean-up hangs (its bots then get SIGKILL as
+    their parent dies)."""
+
+    def __init__(self, conn: Connection) -> None:
+        super().__init__(name="inbox", daemon=True)
+        self.conn = conn
+        self.replies: queue.Queue[Any] = queue.Queue()
+        self.signalled = False
+
+    def run(self) -> None:
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                break
+            if message == _STOP:
+                self._stop()  # and read on: the main process's death still matters
+            else:
+                self.replies.put(message)
+        self._stop()
+        threading.Event().wait(_STOP_WAIT)
+        logger.warning("the tournament process is gone and the clean-up hangs: exiting")
+        os._exit(_SIGTERM_EXIT)
+
+    def _stop(self) -> None:
+        _State.asked = True
+        self.replies.put(None)
+        if not (_State.stopping or self.signalled):
+            self.signalled = True
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _send(conn: Connection, message: Any) -> None:
+    """Send a message whole: SIGTERM waits (blocked) until it is written, so that the main
+    process never reads half a message."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        conn.send(message)
+    except OSError:
+        pass  # the main process is gone: the inbox reader stops this worker
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+Batch = list[tuple[ScheduledGame, ...]]
 
 
 class _Worker:
-    """One worker's loop: ask for a pair, play it, report each game."""
+    """One worker's loop: ask for a batch of pairs, play its first games with one set of bot
+    processes and close it, play its second games with a fresh set, report each game. The
+    set that played second games, which never saw the next batch's deals, plays the next
+    batch's first games if it is of the same matchup."""
 
-    def __init__(self, wid: int, setup: Setup, inbox: Any, outbox: Any, parent: int) -> None:
-        self.wid, self.setup = wid, setup
-        self.inbox, self.outbox, self.parent = inbox, outbox, parent
+    def __init__(self, setup: Setup, inbox: _Inbox, outbox: Connection) -> None:
+        self.setup, self.inbox, self.outbox = setup, inbox, outbox
+        self.spare: Match | None = None  # the last second games' set, kept for reuse
+        self.spare_matchup: tuple[str, str] | None = None
 
-    def ask(self) -> tuple[ScheduledGame, ...] | None:
-        if os.getppid() != self.parent:  # orphaned: play nothing more
-            return None
-        self.outbox.put(("want", self.wid, None))
-        return self.inbox.get()
+    def ask(self) -> Batch:
+        """The next batch ([]: no more)."""
+        _send(self.outbox, ("want", None))
+        return self.inbox.replies.get() or []
 
     def run(self) -> None:
-        pair = self.ask()
-        match: Match | None = None
-        playing: tuple[str, str] | None = None
+        batch = self.ask()
         try:
-            while pair is not None:
-                if pair[0].matchup != playing:
-                    if match is not None:
-                        match.close()
-                    playing = pair[0].matchup
-                    match = Match(self.setup.entrants[playing[0]],
-                                  self.setup.entrants[playing[1]], self.setup.transport)
-                pair = self.play_pair(match, pair)
+            while batch:
+                batch = self.play_batch(batch)
         finally:
-            if match is not None:
-                match.close()
+            self.take_spare(None)
 
-    def play_pair(self, match: Match, pair: tuple[ScheduledGame, ...],
-                  ) -> tuple[ScheduledGame, ...] | None:
-        """Play a pair's games; the next pair, asked for before the last game."""
-        following = None
-        for k, game in enumerate(pair):
-            last = False
-            if k == len(pair) - 1:
-                following = self.ask()
-                last = following is None or following[0].matchup != game.matchup
-            record = match.play(self.setup.spec(game), last=last)
-            path = self.setup.record_file(game)
-            write_record(record, path)
-            self.outbox.put(("game", self.wid,
-                             GameRow.from_record(game, record,
-                                                 os.path.relpath(path, self.setup.base))))
+    def play_batch(self, batch: Batch) -> Batch:
+        """Play a batch; the next one, asked for before its last game so that the set
+        playing it can be told whether more games follow."""
+        matchup = batch[0][0].matchup
+        firsts = [g for pair in batch for g in pair if g.game_index == 0]
+        seconds = [g for pair in batch for g in pair if g.game_index == 1]
+        following: Batch = []
+        if firsts:
+            match = self.take_spare(matchup) or self.new_match(matchup)
+            try:
+                for k, game in enumerate(firsts):
+                    if k == len(firsts) - 1 and not seconds:
+                        following = self.ask()
+                    self.play(match, game, last=k == len(firsts) - 1)
+            finally:
+                match.close()  # it knows these deals: it plays none of their second games
+        if seconds:
+            match = self.take_spare(matchup) or self.new_match(matchup)
+            keep = False
+            try:
+                for k, game in enumerate(seconds):
+                    if k == len(seconds) - 1:
+                        following = self.ask()
+                        keep = bool(following) and following[0][0].matchup == matchup
+                    self.play(match, game, last=k == len(seconds) - 1 and not keep)
+            except BaseException:
+                match.close()
+                raise
+            if keep:
+                self.spare, self.spare_matchup = match, matchup
+            else:
+                match.close()
         return following
 
+    def take_spare(self, matchup: tuple[str, str] | None) -> Match | None:
+        """The spare set if it is of `matchup` (it is handed over), else None (it is closed)."""
+        spare, self.spare = self.spare, None
+        if spare is not None and self.spare_matchup == matchup:
+            return spare
+        if spare is not None:
+            spare.close()
+        return None
 
-def _worker(wid: int, workers: int, setup: Setup, inbox: Any, outbox: Any,
-            parent: int) -> None:
-    signal.signal(signal.SIGINT, _interrupt)
-    signal.signal(signal.SIGTERM, _interrupt)
-    _die_with_parent()
+    def new_match(self, matchup: tuple[str, str]) -> Match:
+        a, b = matchup
+        return Match(self.setup.entrants[a], self.setup.entrants[b], self.setup.transport)
+
+    def play(self, match: Match, game: ScheduledGame, last: bool) -> None:
+        record = match.play(self.setup.spec(game), last=last)
+        final = self.setup.record_file(game)
+        pending = pending_record(final)
+        write_record(record, pending)
+        row = GameRow.from_record(game, record, os.path.relpath(final, self.setup.base))
+        _send(self.outbox, ("game", Finished(row, pending)))
+
+
+def _worker(wid: int, workers: int, setup: Setup, inbox: Connection,
+            outbox: Connection) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # born blocked: see _start
+    signal.signal(signal.SIGTERM, _first_sigterm)
+    reader = _Inbox(inbox)
+    reader.start()
+    status, detail, code = "done", None, 0
     try:
         if setup.pin_cpus:
             _pin(wid, workers)
-        _Worker(wid, setup, inbox, outbox, parent).run()
-        outbox.put(("done", wid, None))
+        _Worker(setup, reader, outbox).run()
     except KeyboardInterrupt:
-        outbox.cancel_join_thread()  # unsent rows are not committed: those games are replayed
-    except Exception:
-        outbox.put(("error", wid, traceback.format_exc()))
+        status, code = ("stopped", 0) if _State.asked else ("terminated", _SIGTERM_EXIT)
+    except Exception as exc:
+        status, detail, code = "error", (f"{type(exc).__name__}: {exc}",
+                                         traceback.format_exc()), 1
+    _State.stopping = True  # the inbox's end of file is no news any more
+    _send(outbox, (status, detail))
+    outbox.close()
+    sys.exit(code)
 
 
 _claim: CpuClaim | None = None  # held for the worker's life
@@ -162,99 +280,165 @@ def _pin(wid: int, workers: int) -> None:
 
 # ----- in the main process ------------------------------------------------------------------
 
-class WorkerError(Exception):
-    """A worker failed outside any game (a harness bug, a full disk...)."""
+class WorkerError(ArenaError):
+    """A worker failed outside any game (a harness bug, a full disk, a kill...); the games it
+    had not finished are not stored."""
 
 
-def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int) -> Iterator[GameRow]:
-    """Play the games on `workers` processes; yield rows as games finish, in any order.
+@dataclass
+class _Handle:
+    """The main process's view of one worker."""
 
-    Closing the iterator (or an exception in the consumer, such as KeyboardInterrupt) stops
-    the workers and waits until they stopped their bots. Raises WorkerError if a worker
-    failed, after the other workers' games.
-    """
-    dispatcher = Dispatcher(games)
-    count = max(1, min(workers, len(dispatcher.pairs)))
-    if not dispatcher.pairs:
-        return
-    context = multiprocessing.get_context("spawn")
-    outbox = context.Queue()
-    inboxes = [context.Queue() for _ in range(count)]
-    for inbox in inboxes:
-        inbox.cancel_join_thread()
-    procs = [context.Process(target=_worker,
-                             args=(k, count, setup, inboxes[k], outbox, os.getpid()),
-                             name=f"arena-worker-{k}", daemon=True) for k in range(count)]
-    errors: list[str] = []
-    completed = False
-    try:
-        for proc in procs:
-            proc.start()
-        finished = 0
-        while finished < count:
-            try:
-                kind, wid, payload = outbox.get(timeout=_POLL)
-            except queue.Empty:
-                if not any(p.is_alive() for p in procs):
-                    break  # a worker died without a word: what it sent is drained below
-                continue
-            if kind == "want":
-                inboxes[wid].put(dispatcher.next(wid))
-            elif kind == "game":
-                yield payload
-            else:
-                finished += 1
-                if kind == "error":
-                    errors.append(payload)
-        completed = True
-    finally:
-        _stop(procs, graceful=completed)
-    for kind, _, payload in _drained(outbox):
-        if kind == "game":
-            yield payload
-        elif kind == "error":
-            errors.append(payload)
-    dead = [p for p in procs if p.exitcode not in (0, None)]
-    if dead and not errors:
-        errors.append(f"{dead[0].name} ended with exit code {dead[0].exitcode}")
-    if errors:
-        raise WorkerError(errors[0])
+    proc: Any
+    inbox: Connection
+    outbox: Connection
+    unfinished: dict[str, str] = field(default_factory=dict)  # game id -> pair id
+    ending: str | None = None   # its last word: done, stopped, terminated, error, lost
+    detail: Any = None
 
-
-def _drained(outbox: Any) -> Iterator[tuple[str, int, Any]]:
-    while True:
+    def give(self, batch: list[tuple[ScheduledGame, ...]]) -> None:
+        for pair in batch:
+            for game in pair:
+                self.unfinished[game.game_id] = game.pair_id
         try:
-            yield outbox.get(timeout=0.05)
-        except (queue.Empty, OSError, ValueError):
-            return
+            self.inbox.send(batch)
+        except OSError:
+            pass  # it died: its outbox says so
+
+    def failure(self) -> str | None:
+        """What went wrong with this worker, for the user; None if nothing did."""
+        name = self.proc.name
+        if self.ending == "error":
+            logger.debug("%s failed:\n%s", name, self.detail[1])
+            what = f"{name} failed: {self.detail[0]}"
+        elif self.ending == "terminated":
+            what = f"{name} was stopped by a SIGTERM that this run did not send"
+        elif self.ending == "lost":
+            code = self.proc.exitcode
+            how = (f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0
+                   else f"ended with exit code {code}" if code is not None
+                   else "stopped answering")
+            what = f"{name} {how}"
+        else:
+            return None
+        pairs = sorted(set(self.unfinished.values()))
+        if pairs:
+            what += (f"; {len(self.unfinished)} game(s) it had been given were not played "
+                     f"(pair {', '.join(pairs)})")
+        return what
 
 
-def _stop(procs: list[Any], graceful: bool) -> None:
-    """Ask every live worker to stop (SIGTERM, which stops its game like Ctrl-C), wait, then
-    kill what is left; `graceful`: they are done, give them a moment to exit by themselves
-    first. SIGINT is ignored meanwhile so that a second Ctrl-C cannot cut the clean-up short."""
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored in this process for the block; a no-op outside the main thread."""
     try:
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # not the main thread: signals are not ours to handle
-        previous = None
+        yield
+        return
     try:
-        if graceful:
-            for proc in procs:
-                if proc.pid is not None:
-                    proc.join(_STOP_WAIT)
-        for proc in procs:
-            if proc.is_alive() and proc.pid is not None:
-                try:
-                    os.kill(proc.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-        for proc in procs:
-            if proc.pid is not None:
-                proc.join(_STOP_WAIT)
-                if proc.is_alive():
-                    logger.warning("%s did not stop; killing it", proc.name)
-                    proc.kill()
-                    proc.join()
+        yield
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGINT, previous)
+
+
+def ignore_sigint() -> None:
+    """Ignore SIGINT from now on (a run that was interrupted is ending: a second Ctrl-C must
+    not cut short what it says); a no-op outside the main thread."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:
+        pass
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT held back in this thread for the block (a Ctrl-C meanwhile arrives after it);
+    processes started meanwhile are born with it blocked, so that a Ctrl-C cannot reach a
+    worker still starting (it would print a traceback) before it ignores SIGINT."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _start(setup: Setup, count: int, handles: list[_Handle]) -> None:
+    """Start `count` workers, appending each to `handles` as it starts."""
+    context = multiprocessing.get_context("spawn")
+    with _sigint_blocked():
+        for k in range(count):
+            inbox_r, inbox_w = context.Pipe(duplex=False)
+            outbox_r, outbox_w = context.Pipe(duplex=False)
+            proc = context.Process(target=_worker, args=(k, count, setup, inbox_r, outbox_w),
+                                   name=f"arena-worker-{k}", daemon=True)
+            handles.append(_Handle(proc, inbox_w, outbox_r))
+            proc.start()
+            inbox_r.close()   # the worker holds the only read end of its inbox,
+            outbox_w.close()  # and the only write end of its outbox
+
+
+def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int
+              ) -> Iterator[Finished]:
+    """Play the games on `workers` processes; yield each as it finishes, in any order.
+
+    Closing the iterator (or an exception in the consumer, such as KeyboardInterrupt) stops
+    the workers and waits until they stopped their bots. Raises WorkerError naming every
+    worker that failed (and the games it did not play), after the other workers' games.
+    """
+    dispatcher = Dispatcher(games, workers)
+    count = max(1, min(workers, len(dispatcher.pairs)))
+    if not dispatcher.pairs:
+        return
+    handles: list[_Handle] = []
+    completed = False
+    try:
+        _start(setup, count, handles)
+        live = {h.outbox: (wid, h) for wid, h in enumerate(handles)}
+        while live:
+            for conn in wait(list(live)):
+                wid, handle = live[conn]
+                try:
+                    kind, payload = conn.recv()
+                except (EOFError, OSError):
+                    kind, payload = "lost", None
+                if kind == "want":
+                    handle.give(dispatcher.next(wid))
+                elif kind == "game":
+                    handle.unfinished.pop(payload.row.game.game_id, None)
+                    yield payload
+                else:
+                    handle.ending, handle.detail = kind, payload
+                    del live[conn]
+        completed = True
+    finally:
+        _stop(handles, graceful=completed)
+    failures = [f for f in (h.failure() for h in handles) if f]
+    if failures:
+        raise WorkerError("; ".join(failures))
+
+
+def _stop(handles: list[_Handle], graceful: bool) -> None:
+    """Ask every live worker to stop (it stops its game like Ctrl-C), wait, then kill what is
+    left; `graceful`: they are done, give them a moment to exit by themselves first. SIGINT
+    is ignored meanwhile so that a second Ctrl-C cannot cut the clean-up short."""
+    started = [h for h in handles if h.proc.pid is not None]
+    with _sigint_ignored():
+        if graceful:
+            for handle in started:
+                handle.proc.join(_STOP_WAIT)
+        for handle in started:
+            if handle.proc.is_alive():
+                try:
+                    handle.inbox.send(_STOP)
+                except OSError:
+                    pass
+        for handle in started:
+            handle.proc.join(_STOP_WAIT)
+            if handle.proc.is_alive():
+                logger.warning("%s did not stop; killing it", handle.proc.name)
+                handle.proc.kill()
+                handle.proc.join()
+        for handle in handles:
+            handle.inbox.close()
+            handle.outbox.close()

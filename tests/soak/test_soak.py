@@ -1,10 +1,12 @@
 """Soak: a tournament of normal and broken bots, killed with SIGKILL at random moments and
-resumed until done, ends exactly as an uninterrupted run with the same seeds; a long match
-keeps the referee's memory flat. Marked slow; CI runs it at the bounded size below."""
+resumed until done, ends exactly as an uninterrupted run with the same seeds, and leaves no
+process behind (no bot, no worker); a long match keeps the referee's memory flat. Marked
+slow; CI runs it at the bounded size below."""
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import resource
 import shutil
@@ -73,6 +75,26 @@ anchor = "steady"
     return path
 
 
+def tagged_processes(tag: str) -> list[int]:
+    """Pids of live processes whose environment holds `tag` (a run's workers inherit the
+    environment of the run, and so do its bots)."""
+    found = []
+    needle = tag.encode()
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as environ:
+                if needle not in environ.read():
+                    continue
+            with open(f"/proc/{name}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] != "Z":
+                    found.append(int(name))
+        except OSError:
+            continue
+    return found
+
+
 def standings_json(config: Path) -> dict:
     result = CliRunner().invoke(main, ["standings", str(config), "--format", "json"])
     assert result.exit_code == 0, result.output
@@ -89,10 +111,12 @@ def test_a_tournament_killed_at_random_moments_ends_as_an_uninterrupted_run(tmp_
     stormy = write_config(tmp_path, "stormy")
     rng = random.Random(5)
     kills = 0
+    tag = f"TICHU_SOAK_RUN={tmp_path.name}-{os.getpid()}"  # marks the storm's processes
+    env = dict(os.environ, TICHU_SOAK_RUN=tag.split("=", 1)[1])
     for _ in range(12):
-        proc = subprocess.Popen([sys.executable, "-m", "arena.cli.main", "tournament", str(stormy),
+        proc = subprocess.Popen([sys.executable, "-m", "arena.cli", "tournament", str(stormy),
                                  "--no-standings"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+                                stderr=subprocess.DEVNULL, env=env)
         try:
             proc.wait(timeout=rng.uniform(1.0, 4.0))
             break  # finished before the kill
@@ -104,12 +128,13 @@ def test_a_tournament_killed_at_random_moments_ends_as_an_uninterrupted_run(tmp_
     assert final.exit_code == 0, final.output
     assert kills >= 2, "the storm should interrupt the run several times"
 
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and any(
-            bot_processes(tmp_path / "bots" / name) for name, _ in BOTS):
+    deadline = time.monotonic() + 60  # a bound against hangs: workers stop within seconds
+    while time.monotonic() < deadline and (tagged_processes(tag) or any(
+            bot_processes(tmp_path / "bots" / name) for name, _ in BOTS)):
         time.sleep(0.2)
     for name, _ in BOTS:
         assert not bot_processes(tmp_path / "bots" / name), f"{name} processes left behind"
+    assert not tagged_processes(tag), "workers (or their bots) outlived their killed run"
 
     calm_rows = game_rows(tmp_path / "calm.sqlite")
     stormy_rows = game_rows(tmp_path / "stormy.sqlite")

@@ -45,7 +45,7 @@ def test_paths_are_relative_to_the_config_file(tmp_path, two_bots):
     (('    "heuristic",', '    "random",'), "tournament.entrants[1]", "listed twice"),
 ])
 def test_a_bad_value_names_file_key_and_problem(tmp_path, two_bots, change, key, problem):
-    path = write_config(tmp_path, ["random", "heuristic"])
+    path = write_config(tmp_path, ["random", "heuristic"], seed=7)
     path.write_text(path.read_text().replace(*change))
     with pytest.raises(ConfigError) as error:
         load_config(path)
@@ -85,11 +85,36 @@ def test_cli_exits_2_on_a_bad_config_and_starts_nothing(tmp_path, two_bots):
 def test_a_store_started_with_another_seed_is_refused(tmp_path, two_bots):
     from arena.tournament.runner import open_store
 
-    path = write_config(tmp_path, ["random", "heuristic"])
+    path = write_config(tmp_path, ["random", "heuristic"], seed=7)
     open_store(load_config(path)).close()
     path.write_text(path.read_text().replace("seed = 7", "seed = 8"))
     with pytest.raises(ConfigError, match="'tournament.seed'.*started with seed = 7"):
         open_store(load_config(path))
+    path.write_text(path.read_text().replace("seed = 8\n", ""))
+    with pytest.raises(ConfigError, match="'tournament.seed'.*started with seed = 7, not "
+                       "secret deals.*set seed = 7 again"):
+        open_store(load_config(path))
+
+
+def test_a_store_started_with_secret_deals_refuses_a_fixed_seed(tmp_path, two_bots):
+    from arena.tournament.runner import open_store
+
+    path = write_config(tmp_path, ["random", "heuristic"])
+    open_store(load_config(path)).close()
+    path.write_text(path.read_text().replace("concurrency = 2", "seed = 1\nconcurrency = 2"))
+    with pytest.raises(ConfigError, match="started with secret deals.*remove the seed"):
+        open_store(load_config(path))
+
+
+@pytest.mark.parametrize("key, value", [("storage", "random/t.sqlite"),
+                                        ("records", "heuristic/records")])
+def test_the_store_and_records_must_be_outside_every_bot_folder(tmp_path, two_bots, key,
+                                                                 value):
+    path = write_config(tmp_path, ["random", "heuristic"])
+    line = f'{key} = "{value}"' + ('' if key == "storage" else '\nstorage = "t.sqlite"')
+    path.write_text(path.read_text().replace('storage = "t.sqlite"', line))
+    with pytest.raises(ConfigError, match=rf"'tournament.{key}'.*inside the folder of the bot"):
+        load_config(path)
 
 
 def test_tournament_limits_apply_over_each_bots_own(tmp_path, two_bots):

@@ -116,9 +116,13 @@ def test_tournament_workers_and_their_bots_are_pinned_to_a_cpu_each(tmp_path, mo
                                        "--no-standings"])
     assert result.exit_code == 0, result.output
     seen = [{int(c) for c in p.read_text().split()} for p in reports.iterdir()]
-    assert len(seen) == 8  # two workers, four bot processes each
+    # two workers, each with two sets of four bot processes (first games, second games)
+    assert len(seen) == 16
     if flag == "--pin":
-        assert all(len(cpus) == 1 for cpus in seen)
-        assert set().union(*seen) == set(usable_cpus()[:2])
+        # each on a CPU of its worker's own, unless other arena processes of this user (other
+        # runs, other tests) hold every free CPU: then its worker runs unpinned
+        pinned = [cpus for cpus in seen if len(cpus) == 1]
+        assert all(cpus == set(usable_cpus()) for cpus in seen if len(cpus) != 1)
+        assert len(set().union(*pinned)) <= 2
     else:
         assert all(cpus == set(usable_cpus()) for cpus in seen)

@@ -1,4 +1,5 @@
-"""The progress bar: games done, games per minute, ETA and standings; silent off a terminal."""
+"""Progress: a bar with games done, games per minute, ETA and standings on a terminal; a
+plain line per finished pair elsewhere."""
 
 from __future__ import annotations
 
@@ -23,9 +24,13 @@ def test_the_line_shows_done_rate_eta_and_standings():
     assert progress.stream.getvalue().endswith("\n")
 
 
-def test_quiet_when_not_on_a_terminal():
+def test_a_line_per_finished_pair_when_not_on_a_terminal():
     stream = io.StringIO()  # isatty() is False
-    progress = Progress(5, stream=stream)
-    progress.advance(1)
+    progress = Progress(4, stream=stream)
+    progress.started -= 60.0
+    progress.advance(1, "b +120  a +0")
+    assert stream.getvalue() == ""  # half a pair: nothing yet
+    progress.advance(1, finished_pair="a vs b, pair 0")
     progress.close()
-    assert stream.getvalue() == ""
+    assert stream.getvalue() == ("a vs b, pair 0 done: 2/4 games  2.0/min  ETA 1:00  "
+                                 "| b +120  a +0\n")

@@ -3,13 +3,15 @@ ratings see them, atomic record files."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
 import pytest
 
 from arena.referee.record import EntrantInfo, GameRecord, Termination
 from arena.tournament.schedule import round_robin
-from arena.tournament.store import EntrantRow, GameRow, Store, read_record, write_record
+from arena.tournament.store import (EntrantRow, GameRow, IntegrityError, Store, read_record,
+                                    write_record)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -35,7 +37,35 @@ def store(tmp_path):
 
 def test_the_store_is_one_sqlite_file_in_wal_mode(store):
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.meta("schema_version") == "1"
+    assert store.meta("schema_version") == "2"
+
+
+def test_a_new_store_makes_a_secret_of_256_random_bits_and_keeps_it(tmp_path):
+    with Store(tmp_path / "a.sqlite") as a, Store(tmp_path / "b.sqlite") as b:
+        secret = a.deal_secret()
+        assert len(secret) == 32 and secret != b.deal_secret()
+    with Store(tmp_path / "a.sqlite") as again:
+        assert again.deal_secret() == secret
+
+
+def test_a_store_of_schema_1_is_upgraded_keeping_its_games(store):
+    game = round_robin(["a@v1", "b@v1"], 1, 1)[0]
+    store.add_game(row(game))
+    store.set_meta({"schema_version": "1"})
+    store.db.execute("DROP TABLE build_outputs")
+    with Store(store.path) as upgraded:
+        assert upgraded.meta("schema_version") == "2" and upgraded.game_count() == 1
+        assert upgraded.build_outputs(store.path.parent) == set()
+
+
+def test_a_stored_game_that_differs_from_a_new_result_stops_loudly(store):
+    game = round_robin(["a@v1", "b@v1"], 1, 1)[0]
+    assert store.add_game(row(game, winner=1))  # stored first: a forged row, say
+    with pytest.raises(IntegrityError, match=rf"game {re.escape(game.game_id)} is stored "
+                       r"already with another result.*winner 1 stored, 0 played"):
+        store.add_game(row(game, winner=0))
+    assert not store.add_game(row(game, winner=1))  # the same result again: no error
+    assert store.game_count() == 1 and store.results()[0].winner == 1
 
 
 def test_a_game_is_stored_once_with_its_pair_and_seats(store):

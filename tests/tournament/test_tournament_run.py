@@ -3,6 +3,7 @@ and Ctrl-C without losing or double-counting a game; submit adds an entrant."""
 
 from __future__ import annotations
 
+import re
 import signal
 import sqlite3
 import subprocess
@@ -61,6 +62,9 @@ def test_a_small_tournament_runs_stores_and_ranks_then_resumes_with_nothing_to_d
     assert result.exit_code == 0, result.output
     assert "4 games played" in result.output and "0 scheduled games missing" in result.output
     assert "Rank" in result.output and "heuristic" in result.output
+    # not a terminal: a line per finished pair
+    assert len(re.findall(r"^heuristic vs random, pair [01] done: \d/4 games", result.output,
+                          re.MULTILINE)) == 2
     rows = assert_complete(config, 4)
     assert all(r[8] == "normal" for r in rows)
     with sqlite3.connect(tmp_path / "t.sqlite") as db:
@@ -144,11 +148,15 @@ def test_sigkill_in_the_middle_then_resume_keeps_every_game_once(tmp_path, two_b
     assert no_bots_left(*two_bots), "bot processes outlived the killed runner"
     stored = game_rows(db)
     assert 3 <= len(stored) < 12
+    # a record file has its final name only once its game is committed
+    finals = {str(p.relative_to(tmp_path)) for p in (tmp_path / "t.sqlite.records").rglob("*.gz")}
+    assert finals <= {row[9] for row in stored}
     result = run(config, "-j", "2")
     assert result.exit_code == 0, result.output
     assert f"{12 - len(stored)} games played" in result.output
     rows = assert_complete(config, 12)
     assert set(stored) <= set(rows)  # finished games intact, not replayed
+    assert not list((tmp_path / "t.sqlite.records").rglob("*.pending"))
 
 
 def test_ctrl_c_stops_cleanly_says_how_to_resume_and_resume_completes(tmp_path, two_bots):
@@ -163,6 +171,8 @@ def test_ctrl_c_stops_cleanly_says_how_to_resume_and_resume_completes(tmp_path, 
     assert "Traceback" not in err
     assert no_bots_left(*two_bots, wait=2.0)
     stored = game_rows(db)
+    played = re.search(r"interrupted: (\d+) games played in this run, (\d+) stored", err)
+    assert played and int(played[1]) == int(played[2]) == len(stored), err
     result = run(config, "-j", "2")
     assert result.exit_code == 0, result.output
     rows = assert_complete(config, 12)
