@@ -253,11 +253,13 @@ class RefereeSocket:
         except KeyError:
             pass
         peer.sock.close()
-        peer.state = _MUTED
+        peer.state, peer.mask = _MUTED, 0
 
     def _watch(self, peer: _Peer) -> None:
         """Poll a peer for what it needs now: input unless muted or holding bytes, output
         while some is unsent."""
+        if peer.fd not in self._peers or self._peers[peer.fd] is not peer:
+            return  # closed
         mask = 0 if peer.state == _MUTED or peer in self._held else select.POLLIN
         if peer.out:
             mask |= select.POLLOUT
