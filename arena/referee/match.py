@@ -459,15 +459,15 @@ class _GameRun:
         if owner is None:  # nobody can tell which process opened this connection: the token
             owner = self._claimed(identity, claimed)
             seat = self.seat_of[owner]
-        elif owner.identity is not None:
-            self._refuse(identity, seat, "unknown_token", "this process said hello already",
-                         lambda: _BotFault(Termination.PROTOCOL_VIOLATION, seat, "a second "
-                                           "hello, on another connection", "unexpected_message"))
         elif claimed is not owner and claimed is not None:
             self._refuse(identity, seat, "unknown_token", "this token is another seat's",
                          lambda: _BotFault(Termination.PROTOCOL_VIOLATION, seat, f"said hello "
                                            f"with the token of seat {self.seat_of[claimed]}: "
                                            "an impostor's hello", "unexpected_message"))
+        elif owner.identity is not None:
+            self._refuse(identity, seat, "unknown_token", "this process said hello already",
+                         lambda: _BotFault(Termination.PROTOCOL_VIOLATION, seat, "a second "
+                                           "hello, on another connection", "unexpected_message"))
         elif claimed is None:
             self._refuse(identity, seat, "unknown_token", "this token belongs to no seat",
                          lambda: _BotFault(Termination.HANDSHAKE_FAILURE, seat,

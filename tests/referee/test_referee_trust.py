@@ -94,12 +94,14 @@ def test_a_hello_of_nul_characters_is_its_senders_forfeit_and_no_text_grows(
     assert not bot_processes(HOSTILE)
 
 
+@pytest.mark.parametrize("transport", ["tcp", "ipc"])
 def test_an_impostor_hello_with_another_seats_token_is_the_impostors_forfeit(
-        monkeypatch, random_bot):
+        monkeypatch, random_bot, transport):
     predictable_tokens(monkeypatch)
     monkeypatch.setenv("TICHU_TEST_ATTACK", "impostor")
     monkeypatch.setenv("TICHU_TEST_VICTIM_TOKEN", "seat-token-0")  # seat 0's: the random bot
-    record = run_game(GameSpec("impostor", 1, (random_bot, entrant(HOSTILE)), time=FAST))
+    record = run_game(GameSpec("impostor", 1, (random_bot, entrant(HOSTILE)), time=FAST),
+                      transport)
     assert record.termination is Termination.PROTOCOL_VIOLATION, record.fault
     assert record.fault.seat in (1, 3) and record.winner == 0
     assert "the token of seat 0" in record.fault.message
@@ -145,10 +147,12 @@ def test_a_bot_exiting_before_hello_is_charged_with_its_own_exit_not_a_strangers
     assert "reject" not in record.fault.message
 
 
-def test_extra_idle_connections_of_a_bot_cost_nobody_a_seat(monkeypatch, random_bot):
+@pytest.mark.parametrize("transport", ["tcp", "ipc"])
+def test_extra_idle_connections_of_a_bot_cost_nobody_a_seat(monkeypatch, random_bot,
+                                                            transport):
     monkeypatch.setenv("TICHU_TEST_ATTACK", "extra_connections")
     record = run_game(GameSpec("extra", 1, (random_bot, entrant(HOSTILE)), target=100,
-                               time=FAST))
+                               time=FAST), transport)
     assert record.termination is Termination.NORMAL, record.fault
 
 
