@@ -243,6 +243,8 @@ class Match:
                  if c.process is not None and c.process.pid is not None}
         try:
             owner = peers.connection_owner(sock, roots)
+        except OSError:  # gone already (reset before it could be looked at): close it
+            return STRANGER
         except peers.OwnerUnknown as exc:
             if self.owners_known:
                 logger.warning("cannot tell which process opened a connection (%s): "
@@ -316,9 +318,32 @@ class _GameRun:
         """Have all four processes running and greeted. Every seat gets its full hello time,
         counted from its own start, even when another has failed already; then the faults
         are judged together (`_judge`)."""
-        match, seats = self.match, self.seats
         failed: dict[int, _BotFault] = {}
-        for seat, conn in enumerate(seats):
+        self._start_processes(failed)
+        hello = self.spec.time.hello
+        while waiting := self._waiting(failed):
+            now = time.monotonic()
+            late = [s for s in waiting if now >= self.seats[s].started_at + hello]
+            if late:
+                self._drain(failed)  # what has arrived counts, however busy the referee was
+                for seat in late:
+                    if self.seats[seat].identity is None and seat not in failed:
+                        failed[seat] = _BotFault(
+                            Termination.HANDSHAKE_FAILURE, seat, f"no valid hello within "
+                            f"{hello:g} s of its start", "timeout")
+                continue
+            due = min(self.seats[s].started_at for s in waiting) + hello
+            incoming = self.match.socket.receive(max(0.0, min(due - now, _POLL)))
+            if incoming is not None:
+                self._take_at_start(incoming, failed)
+        if failed:
+            self._judge(list(failed.values()))
+
+    def _start_processes(self, failed: dict[int, _BotFault]) -> None:
+        """Start a process for every seat that has none running (an ended session's process
+        is stopped first); a seat whose process cannot start goes into `failed`."""
+        match = self.match
+        for seat, conn in enumerate(self.seats):
             if conn.ended or (conn.process is not None and conn.process.exit_code() is not None):
                 match.stop(conn, wait=_EXIT_WAIT if conn.ended else 0.0)
             if conn.process is None:
@@ -326,37 +351,22 @@ class _GameRun:
                     match.start(conn, seat)
                 except _BotFault as fault:
                     failed[seat] = fault
-        hello = self.spec.time.hello
-        while True:
-            waiting = [s for s, c in enumerate(seats) if c.identity is None and s not in failed]
-            if not waiting:
-                break
-            for seat in waiting:
-                code = seats[seat].process.exit_code()
-                if code is not None:
-                    failed[seat] = _BotFault(
-                        Termination.START_FAILURE, seat, f"the bot process exited with code "
-                        f"{code} before saying hello", exit_code=code,
-                        output=seats[seat].process.output_tail()[-2000:])
-            waiting = [s for s in waiting if s not in failed]
-            now = time.monotonic()
-            late = [s for s in waiting if now >= seats[s].started_at + hello]
-            if late:
-                self._drain(failed)  # what has arrived counts, however busy the referee was
-                for seat in late:
-                    if seats[seat].identity is None and seat not in failed:
-                        failed[seat] = _BotFault(
-                            Termination.HANDSHAKE_FAILURE, seat, f"no valid hello within "
-                            f"{hello:g} s of its start", "timeout")
+
+    def _waiting(self, failed: dict[int, _BotFault]) -> list[int]:
+        """The seats whose hello is still awaited; one whose process has exited meanwhile
+        goes into `failed` instead."""
+        waiting = []
+        for seat, conn in enumerate(self.seats):
+            if conn.identity is not None or seat in failed:
                 continue
-            if not waiting:
+            code = conn.process.exit_code()
+            if code is None:
+                waiting.append(seat)
                 continue
-            due = min(seats[s].started_at for s in waiting) + hello
-            incoming = match.socket.receive(max(0.0, min(due - now, _POLL)))
-            if incoming is not None:
-                self._take_at_start(incoming, failed)
-        if failed:
-            self._judge(list(failed.values()))
+            failed[seat] = _BotFault(Termination.START_FAILURE, seat, f"the bot process exited "
+                                     f"with code {code} before saying hello", exit_code=code,
+                                     output=conn.process.output_tail()[-2000:])
+        return waiting
 
     def _drain(self, failed: dict[int, _BotFault]) -> None:
         for _ in range(_DRAIN):
@@ -402,10 +412,7 @@ class _GameRun:
         bound = match.by_identity.get(identity)
         owner = bound if bound is not None else (
             incoming.owner if isinstance(incoming.owner, _Conn) else None)
-        seat = self.seat_of.get(owner) if owner is not None else None
-        if owner is not None and seat is None:  # a process of this match sitting out: none
-            match.socket.disconnect(identity)
-            return False
+        seat = self.seat_of[owner] if owner is not None else None  # all four are seated
         if incoming.connected:
             if owner is not None:
                 owner.links.add(identity)

@@ -185,9 +185,6 @@ class RefereeSocket:
         if peer is not None:
             self._close(peer)
 
-    def connections(self) -> int:
-        return len(self._peers)
-
     def close(self) -> None:
         for peer in list(self._peers.values()):
             self._close(peer)
