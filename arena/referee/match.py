@@ -458,10 +458,12 @@ class _GameRun:
             self._refuse(identity, seat, "malformed_hello", str(exc),
                          lambda: _violation(seat, exc, frames))
         if hello["type"] != "hello":
+            where = ("on a second connection" if owner is not None and owner.identity
+                     else "before its hello")
             self._refuse(identity, seat, "malformed_hello", f"the first message must be hello, "
                          f"not {hello['type']}", lambda: _BotFault(
                              Termination.PROTOCOL_VIOLATION, seat, f"a {hello['type']} message "
-                             "before its hello", "unexpected_message", data=_shown(frames)))
+                             f"{where}", "unexpected_message", data=_shown(frames)))
         claimed = next((c for c in self.seats if c.token == hello["token"]), None)
         if owner is None:  # nobody can tell which process opened this connection: the token
             owner = self._claimed(identity, claimed)

@@ -122,13 +122,7 @@ def _descendants(pid: int) -> list[int]:
     while todo and len(found) < 4096:
         current = todo.pop()
         found.append(current)
-        try:
-            tasks = os.listdir(f"/proc/{current}/task")
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            raise OwnerUnknown(f"/proc/{current}/task: {exc}") from None
-        for task in tasks:
+        for task in _listdir(f"/proc/{current}/task"):
             try:
                 with open(f"/proc/{current}/task/{task}/children") as children:
                     todo.extend(int(c) for c in children.read().split())
@@ -144,16 +138,20 @@ def _holder(inode: int, roots: Mapping[int, T]) -> T | None:
     link = f"socket:[{inode}]"
     for root, value in roots.items():
         for pid in _descendants(root):
-            try:
-                fds = os.listdir(f"/proc/{pid}/fd")
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                raise OwnerUnknown(f"/proc/{pid}/fd: {exc}") from None
-            for fd in fds:
+            for fd in _listdir(f"/proc/{pid}/fd"):
                 try:
                     if os.readlink(f"/proc/{pid}/fd/{fd}") == link:
                         return value
                 except OSError:
                     continue
     return None
+
+
+def _listdir(path: str) -> list[str]:
+    """The entries of a /proc folder; none if its process is gone; OwnerUnknown if hidden."""
+    try:
+        return os.listdir(path)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise OwnerUnknown(f"{path}: {exc}") from None
