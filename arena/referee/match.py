@@ -35,8 +35,8 @@ import secrets
 import socket
 import subprocess
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from arena.referee import peers, wire
