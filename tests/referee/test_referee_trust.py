@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from arena.referee import peers
 from arena.referee.match import GameSpec, Match, TimeControl, run_game
 from arena.referee.record import Termination
 from tests.processes import bot_processes
@@ -217,3 +218,19 @@ def test_a_late_reply_of_an_innocent_seat_does_not_forfeit_its_next_game(monkeyp
     assert second.termination is Termination.CRASH, second.fault
     assert second.fault.seat in (1, 3) and second.winner == 0
     assert not bot_processes(THINKER) and not bot_processes(FAULTY)
+
+
+def test_where_no_process_can_be_traced_a_token_presented_twice_voids_the_game(
+        monkeypatch, random_bot, faulty_bot):
+    """Without /proc (another OS), the token alone names a seat: a stolen token cannot be
+    told from the real one, so the game is void, and nobody is charged."""
+    def untraceable(sock, roots):
+        raise peers.OwnerUnknown("no /proc here")
+    monkeypatch.setattr(peers, "connection_owner", untraceable)
+    predictable_tokens(monkeypatch)
+    monkeypatch.delenv("TICHU_TEST_FAULT", raising=False)
+    with Match(random_bot, faulty_bot) as match, stranger(match.socket.endpoint,
+                                                          "seat-token-0"):
+        record = match.play(GameSpec("leak", 1, (random_bot, faulty_bot), time=FAST))
+    assert record.termination is Termination.HARNESS_FAULT, record.fault
+    assert record.winner is None and "leaked" in record.fault.message
