@@ -41,6 +41,7 @@ logger = logging.getLogger(__name__)
 
 STRANGER = object()
 """What `classify` returns for a connection to close at once, unread."""
+_CLASSIFY = object()  # the owner of a listener whose connections `classify` tells apart
 
 _MAX_PARTS = 64             # frames in one message
 _MAX_COMMAND = 1024         # bytes of one ZMTP command (READY, PING, ERROR)
@@ -108,7 +109,8 @@ class RefereeSocket:
 
     `max_in`: the largest message accepted from a peer, in bytes. `classify(sock)` is called
     with each new connection's socket: `STRANGER` closes it unread, anything else is its
-    `owner`, delivered with everything it sends.
+    `owner`, delivered with everything it sends (and with a `connected` event first, when
+    there is a `classify` or the listener was adopted for an owner).
     """
 
     def __init__(self, max_in: int, transport: str = "tcp",
@@ -129,17 +131,32 @@ class RefereeSocket:
             self.endpoint = f"ipc://{path}"
         else:
             raise ValueError(f"transport must be 'tcp' or 'ipc', not {transport!r}")
-        self._tcp = transport == "tcp"
         self._listener.listen(128)
-        self._listener.setblocking(False)
         self._poll = select.poll()
-        self._poll.register(self._listener.fileno(), select.POLLIN)
+        self._listeners: dict[int, tuple[socket.socket, Any]] = {}  # by fd: socket, owner
+        self._listen(self._listener, _CLASSIFY)
         self._peers: dict[int, _Peer] = {}         # by file descriptor
         self._by_identity: dict[bytes, _Peer] = {}
         self._ready: collections.deque[Incoming] = collections.deque()
         self._held: list[_Peer] = []  # peers with buffered bytes still to parse
         self._next_id = 0
         self._last_sweep = time.monotonic()
+
+    def adopt(self, listener: socket.socket, owner: Any) -> str:
+        """Accept connections on a listening socket made elsewhere, such as one handed out of
+        a bot's sandbox (its network namespace: nothing else can reach it), as connections
+        of `owner`; the name to `release` it by."""
+        listener.setblocking(False)
+        self._listen(listener, owner)
+        return f"adopted:{listener.fileno()}"
+
+    def release(self, name: str) -> None:
+        """Stop accepting on an adopted listener and close it (its connections stay)."""
+        fd = int(name.rpartition(":")[2])
+        if fd in self._listeners and fd != self._listener.fileno():
+            listener, _owner = self._listeners.pop(fd)
+            self._poll.unregister(fd)
+            listener.close()
 
     # ----- the referee's side ----------------------------------------------------------------
 
@@ -156,8 +173,8 @@ class RefereeSocket:
             left = deadline - time.monotonic()
             events = self._poll.poll(max(0, int(left * 1000 + 0.999)))
             for fd, event in events:
-                if fd == self._listener.fileno():
-                    self._accept()
+                if fd in self._listeners:
+                    self._accept(*self._listeners[fd])
                 else:
                     peer = self._peers.get(fd)
                     if peer is not None:
@@ -188,7 +205,9 @@ class RefereeSocket:
     def close(self) -> None:
         for peer in list(self._peers.values()):
             self._close(peer)
-        self._listener.close()
+        for listener, _owner in self._listeners.values():
+            listener.close()
+        self._listeners.clear()
         self._ready.clear()
         if self._ipc_dir is not None:
             for name in os.listdir(self._ipc_dir):
@@ -198,33 +217,40 @@ class RefereeSocket:
 
     # ----- connections -----------------------------------------------------------------------
 
-    def _accept(self) -> None:
+    def _listen(self, listener: socket.socket, owner: Any) -> None:
+        listener.setblocking(False)
+        self._listeners[listener.fileno()] = (listener, owner)
+        self._poll.register(listener.fileno(), select.POLLIN)
+
+    def _accept(self, listener: socket.socket, owner: Any) -> None:
         for _ in range(_ACCEPTS):
             try:
-                sock, _address = self._listener.accept()
+                sock, _address = listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
             except OSError as exc:  # out of file descriptors, ...: try again next turn
                 logger.warning("cannot accept a connection: %s", exc)
                 return
             sock.setblocking(False)
-            owner = self.classify(sock) if self.classify is not None else None
-            if owner is STRANGER:
+            tag = owner
+            if tag is _CLASSIFY:
+                tag = self.classify(sock) if self.classify is not None else None
+            if tag is STRANGER:
                 logger.info("closed a connection from a process of no seat")
                 sock.close()
                 continue
-            if self._tcp:
+            if sock.family != socket.AF_UNIX:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if len(self._peers) >= _MAX_PEERS:
                 self._drop_oldest_silent()
             self._next_id += 1
-            peer = _Peer(sock, b"\x00" + self._next_id.to_bytes(4, "big"), owner)
+            peer = _Peer(sock, b"\x00" + self._next_id.to_bytes(4, "big"), tag)
             self._peers[peer.fd] = peer
             self._by_identity[peer.identity] = peer
             self._write(peer, bytearray(_SIGNATURE))
             self._watch(peer)
-            if self.classify is not None:
-                self._ready.append(Incoming(peer.identity, [], owner, connected=True))
+            if self.classify is not None or owner is not _CLASSIFY:
+                self._ready.append(Incoming(peer.identity, [], tag, connected=True))
 
     def _drop_oldest_silent(self) -> None:
         silent = [p for p in self._peers.values() if not p.spoke]

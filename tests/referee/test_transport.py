@@ -171,3 +171,20 @@ def test_a_peer_that_does_not_speak_zmtp_is_refused(referee, raw):
     peer = raw(referee.endpoint)
     peer.sendall(b"GET / HTTP/1.0\r\n\r\n")
     assert "not a ZMTP" in receive(referee).refused
+
+
+def test_connections_on_an_adopted_listener_belong_to_its_owner(dealer, referee):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    name = referee.adopt(listener, "seat 2")
+    bot = dealer(f"tcp://127.0.0.1:{port}")
+    bot.send(b"hello")
+    connected = receive(referee)
+    assert connected.connected and connected.owner == "seat 2"
+    message = receive(referee)
+    assert message.frames == [b"hello"] and message.owner == "seat 2"
+    referee.release(name)
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=5).close()
