@@ -23,14 +23,24 @@ from protocol.schema import (
     ProtocolError,
     check_message,
     option_reply,
+    shown,
 )
 
 PROTOCOL_VERSION = 1
 SUPPORTED_VERSIONS = (1,)
-MAX_MESSAGE_BYTES = 1 << 20  # 1 MiB, in both directions
+MAX_MESSAGE_BYTES = 1 << 20  # 1 MiB: the largest message the referee sends
+MAX_BOT_MESSAGE_BYTES = 16 << 10  # 16 KiB: the largest message a bot may send
+# Decoder limits on a bot's message, far above what a valid one holds (PROTOCOL.md 9): a
+# declared length past them is refused at its header, before anything is built.
+MAX_BOT_ITEMS = 256   # items of one array
+MAX_BOT_FIELDS = 64   # entries of one map
+_BOT_LIMITS = {"max_array_len": MAX_BOT_ITEMS,
+               "max_map_len": MAX_BOT_FIELDS, "max_str_len": MAX_BOT_MESSAGE_BYTES,
+               "max_bin_len": MAX_BOT_MESSAGE_BYTES, "max_ext_len": MAX_BOT_MESSAGE_BYTES}
 
 __all__ = [
-    "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "MAX_MESSAGE_BYTES", "ProtocolError",
+    "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "MAX_MESSAGE_BYTES", "MAX_BOT_MESSAGE_BYTES",
+    "ProtocolError",
     "validate", "encode", "decode", "pack", "unpack", "MESSAGES", "BOT_MESSAGES",
     "REFEREE_MESSAGES",
 ]
@@ -55,21 +65,35 @@ def encode(message: dict[str, Any], sender: str | None = None) -> bytes:
 
 
 def decode(data: bytes, sender: str | None = None) -> dict[str, Any]:
-    """The canonical form of the message in one frame; ProtocolError if malformed or oversize."""
+    """The canonical form of the message in one frame; ProtocolError if malformed or oversize.
+
+    A bot's message (`sender="bot"`) is held to the bot limits: at most
+    MAX_BOT_MESSAGE_BYTES, arrays of at most MAX_BOT_ITEMS and maps of at most
+    MAX_BOT_FIELDS entries (code `oversize`), so that decoding one costs little whatever it
+    holds; nesting deeper than msgpack's own limit (1024) is `oversize` too.
+    """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise ProtocolError("wrong_type", "", "a frame must be bytes")
-    if len(data) > MAX_MESSAGE_BYTES:
-        raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum "
-                            f"{MAX_MESSAGE_BYTES}")
+    limit = MAX_BOT_MESSAGE_BYTES if sender == "bot" else MAX_MESSAGE_BYTES
+    if len(data) > limit:
+        raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum {limit}")
+    limits = _BOT_LIMITS if sender == "bot" else {}
     if sender != "referee":
-        fast = _option_reply_frame(data)
+        fast = _option_reply_frame(data, limits)
         if fast is not None:
             return fast
     try:
         value = msgpack.unpackb(data, raw=False, strict_map_key=False, use_list=True,
-                                object_pairs_hook=_unique_keys)
+                                object_pairs_hook=_unique_keys, **limits)
     except ProtocolError:
         raise
+    except msgpack.StackError:
+        raise ProtocolError("oversize", "", "nested deeper than the decoder allows") from None
+    except ValueError as exc:
+        if "exceeds max_" in str(exc):
+            raise ProtocolError("oversize", "", f"a string, array or map longer than a "
+                                f"message may hold ({exc})") from None
+        raise ProtocolError("not_msgpack", "", f"not one valid msgpack value: {exc}") from None
     except Exception as exc:  # msgpack raises many types for bad input: all mean the same
         raise ProtocolError("not_msgpack", "", f"not one valid msgpack value: {exc}") from None
     return validate(value, sender)
@@ -106,7 +130,8 @@ def unpack(data: bytes) -> dict[str, Any]:
     return value
 
 
-def _option_reply_frame(data: bytes | bytearray | memoryview) -> dict[str, Any] | None:
+def _option_reply_frame(data: bytes | bytearray | memoryview,
+                        limits: dict[str, int]) -> dict[str, Any] | None:
     """The canonical form of a frame holding a valid reply that chooses an option, decoded
     without a Python call per map; None for any other frame (the full path then decodes it
     or names its fault). A fixmap whose entry count equals the decoded dict's size, with only
@@ -114,7 +139,7 @@ def _option_reply_frame(data: bytes | bytearray | memoryview) -> dict[str, Any] 
     if not data or not 0x80 <= data[0] <= 0x8F:
         return None
     try:
-        value = msgpack.unpackb(data, raw=False)
+        value = msgpack.unpackb(data, raw=False, **limits)
     except Exception:
         return None
     if type(value) is not dict or len(value) != data[0] & 0x0F or value.get("type") != "reply":
@@ -126,9 +151,10 @@ def _unique_keys(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
     out: dict[Any, Any] = {}
     for key, value in pairs:
         if not isinstance(key, str):
-            raise ProtocolError("wrong_type", "", f"map key {key!r} is not a string")
+            raise ProtocolError("wrong_type", "", f"map key {shown(key)} is not a string")
         if key in out:
-            raise ProtocolError("duplicate_field", key, f"field {key!r} appears twice in one map")
+            raise ProtocolError("duplicate_field", key, f"field {shown(key)} appears twice in "
+                                "one map")
         out[key] = value
     return out
 

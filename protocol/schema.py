@@ -8,6 +8,7 @@ a new protocol version.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,14 +32,40 @@ REJECT_REASONS = ("unknown_token", "unsupported_version", "malformed_hello")
 END_REASONS = ("game_over", "aborted")
 
 
+MAX_PATH_CHARS = 200    # of a ProtocolError's path
+MAX_DETAIL_CHARS = 600  # of a ProtocolError's detail: with the path, within error.message
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, saying how much was cut."""
+    if len(text) <= limit:
+        return text
+    note = f"... [{len(text)} characters]"
+    return text[:max(0, limit - len(note))] + note
+
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = _SHOWN.maxother = 40
+_SHOWN.maxlevel = 2
+_SHOWN.maxlist = _SHOWN.maxtuple = _SHOWN.maxdict = _SHOWN.maxset = 4
+
+
+def shown(value: Any) -> str:
+    """A short repr of a value from a peer, for error messages: never long, never recursing
+    deep, whatever the value."""
+    return clip(_SHOWN.repr(value), 60)
+
+
 class ProtocolError(ValueError):
     """A malformed message. `code` is the kind of fault, `path` where it is, `detail` why.
 
     Codes: not_msgpack, oversize, wrong_type, missing_field, unknown_field, duplicate_field,
-    unknown_type, unknown_kind, bad_value.
+    unknown_type, unknown_kind, bad_value. Path and detail are cut to a bounded length, since
+    both may quote the peer.
     """
 
     def __init__(self, code: str, path: str, detail: str) -> None:
+        path, detail = clip(path, MAX_PATH_CHARS), clip(detail, MAX_DETAIL_CHARS)
         super().__init__(f"{code} at {path or '<message>'}: {detail}")
         self.code = code
         self.path = path
@@ -88,7 +115,7 @@ def one_of(choices: Sequence[str], code: str = "bad_value") -> Check:
         if type(value) is not str:
             raise _wrong(value, path, "string")
         if value not in choices:
-            raise ProtocolError(code, path, f"{value!r} is not one of {', '.join(choices)}")
+            raise ProtocolError(code, path, f"{shown(value)} is not one of {', '.join(choices)}")
         return value
     return check
 
@@ -111,7 +138,7 @@ def card(value: Any, path: str) -> str:
     if type(value) is not str:
         raise _wrong(value, path, "string")
     if value not in _CARD_IDS:
-        raise ProtocolError("bad_value", path, f"{value!r} is not a card name")
+        raise ProtocolError("bad_value", path, f"{shown(value)} is not a card name")
     return value
 
 
@@ -169,8 +196,8 @@ def record(name: str, fields: Sequence[Field]) -> Check:
             raise _wrong(value, path or name, "map")
         for key in value:
             if key not in known:
-                raise ProtocolError("unknown_field", _join(path or name, str(key)),
-                                    f"{name} has no field {key!r}")
+                raise ProtocolError("unknown_field", _join(path or name, clip(str(key), 40)),
+                                    f"{name} has no field {shown(key)}")
         out = {}
         for key, inner, default in fields:
             where = _join(path or name, key)
@@ -314,7 +341,7 @@ def _request_check(value: Any, path: str) -> dict[str, Any]:
         for i, option in enumerate(out["options"]):
             if option["action"] not in allowed:
                 raise ProtocolError("bad_value", f"request.options[{i}].action",
-                                    f"a {out['kind']} request cannot offer {option['action']!r}")
+                                    f"a {out['kind']} request cannot offer {shown(option['action'])}")
     return out
 
 
@@ -423,6 +450,6 @@ def check_message(value: Any, types: frozenset[str]) -> dict[str, Any]:
     if type(kind) is not str:
         raise _wrong(kind, "type", "string")
     if kind not in types:
-        raise ProtocolError("unknown_type", "type", f"{kind!r} is not a message type "
+        raise ProtocolError("unknown_type", "type", f"{shown(kind)} is not a message type "
                             f"this side may send ({', '.join(sorted(types))})")
     return MESSAGES[kind](value, kind)

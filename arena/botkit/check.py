@@ -179,6 +179,9 @@ class _Session:
             if incoming is not None:
                 if self.identity is not None and incoming.identity != self.identity:
                     continue  # a process of an earlier probe, already stopped
+                if incoming.refused is not None:
+                    raise _Fail("one message of at most 16 KiB", incoming.refused,
+                                "PROTOCOL.md 2 transport and framing, 9 limits")
                 if len(incoming.frames) != 1:
                     raise _Fail("one frame per message", f"{len(incoming.frames)} frames",
                                 "PROTOCOL.md 2 transport and framing")
@@ -194,7 +197,9 @@ class _Session:
     def quiet(self, seconds: float) -> bytes | None:
         """Whatever the bot sends within `seconds`, or None if it stays silent."""
         incoming = self.socket.receive(seconds)
-        return incoming.frames[0] if incoming is not None else None
+        if incoming is None:
+            return None
+        return incoming.frames[0] if incoming.frames else (incoming.refused or "").encode()
 
     def wait_exit(self, seconds: float) -> int | None:
         return self.process.wait(seconds)
@@ -360,7 +365,7 @@ class _Checker:
 
     def run(self, build: bool) -> CheckReport:
         self.manifest = load_manifest(self.folder)  # ConfigError: the CLI exits 2
-        self.socket = RefereeSocket(codec.MAX_MESSAGE_BYTES)
+        self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES)
         try:
             if not build:
                 self._skip("build", "not run (--no-build)")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import reprlib
 import shlex
 import sys
 import tomllib
@@ -143,12 +144,18 @@ def version_files(folder: str | Path) -> list[str]:
     return files
 
 
-def _string(path: Path, data: dict, key: str) -> str:
+def _string(path: Path, data: dict, key: str, max_len: int = 64) -> str:
+    """A non-empty string of at most `max_len` characters (it reaches records and the
+    tournament's store, so a bot's author may not make it unbounded)."""
     if key not in data:
         raise ConfigError(f"{path}: missing key {key!r}")
     value = data[key]
     if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{path}: key {key!r} must be a non-empty string, not {value!r}")
+        raise ConfigError(f"{path}: key {key!r} must be a non-empty string, not "
+                          f"{reprlib.repr(value)}")
+    if len(value.strip()) > max_len:
+        raise ConfigError(f"{path}: key {key!r} must be at most {max_len} characters, not "
+                          f"{len(value.strip())}")
     return value.strip()
 
 

@@ -1,19 +1,30 @@
 """The referee: complete games between bot processes, from a spec to a record.
 
 A `Match` keeps the four bot processes of a matchup (two copies of each entrant) and the
-ROUTER socket they connect to; it plays one game at a time (`Match.play`), seating each
-entrant's copies opposite each other, asking each decision of the rules engine of the seat
-concerned, checking every reply, and recording everything. Processes that said `multi_game`
-at hello are reused for the next game; the others, and any that crashed or misbehaved, are
-started anew. Whatever a bot does (crash, hang, garbage, lies) becomes a recorded `Fault`
-and a forfeit of its entrant, never an exception of the referee. `run_game` plays one game.
+socket they connect to; it plays one game at a time (`Match.play`), seating each entrant's
+copies opposite each other, asking each decision of the rules engine of the seat concerned,
+checking every reply, and recording everything. Processes that said `multi_game` at hello
+are reused for the next game; the others, and any that crashed or misbehaved, are started
+anew. Whatever a bot does (crash, hang, garbage, lies) becomes a recorded `Fault` and a
+forfeit of its entrant, never an exception of the referee. `run_game` plays one game.
 
-A seat cannot act for another: each process proves its seat once, with the secret token of
-its hello, and is then bound to the ZeroMQ routing identity of its connection. The ROUTER
-gives each connection an identity no peer can choose (peer-chosen identities may not start
-with a zero byte, and a second connection claiming a bound identity is refused), so every
-later message is attributed to the seat that said hello, and a reply must answer that
-seat's open request id.
+A seat belongs to the process started for it. Each new connection is traced to the process
+that opened it (`arena.referee.peers`): a connection from no seat's process is closed unread;
+one from a seat's process speaks for that seat only, so a hello with another seat's token is
+that process's own violation, and whatever a seat's process sends on any connection is
+charged to that seat and to no other. Where the machine cannot tell who opened a connection,
+the token alone decides, and a token presented twice voids the game (it leaked, and which
+connection is the seat's own cannot be told). A process proves its seat once, with the
+token of its hello; its later messages are attributed by the connection's routing identity,
+which the transport chooses. Deadlines are the seat's own: a hello is due `hello` seconds
+after that seat's process started, a reply `deadline_ms` (plus grace, within the bank) after
+its request was sent.
+
+Fault attribution: a forfeit is charged only to a seat whose own bytes, process or time
+caused it. When seats of both teams fail together (at the start, where every seat gets its
+full hello time, or found dead at one check), neither is charged over the other: the game
+is void (no winner; `Fault.seat` None, each seat's fault in `details`). Anything else that
+goes wrong is a harness fault (the referee's own), which voids the game.
 """
 
 from __future__ import annotations
@@ -21,37 +32,43 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
-from arena.referee import wire
-from arena.referee.process import BotProcess
-from arena.rules import IllegalAction
+from arena.referee import peers, wire
 from arena.referee.manifest import BotManifest
+from arena.referee.process import BotProcess
 from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
-from arena.rules import PASS, PUBLIC, Decision, Game
-from arena.referee.transport import RefereeSocket
+from arena.referee.transport import STRANGER, Incoming, RefereeSocket
+from arena.rules import PASS, PUBLIC, Decision, Game, IllegalAction
 from protocol import codec
 from protocol.codec import ProtocolError
+from protocol.schema import clip
 
 logger = logging.getLogger(__name__)
 
 ENDPOINT_VAR = "TICHU_ENDPOINT"
 TOKEN_VAR = "TICHU_TOKEN"
+MAX_CONNECTIONS = 8  # a bot process may open this many connections to the referee, no more
 _POLL = 0.05  # seconds between checks that the bots are still alive while waiting
 _BYTES_SHOWN = 200  # of an offending message, in the record
 _EXIT_WAIT = 1.0  # seconds a bot gets to exit by itself after its session is over
+_DRAIN = 256  # messages taken, at most, from what has arrived before a hello deadline is judged
 
 
 @dataclass(frozen=True)
 class TimeControl:
     """Time limits, in seconds, measured at the referee.
 
-    `hello`: from process start to a valid hello. `decision`: per request. `bank`: the total
-    a seat may spend over one game. `grace`: a margin allowed past each limit for the
-    transport. A seat is charged only from sending its request to receiving its reply.
+    `hello`: from the seat's process start to its valid hello. `decision`: per request.
+    `bank`: the total a seat may spend over one game. `grace`: a margin past each decision's
+    limit for the transport, granted only within the bank (once the bank is spent, a late
+    reply is a timeout). A seat is charged from sending its request to receiving its reply,
+    a decision that timed out included.
     """
 
     hello: float = 10.0
@@ -92,9 +109,25 @@ class _BotFault(Exception):
     def __init__(self, kind: Termination, seat: int, message: str, error_code: str | None = None,
                  rule: str | None = None, request_id: int | None = None, **details: Any) -> None:
         super().__init__(message)
-        self.kind, self.seat, self.message = kind, seat, message
+        self.kind, self.seat, self.message = kind, seat, clip(message, 1000)
         self.error_code, self.rule, self.request_id = error_code, rule, request_id
         self.details = details
+
+
+class _BothTeams(Exception):
+    """Internal: seats of both teams failed together; the game is void."""
+
+    def __init__(self, faults: list[_BotFault]) -> None:
+        super().__init__("seats of both teams failed")
+        self.faults = sorted(faults, key=lambda f: f.seat)
+
+
+class _Void(Exception):
+    """Internal: something no seat can be charged with happened; the game is void."""
+
+
+class _Refused(Exception):
+    """Internal: a hello from a connection no seat can be named for was rejected."""
 
 
 @dataclass(eq=False)  # a connection is itself: compared and hashed by identity
@@ -105,13 +138,16 @@ class _Conn:
     label: str
     token: str = ""
     process: BotProcess | None = None
-    identity: bytes | None = None
+    started_at: float = 0.0  # when its process started (monotonic): its hello is due from then
+    identity: bytes | None = None  # of the connection it said hello on
+    links: set[bytes] = field(default_factory=set)  # every connection its process opened
     with_options: bool = True
     multi_game: bool = False
     auto_pass: bool = False  # pass for it, unasked, where passing is all it may do
     seeded: bool = False     # said `seed`: its welcome carries the seat's seed
     greeted: bool = False  # has had a welcome in its current session
     ended: bool = False    # its session is over: stop it before the next game
+    abandoned: int | None = None  # the request its last game left open: a late reply is ignored
 
 
 @dataclass
@@ -121,20 +157,25 @@ class _Pending:
     seat: int
     request_id: int
     decision: Decision
-    limit: float  # seconds allowed for this reply, grace excluded
+    limit: float  # seconds given in deadline_ms
     sent_at: float = 0.0
-    deadline: float = 0.0  # sent_at + limit + grace: past it, the seat has timed out
+    deadline: float = 0.0  # past it, the seat has timed out (grace included, bank permitting)
+
+
+def _new_token() -> str:
+    return secrets.token_hex(16)
 
 
 class Match:
     """The bot processes of one matchup, playing consecutive games; a context manager."""
 
     def __init__(self, first: Entrant, second: Entrant, transport: str = "tcp") -> None:
-        self.socket = RefereeSocket(codec.MAX_MESSAGE_BYTES, transport)
+        self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES, transport,
+                                    classify=self._classify)
         self.conns = [_Conn(e, f"{e.name}#{copy}") for e in (first, second) for copy in (1, 2)]
-        self.by_identity: dict[bytes, _Conn] = {}
+        self.by_identity: dict[bytes, _Conn] = {}  # connections that said hello
         self.next_request_id = 0
-        self.rejected: list[str] = []  # hellos turned away while preparing this game
+        self.owners_known = True  # False once a connection could not be traced to its process
 
     def __enter__(self) -> Match:
         return self
@@ -152,7 +193,7 @@ class Match:
             self.stop(conn, wait=_EXIT_WAIT if conn.ended else 0.0)
         self.socket.close()
 
-    # ----- processes and handshakes ---------------------------------------------------------
+    # ----- processes and connections --------------------------------------------------------
 
     def seat_conns(self, spec: GameSpec) -> list[_Conn]:
         """The connection taking each seat: each entrant's two copies sit opposite."""
@@ -165,39 +206,10 @@ class Match:
             pools[team].append(conn)
         return [pools[0][0], pools[1][0], pools[0][1], pools[1][1]]
 
-    def prepare(self, seats: list[_Conn], time_control: TimeControl) -> None:
-        """Have all four processes running and greeted; _BotFault naming the seat if not."""
-        for seat, conn in enumerate(seats):
-            if conn.ended or (conn.process is not None and conn.process.exit_code() is not None):
-                self.stop(conn, wait=_EXIT_WAIT if conn.ended else 0.0)
-            if conn.process is None:
-                self.start(conn, seat)
-        deadline = time.monotonic() + time_control.hello
-        self.rejected: list[str] = []
-        while any(c.identity is None for c in seats):
-            for seat, conn in enumerate(seats):
-                code = conn.process.exit_code()
-                if conn.identity is None and code is not None:
-                    output = conn.process.output_tail()[-2000:]
-                    if self.rejected:  # it said hello, was turned away, and left
-                        raise _BotFault(Termination.HANDSHAKE_FAILURE, seat, f"the bot exited "
-                                        f"(code {code}) after a rejected hello: "
-                                        f"{self.rejected[-1]}", exit_code=code, output=output)
-                    raise _BotFault(Termination.START_FAILURE, seat, f"the bot process exited "
-                                    f"with code {code} before saying hello", exit_code=code,
-                                    output=output)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                seat = next(s for s, c in enumerate(seats) if c.identity is None)
-                raise _BotFault(Termination.HANDSHAKE_FAILURE, seat, f"no valid hello within "
-                                f"{time_control.hello:g} s")
-            incoming = self.socket.receive(min(remaining, _POLL))
-            if incoming is not None:
-                self._hello(incoming.identity, incoming.frames, seats)
-
     def start(self, conn: _Conn, seat: int) -> None:
-        conn.token = secrets.token_hex(16)
-        conn.identity, conn.greeted, conn.ended = None, False, False
+        conn.token = _new_token()
+        conn.identity, conn.greeted, conn.ended, conn.abandoned = None, False, False, None
+        conn.links = set()
         env = dict(os.environ)
         env[ENDPOINT_VAR] = self.socket.endpoint
         env[TOKEN_VAR] = conn.token
@@ -210,6 +222,7 @@ class Match:
             conn.process = None
             raise _BotFault(Termination.START_FAILURE, seat, f"cannot start "
                             f"{' '.join(manifest.argv())}: {exc}") from None
+        conn.started_at = time.monotonic()
 
     def stop(self, conn: _Conn, wait: float = 0.0) -> None:
         if conn.process is not None:
@@ -219,52 +232,32 @@ class Match:
             conn.process = None
         if conn.identity is not None:
             self.by_identity.pop(conn.identity, None)
-        conn.identity, conn.greeted, conn.ended = None, False, False
+        for identity in conn.links | ({conn.identity} if conn.identity else set()):
+            self.socket.disconnect(identity)
+        conn.identity, conn.greeted, conn.ended, conn.abandoned = None, False, False, None
+        conn.links = set()
 
-    def _hello(self, identity: bytes, frames: list[bytes], seats: list[_Conn]) -> None:
-        known = self.by_identity.get(identity)
+    def _classify(self, sock: socket.socket) -> Any:
+        """The process of this match that opened a new connection, STRANGER if none did, or
+        None if this machine cannot tell (the token alone then decides)."""
+        roots = {c.process.pid: c for c in self.conns
+                 if c.process is not None and c.process.pid is not None}
         try:
-            if len(frames) != 1:
-                raise ProtocolError("wrong_type", "", f"{len(frames)} frames; a message is one")
-            hello = codec.decode(frames[0], "bot")
-        except ProtocolError as exc:
-            if known is not None:
-                raise _violation(seats.index(known), exc, frames) from None
-            self._reject(identity, "malformed_hello", str(exc))
-            return
-        if known is not None:
-            if known in seats:
-                raise _BotFault(Termination.PROTOCOL_VIOLATION, seats.index(known),
-                                f"{hello['type']} sent before the welcome", "unexpected_message",
-                                data=_shown(frames))
-            return  # a late message from a process no longer playing: ignore it
-        if hello["type"] != "hello":
-            self._reject(identity, "malformed_hello", f"the first message must be hello, "
-                         f"not {hello['type']}")
-            return
-        conn = next((c for c in seats if c.token == hello["token"]), None)
-        if conn is None or conn.identity is not None:
-            self._reject(identity, "unknown_token", "this token belongs to no seat waiting "
-                         "for a hello")
-            return
-        if hello["protocol"] not in codec.SUPPORTED_VERSIONS:
-            self._reject(identity, "unsupported_version", f"protocol {hello['protocol']} is "
-                         "not supported")
-            raise _BotFault(Termination.HANDSHAKE_FAILURE, seats.index(conn), f"unsupported "
-                            f"protocol version {hello['protocol']}")
-        conn.identity = identity
-        conn.with_options = "no_options" not in hello["capabilities"]
-        conn.multi_game = "multi_game" in hello["capabilities"]
-        conn.auto_pass = "auto_pass" in hello["capabilities"]
-        conn.seeded = "seed" in hello["capabilities"]
-        self.by_identity[identity] = conn
-        logger.debug("%s: hello from %s %s", conn.label, hello["name"], hello["version"])
+            owner = peers.connection_owner(sock, roots)
+        except OSError:  # gone already (reset before it could be looked at): close it
+            return STRANGER
+        except peers.OwnerUnknown as exc:
+            if self.owners_known:
+                logger.warning("cannot tell which process opened a connection (%s): "
+                               "a seat's token alone proves it", exc)
+                self.owners_known = False
+            return None
+        return STRANGER if owner is None else owner
 
-    def _reject(self, identity: bytes, reason: str, message: str) -> None:
+    def reject(self, identity: bytes, reason: str, message: str) -> None:
         logger.info("rejected a hello: %s: %s", reason, message)
-        self.rejected.append(f"{reason}: {message}")
         self.socket.send(identity, codec.pack(
-            {"type": "reject", "reason": reason, "message": message,
+            {"type": "reject", "reason": reason, "message": clip(message, 1000),
              "protocols": list(codec.SUPPORTED_VERSIONS)}))
 
     def send(self, conn: _Conn, message: dict[str, Any]) -> None:
@@ -278,7 +271,7 @@ class Match:
 
 
 class _GameRun:
-    """One game of a match: the decision loop and the record."""
+    """One game of a match: the handshakes, the decision loop and the record."""
 
     def __init__(self, match: Match, spec: GameSpec, last: bool) -> None:
         self.match = match
@@ -289,20 +282,24 @@ class _GameRun:
         self.game = Game(spec.seed, spec.target)
         self.record = GameRecord(spec.game_id, spec.seed, spec.target,
                                  (spec.entrants[0].info(), spec.entrants[1].info()))
-        self.first_request_id = match.next_request_id
         self.sent_events = [0] * 4
         self.wire_events: list[dict[str, Any]] = []  # game.events in wire form, so far
         self.pending: _Pending | None = None
+        self.playing = False  # the welcomes are sent
 
     def run(self) -> GameRecord:
         start = time.monotonic()
         try:
-            self.match.prepare(self.seats, self.spec.time)
+            self._prepare()
             self._welcome()
             self._play()
             self._finish_normally()
         except _BotFault as fault:
             self._forfeit(fault)
+        except _BothTeams as both:
+            self._void_both(both.faults)
+        except _Void as void:
+            self._abort(Termination.HARNESS_FAULT, str(void))
         except KeyboardInterrupt:
             self._abort(Termination.INTERRUPTED, "interrupted by the user")
             raise
@@ -316,6 +313,84 @@ class _GameRun:
             self.record.seconds = round(time.monotonic() - start, 3)
         return self.record
 
+    # ----- the start: processes and hellos ---------------------------------------------------
+
+    def _prepare(self) -> None:
+        """Have all four processes running and greeted. Every seat gets its full hello time,
+        counted from its own start, even when another has failed already; then the faults
+        are judged together (`_judge`)."""
+        failed: dict[int, _BotFault] = {}
+        self._start_processes(failed)
+        hello = self.spec.time.hello
+        while waiting := self._waiting(failed):
+            now = time.monotonic()
+            late = [s for s in waiting if now >= self.seats[s].started_at + hello]
+            if late:
+                self._drain(failed)  # what has arrived counts, however busy the referee was
+                for seat in late:
+                    if self.seats[seat].identity is None and seat not in failed:
+                        failed[seat] = _BotFault(
+                            Termination.HANDSHAKE_FAILURE, seat, f"no valid hello within "
+                            f"{hello:g} s of its start", "timeout")
+                continue
+            due = min(self.seats[s].started_at for s in waiting) + hello
+            incoming = self.match.socket.receive(max(0.0, min(due - now, _POLL)))
+            if incoming is not None:
+                self._take_at_start(incoming, failed)
+        if failed:
+            self._judge(list(failed.values()))
+
+    def _start_processes(self, failed: dict[int, _BotFault]) -> None:
+        """Start a process for every seat that has none running (an ended session's process
+        is stopped first); a seat whose process cannot start goes into `failed`."""
+        match = self.match
+        for seat, conn in enumerate(self.seats):
+            if conn.ended or (conn.process is not None and conn.process.exit_code() is not None):
+                match.stop(conn, wait=_EXIT_WAIT if conn.ended else 0.0)
+            if conn.process is None:
+                try:
+                    match.start(conn, seat)
+                except _BotFault as fault:
+                    failed[seat] = fault
+
+    def _waiting(self, failed: dict[int, _BotFault]) -> list[int]:
+        """The seats whose hello is still awaited; one whose process has exited meanwhile
+        goes into `failed` instead."""
+        waiting = []
+        for seat, conn in enumerate(self.seats):
+            if conn.identity is not None or seat in failed:
+                continue
+            code = conn.process.exit_code()
+            if code is None:
+                waiting.append(seat)
+                continue
+            failed[seat] = _BotFault(Termination.START_FAILURE, seat, f"the bot process exited "
+                                     f"with code {code} before saying hello", exit_code=code,
+                                     output=conn.process.output_tail()[-2000:])
+        return waiting
+
+    def _drain(self, failed: dict[int, _BotFault]) -> None:
+        for _ in range(_DRAIN):
+            incoming = self.match.socket.receive(0.0)
+            if incoming is None:
+                return
+            self._take_at_start(incoming, failed)
+
+    def _take_at_start(self, incoming: Incoming, failed: dict[int, _BotFault]) -> None:
+        try:
+            self._take(incoming, time.monotonic())
+        except _BotFault as fault:
+            if fault.seat not in failed:
+                failed[fault.seat] = fault
+                self._stop_offender(fault)
+
+    def _judge(self, faults: list[_BotFault]) -> None:
+        """Raise the fault that ends the game: the lowest failed seat's when only one team
+        failed, _BothTeams when both did."""
+        if len({f.seat & 1 for f in faults}) == 2:
+            raise _BothTeams(faults)
+        raise min(faults, key=lambda f: f.seat)
+
     def _welcome(self) -> None:
         spec = self.spec
         names = [spec.entrants[s & 1].name for s in range(4)]
@@ -325,6 +400,144 @@ class _GameRun:
                 seat, spec.game_id, spec.target, names, _ms(spec.time.hello),
                 _ms(spec.time.decision), codec.MAX_MESSAGE_BYTES, conn.with_options, seed))
             conn.greeted = True
+        self.playing = True
+
+    # ----- what arrives ----------------------------------------------------------------------
+
+    def _take(self, incoming: Incoming, received: float) -> bool:
+        """Handle one thing from the transport; True if it was the reply awaited.
+
+        _BotFault names the seat whose process sent it; what comes from no seat is refused
+        and closed. Any failure while handling a seat's bytes is that seat's fault."""
+        match = self.match
+        identity = incoming.identity
+        bound = match.by_identity.get(identity)
+        owner = bound if bound is not None else (
+            incoming.owner if isinstance(incoming.owner, _Conn) else None)
+        seat = self.seat_of[owner] if owner is not None else None  # all four are seated
+        if incoming.connected:
+            if owner is not None:
+                owner.links.add(identity)
+                if len(owner.links) > MAX_CONNECTIONS:
+                    raise _BotFault(Termination.PROTOCOL_VIOLATION, seat, f"opened more than "
+                                    f"{MAX_CONNECTIONS} connections to the referee",
+                                    "unexpected_message")
+            return False
+        if incoming.refused is not None:
+            if seat is None:
+                match.socket.disconnect(identity)
+                return False
+            oversize = incoming.refused.startswith("oversize")
+            raise _BotFault(Termination.PROTOCOL_VIOLATION, seat, incoming.refused,
+                            "oversize_message" if oversize else "malformed_message",
+                            protocol_error="oversize" if oversize else "transport")
+        try:
+            if bound is not None:
+                return self._from_seat(seat, incoming.frames, received)
+            self._hello(identity, owner, incoming.frames)
+            return False
+        except _Refused:
+            return False
+        except (_BotFault, _Void):
+            raise
+        except Exception as exc:
+            if seat is None:
+                logger.exception("while handling a connection's message")
+                match.socket.disconnect(identity)
+                return False
+            logger.exception("while handling a message from seat %d", seat)
+            raise _BotFault(Termination.PROTOCOL_VIOLATION, seat, f"its message could not be "
+                            f"handled: {type(exc).__name__}: {exc}", "malformed_message",
+                            data=_shown(incoming.frames)) from None
+
+    def _hello(self, identity: bytes, owner: _Conn | None, frames: list[bytes]) -> None:
+        """The first message on a connection: a hello that binds it to its seat, or the fault
+        of the process that opened it (or, from a process nobody can name, a rejection)."""
+        seat = self.seat_of[owner] if owner is not None else None
+        try:
+            hello = _decode(frames)
+        except ProtocolError as exc:
+            self._refuse(identity, seat, "malformed_hello", str(exc),
+                         lambda: _violation(seat, exc, frames))
+        if hello["type"] != "hello":
+            where = ("on a second connection" if owner is not None and owner.identity
+                     else "before its hello")
+            self._refuse(identity, seat, "malformed_hello", f"the first message must be hello, "
+                         f"not {hello['type']}", lambda: _BotFault(
+                             Termination.PROTOCOL_VIOLATION, seat, f"a {hello['type']} message "
+                             f"{where}", "unexpected_message", data=_shown(frames)))
+        claimed = next((c for c in self.seats if c.token == hello["token"]), None)
+        if owner is None:  # nobody can tell which process opened this connection: the token
+            owner = self._claimed(identity, claimed)
+            seat = self.seat_of[owner]
+        elif claimed is not owner and claimed is not None:
+            self._refuse(identity, seat, "unknown_token", "this token is another seat's",
+                         lambda: _BotFault(Termination.PROTOCOL_VIOLATION, seat, f"said hello "
+                                           f"with the token of seat {self.seat_of[claimed]}: "
+                                           "an impostor's hello", "unexpected_message"))
+        elif owner.identity is not None:
+            self._refuse(identity, seat, "unknown_token", "this process said hello already",
+                         lambda: _BotFault(Termination.PROTOCOL_VIOLATION, seat, "a second "
+                                           "hello, on another connection", "unexpected_message"))
+        elif claimed is None:
+            self._refuse(identity, seat, "unknown_token", "this token belongs to no seat",
+                         lambda: _BotFault(Termination.HANDSHAKE_FAILURE, seat,
+                                           "said hello with a wrong token"))
+        if hello["protocol"] not in codec.SUPPORTED_VERSIONS:
+            self._refuse(identity, seat, "unsupported_version", f"protocol {hello['protocol']} "
+                         "is not supported", lambda: _BotFault(
+                             Termination.HANDSHAKE_FAILURE, seat, f"unsupported protocol "
+                             f"version {hello['protocol']}"))
+        owner.identity = identity
+        owner.with_options = "no_options" not in hello["capabilities"]
+        owner.multi_game = "multi_game" in hello["capabilities"]
+        owner.auto_pass = "auto_pass" in hello["capabilities"]
+        owner.seeded = "seed" in hello["capabilities"]
+        self.match.by_identity[identity] = owner
+        logger.debug("%s: hello from %s %s", owner.label, hello["name"], hello["version"])
+
+    def _claimed(self, identity: bytes, claimed: _Conn | None) -> _Conn:
+        """The seat a hello's token names, when only the token can tell: _Refused if none,
+        _Void if that seat has said hello already (its token leaked)."""
+        if claimed is None:
+            self._refuse(identity, None, "unknown_token", "this token belongs to no seat", None)
+        if claimed.identity is not None:
+            self.match.reject(identity, "unknown_token", "this token was presented already")
+            raise _Void(f"the token of seat {self.seat_of[claimed]} was presented on two "
+                        "connections: it leaked, and which one is the seat's own process "
+                        "cannot be told on this machine")
+        return claimed
+
+    def _refuse(self, identity: bytes, seat: int | None, reason: str, message: str,
+                fault: Callable[[], _BotFault] | None) -> NoReturn:
+        """Send `reject`; then raise the fault of the seat whose process sent the hello, or,
+        when no seat can be named, close the connection and raise _Refused."""
+        self.match.reject(identity, reason, message)
+        if seat is not None and fault is not None:
+            raise fault()
+        self.match.socket.disconnect(identity)
+        raise _Refused()
+
+    def _from_seat(self, seat: int, frames: list[bytes], received: float) -> bool:
+        """A message on a seat's hello connection: the reply awaited (True), a late reply
+        its previous game left open (ignored), or its fault."""
+        conn = self.seats[seat]
+        try:
+            message = _decode(frames)
+        except ProtocolError as exc:
+            raise _violation(seat, exc, frames) from None
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("%s: >> %s", conn.label, _brief(message))
+        kind = message["type"]
+        if kind == "reply" and conn.abandoned is not None and message["id"] == conn.abandoned:
+            conn.abandoned = None  # its earlier game ended while it was thinking
+            return False
+        if not self.playing:
+            raise _BotFault(Termination.PROTOCOL_VIOLATION, seat, f"a {kind} message before "
+                            "the welcome", "unexpected_message", data=_shown(frames))
+        return self._reply(seat, message, frames, received)
+
+    # ----- the game --------------------------------------------------------------------------
 
     def _play(self) -> None:
         """Ask one seat at a time, the simultaneous phases included (each seat's clock then
@@ -367,7 +580,8 @@ class _GameRun:
         pending = self.pending = _Pending(seat, request_id, decision, limit)
         self.match.send(conn, message)  # then straight to the receive: the clock is running
         pending.sent_at = sent_at = time.monotonic()
-        pending.deadline = sent_at + limit + time_control.grace
+        # grace is a margin on the decision's limit, never past the bank
+        pending.deadline = sent_at + max(0.0, min(limit + time_control.grace, left))
 
     def _await_reply(self) -> None:
         """Wait for the reply to the pending request (or a fault) and apply it to the game."""
@@ -377,34 +591,27 @@ class _GameRun:
             now = time.monotonic()
             wait = pending.deadline - now
             if wait < 0:
-                grace = self.spec.time.grace
+                self.record.time_used[pending.seat] += now - pending.sent_at
                 raise _BotFault(Termination.TIMEOUT, pending.seat, f"no reply within "
-                                f"{pending.limit:.3f} s (+{grace:g} s grace)", "timeout",
-                                request_id=pending.request_id,
+                                f"{pending.deadline - pending.sent_at:.3f} s ({self._limits()})",
+                                "timeout", request_id=pending.request_id,
                                 overrun=round(now - pending.sent_at - pending.limit, 3))
             incoming = self.match.socket.receive(min(wait + 0.001, _POLL))
             received = time.monotonic()
             if incoming is None:
                 self._check_alive()  # silence: has a bot died? (checked only then: it is cheap
                 continue             # to wait _POLL more for a dead bot, costly to ask each time)
-            seat = self.seat_of.get(self.match.by_identity.get(incoming.identity))
-            if seat is None:
-                continue  # not a bot of this game (a rejected hello's socket): ignore it
-            if self._reply(seat, incoming.frames, received):
+            if self._take(incoming, received):
                 return
 
-    def _reply(self, seat: int, frames: list[bytes], received: float) -> bool:
-        """Check and apply one message from `seat`; False if it was a stale reply to ignore."""
-        try:
-            if len(frames) != 1:
-                raise ProtocolError("wrong_type", "", f"{len(frames)} frames; a message is one")
-            reply = codec.decode(frames[0], "bot")
-        except ProtocolError as exc:
-            raise _violation(seat, exc, frames) from None
-        if logger.isEnabledFor(logging.DEBUG):
-            logger.debug("%s: >> %s", self.seats[seat].label, _brief(reply))
-        if reply["type"] == "reply" and reply["id"] < self.first_request_id:
-            return False  # answers a request of an earlier, aborted game of this match
+    def _limits(self) -> str:
+        time_control = self.spec.time
+        return (f"limit {time_control.decision:g} s + {time_control.grace:g} s grace, within "
+                f"a time bank of {time_control.bank:g} s")
+
+    def _reply(self, seat: int, reply: dict[str, Any], frames: list[bytes],
+               received: float) -> bool:
+        """Check and apply the reply of `seat` to its open request."""
         pending = self.pending if self.pending is not None and self.pending.seat == seat else None
         if reply["type"] != "reply" or pending is None or reply["id"] != pending.request_id:
             what = (f"a {reply['type']} message" if reply["type"] != "reply"
@@ -415,9 +622,10 @@ class _GameRun:
                             data=_shown(frames))
         latency = received - pending.sent_at
         self.record.time_used[seat] += latency
-        if latency > pending.limit + self.spec.time.grace:
-            raise _BotFault(Termination.TIMEOUT, seat, f"reply after {latency:.3f} s, limit "
-                            f"{pending.limit:.3f} s", "timeout", request_id=pending.request_id,
+        if received > pending.deadline:
+            raise _BotFault(Termination.TIMEOUT, seat, f"reply after {latency:.3f} s, past "
+                            f"its deadline of {pending.deadline - pending.sent_at:.3f} s "
+                            f"({self._limits()})", "timeout", request_id=pending.request_id,
                             overrun=round(latency - pending.limit, 3))
         self.pending = None
         try:
@@ -434,12 +642,15 @@ class _GameRun:
         return True
 
     def _check_alive(self) -> None:
+        dead = []
         for seat, conn in enumerate(self.seats):
             code = conn.process.exit_code() if conn.process is not None else None
             if code is not None:
-                raise _BotFault(Termination.CRASH, seat, f"the bot process exited with code "
-                                f"{code}", exit_code=code,
-                                output=conn.process.output_tail()[-2000:])
+                dead.append(_BotFault(Termination.CRASH, seat, f"the bot process exited with "
+                                      f"code {code}", exit_code=code,
+                                      output=conn.process.output_tail()[-2000:]))
+        if dead:
+            self._judge(dead)
 
     # ----- the end ---------------------------------------------------------------------------
 
@@ -453,6 +664,16 @@ class _GameRun:
         self.record.winner = game.winner
         self._close_record()
 
+    def _stop_offender(self, fault: _BotFault) -> None:
+        """Tell the offending seat why (if it can be told) and stop its process."""
+        offender = self.seats[fault.seat]
+        if fault.error_code and offender.identity is not None:
+            self.match.send(offender, wire.error_message(
+                fault.error_code, fault.message, fault.rule, fault.request_id))
+            self.match.stop(offender, wait=0.2)
+        else:
+            self.match.stop(offender)
+
     def _forfeit(self, fault: _BotFault) -> None:
         """The offending entrant loses; tell it why, tell the others the game is aborted."""
         record = self.record
@@ -462,12 +683,25 @@ class _GameRun:
         record.winner = 1 - (fault.seat & 1)
         logger.info("game %s: seat %d forfeits: %s: %s", self.spec.game_id, fault.seat,
                     fault.kind.value, fault.message)
-        offender = self.seats[fault.seat]
-        if fault.error_code:
-            self.match.send(offender, wire.error_message(fault.error_code, fault.message,
-                                                         fault.rule, fault.request_id))
-        self.match.stop(offender, wait=0.2 if fault.error_code else 0.0)
-        self._end_others(exclude=offender)
+        self._stop_offender(fault)
+        self._end_others()
+        self._close_record()
+
+    def _void_both(self, faults: list[_BotFault]) -> None:
+        """Seats of both teams failed together: no winner, no forfeit, every fault told."""
+        record = self.record
+        first = faults[0]
+        record.termination = first.kind
+        record.fault = Fault(first.kind, None, "seats of both teams failed: " + "; ".join(
+            f"seat {f.seat}: {f.kind.value}: {f.message}" for f in faults),
+            self.game.round_number, len(record.decisions),
+            {"faults": [{"seat": f.seat, "kind": f.kind.value, "message": f.message,
+                         **f.details} for f in faults]})
+        record.winner = None
+        logger.info("game %s is void: %s", self.spec.game_id, record.fault.message)
+        for fault in faults:
+            self._stop_offender(fault)
+        self._end_others()
         self._close_record()
 
     def _abort(self, kind: Termination, message: str) -> None:
@@ -475,17 +709,22 @@ class _GameRun:
         self.record.fault = Fault(kind, None, message, self.game.round_number,
                                   len(self.record.decisions))
         self.record.winner = None
-        self._end_others(exclude=None)
+        self._end_others()
         self._close_record()
 
-    def _end_others(self, exclude: _Conn | None) -> None:
+    def _end_others(self) -> None:
+        """End the session of every process still running (the offenders are stopped)."""
         for seat, conn in enumerate(self.seats):
-            if conn is exclude or conn.process is None:
+            if conn.process is None:
                 continue
-            if not conn.greeted:  # greeted in no game yet: nothing to end, start it anew
-                self.match.stop(conn)
-                continue
+            if not self.playing:  # no welcome for this game: nothing to end
+                if not conn.greeted or self.last:  # a new process, or no game to wait for
+                    self.match.stop(conn)
+                continue  # a reused process waits for the next game's welcome
             more = conn.multi_game and not self.last
+            pending = self.pending
+            if more and pending is not None and pending.seat == seat:
+                conn.abandoned = pending.request_id  # its reply may still be on its way
             self.match.send(conn, wire.end_message(None, None, self._unsent(seat), "aborted",
                                                    more_games=more))
             conn.ended = not more
@@ -525,6 +764,13 @@ def build_bot(manifest: BotManifest, timeout: float = 600.0) -> None:
     if manifest.build:
         subprocess.run(manifest.build_argv(), cwd=manifest.folder, check=True, timeout=timeout,
                        stdin=subprocess.DEVNULL, capture_output=True)
+
+
+def _decode(frames: list[bytes]) -> dict[str, Any]:
+    """The bot message in a transport message; ProtocolError if it is not exactly one."""
+    if len(frames) != 1:
+        raise ProtocolError("wrong_type", "", f"{len(frames)} frames; a message is one")
+    return codec.decode(frames[0], "bot")
 
 
 def _violation(seat: int, exc: ProtocolError, frames: list[bytes]) -> _BotFault:

@@ -16,10 +16,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from arena.referee import wire
 from arena.errors import ArenaError
-from arena.rules import IllegalAction
-from arena.rules import Game
+from arena.referee import wire
+from arena.rules import Game, IllegalAction
+from protocol.schema import clip
 
 RECORD_FORMAT = 1
 
@@ -43,9 +43,19 @@ class Termination(Enum):
                             Termination.INTERRUPTED)
 
 
+MAX_MESSAGE_CHARS = 1000  # of a fault's message
+MAX_DETAIL_CHARS = 4000   # of each string in a fault's details
+
+
 @dataclass(frozen=True)
 class Fault:
-    """Who failed, when and why. `details` holds kind-specific facts (exit code, overrun, ...)."""
+    """Who failed, when and why. `details` holds kind-specific facts (exit code, overrun, ...).
+
+    `seat` is None when no seat is charged: a harness fault, an interruption, or seats of
+    both teams failing together (each seat's fault is then in `details["faults"]`). The
+    message and every string in the details are cut to a bounded length, since they may
+    quote a bot.
+    """
 
     kind: Termination
     seat: int | None
@@ -53,6 +63,10 @@ class Fault:
     round: int
     decision: int  # how many decisions had been applied
     details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", clip(self.message, MAX_MESSAGE_CHARS))
+        object.__setattr__(self, "details", _clipped(self.details))
 
     @property
     def team(self) -> int | None:
@@ -151,3 +165,16 @@ def resimulate(record: GameRecord) -> Game:
                      min(len(replayed), len(record.events)))
         raise ArenaError(f"re-simulation differs from the record at event {first}")
     return game
+
+
+def _clipped(value: Any, depth: int = 0) -> Any:
+    """`value` with every string cut to MAX_DETAIL_CHARS (and nothing nested past 8 levels)."""
+    if isinstance(value, str):
+        return clip(value, MAX_DETAIL_CHARS)
+    if depth > 8:
+        return clip(repr(value), 100)
+    if isinstance(value, dict):
+        return {clip(str(k), 100): _clipped(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clipped(v, depth + 1) for v in value]
+    return value

@@ -65,3 +65,11 @@ def test_bad_limits_name_the_file_key_and_problem(tmp_path, table, problem):
     with pytest.raises(ConfigError, match="bot.toml") as error:
         load_manifest(tmp_path / "bot")
     assert problem in str(error.value)
+
+
+def test_a_manifest_version_of_unbounded_length_is_refused(tmp_path):
+    shutil.copytree(HERE / "bots" / "faulty", tmp_path / "bot")
+    manifest = tmp_path / "bot" / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('version = "1"', f'version = "{"9" * 5000}"'))
+    with pytest.raises(ConfigError, match="'version' must be at most 64 characters, not 5000"):
+        load_manifest(tmp_path / "bot")

@@ -4,6 +4,9 @@ then misbehaves as TICHU_TEST_FAULT says:
 
 exit_at_start, no_hello, wrong_token, wrong_version, crash, hang, garbage, truncated,
 multi_frame, unknown_id, illegal, oversize, slow (replies after TICHU_TEST_DELAY seconds),
+slow_all (every reply from decision TICHU_TEST_FAULT_AT on after TICHU_TEST_DELAY seconds),
+crash_later (exits with code 3 TICHU_TEST_DELAY seconds after its reply, while another seat
+is asked),
 memory_hog, cpu_burn, fd_hog (to meet the resource limits), flood (many messages at once),
 frame (sends the bytes TICHU_TEST_FRAME, hex, in place of a reply), stderr_flood, orphan (leaves a child process running), other_seat (answers another seat's
 request id), snoop (tries to read other seats' cards from the files and environment it can
@@ -131,7 +134,18 @@ while True:
         if wrong:
             send({"type": "reply", "id": message["id"], **wrong})
             continue
+    if fault == "slow_all" and decisions >= fault_at:
+        time.sleep(float(os.environ.get("TICHU_TEST_DELAY", "0")))
     if decisions == fault_at:
+        if fault == "crash_later":
+            import threading
+
+            def crash_later():
+                time.sleep(float(os.environ.get("TICHU_TEST_DELAY", "0.1")))
+                print("faulty bot: crashing while another seat is asked", file=sys.stderr,
+                      flush=True)
+                os._exit(3)
+            threading.Thread(target=crash_later, daemon=True).start()
         if fault == "flood":
             for _ in range(10000):
                 send(reply)
