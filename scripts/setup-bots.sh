@@ -1,12 +1,14 @@
 #!/bin/sh
-# Install what the bundled non-Python bots need to build: on Debian/Ubuntu as root, the
-# system packages (libzmq3-dev, libmsgpack-dev, libjeromq-java, libmsgpack-java) when one is
-# missing; then each Node bot's npm packages. Anything not possible here is skipped quietly:
-# the tests of a bot whose toolchain is missing are skipped, saying what to install.
+# Install what the bundled non-Python bots need to build, and the sandbox that bot processes
+# run in: on Debian/Ubuntu as root, the system packages (libzmq3-dev, libmsgpack-dev,
+# libjeromq-java, libmsgpack-java; bubblewrap for the sandbox) when one is missing; then each
+# Node bot's npm packages. Anything not possible here is skipped quietly: the tests of a bot
+# whose toolchain is missing are skipped, saying what to install, and without bubblewrap bots
+# run unsandboxed (`arena doctor` says so; the sandbox tests are skipped, or fail under CI).
 set -u
 cd "$(dirname "$0")/.."
 
-PACKAGES="libzmq3-dev libmsgpack-dev libjeromq-java libmsgpack-java"
+PACKAGES="libzmq3-dev libmsgpack-dev libjeromq-java libmsgpack-java bubblewrap"
 
 missing_packages() {
     for p in $PACKAGES; do

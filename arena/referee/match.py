@@ -33,6 +33,7 @@ from arena.referee.manifest import BotManifest
 from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
 from arena.rules import PASS, PUBLIC, Decision, Game
 from arena.referee.transport import RefereeSocket
+from arena.sandbox import Isolation, resolve
 from protocol import codec
 from protocol.codec import ProtocolError
 
@@ -111,6 +112,8 @@ class _Conn:
     auto_pass: bool = False  # pass for it, unasked, where passing is all it may do
     greeted: bool = False  # has had a welcome in its current session
     ended: bool = False    # its session is over: stop it before the next game
+    endpoint: str | None = None  # the listener adopted from its sandbox
+    output: str = ""  # the output tail of its last process, once stopped
 
 
 @dataclass
@@ -128,7 +131,9 @@ class _Pending:
 class Match:
     """The bot processes of one matchup, playing consecutive games; a context manager."""
 
-    def __init__(self, first: Entrant, second: Entrant, transport: str = "tcp") -> None:
+    def __init__(self, first: Entrant, second: Entrant, transport: str = "tcp",
+                 isolation: Isolation | None = None) -> None:
+        self.isolation = resolve("auto") if isolation is None else isolation
         self.socket = RefereeSocket(codec.MAX_MESSAGE_BYTES, transport)
         self.conns = [_Conn(e, f"{e.name}#{copy}") for e in (first, second) for copy in (1, 2)]
         self.by_identity: dict[bytes, _Conn] = {}
@@ -170,7 +175,7 @@ class Match:
             if conn.ended or (conn.process is not None and conn.process.exit_code() is not None):
                 self.stop(conn, wait=_EXIT_WAIT if conn.ended else 0.0)
             if conn.process is None:
-                self.start(conn, seat)
+                self.start(conn, seat, time_control.hello)
         deadline = time.monotonic() + time_control.hello
         self.rejected: list[str] = []
         while any(c.identity is None for c in seats):
@@ -182,9 +187,10 @@ class Match:
                         raise _BotFault(Termination.HANDSHAKE_FAILURE, seat, f"the bot exited "
                                         f"(code {code}) after a rejected hello: "
                                         f"{self.rejected[-1]}", exit_code=code, output=output)
-                    raise _BotFault(Termination.START_FAILURE, seat, f"the bot process exited "
-                                    f"with code {code} before saying hello", exit_code=code,
-                                    output=output)
+                    raise _BotFault(Termination.START_FAILURE, seat,
+                                    f"{conn.process.exit_reason()} before saying hello",
+                                    exit_code=code, output=output,
+                                    **_limit(conn.process))
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 seat = next(s for s, c in enumerate(seats) if c.identity is None)
@@ -194,28 +200,43 @@ class Match:
             if incoming is not None:
                 self._hello(incoming.identity, incoming.frames, seats)
 
-    def start(self, conn: _Conn, seat: int) -> None:
+    def start(self, conn: _Conn, seat: int, hello: float = 10.0) -> None:
+        """Start a seat's process, confined at the match's isolation level. A sandboxed
+        process hands out its listener (the only way into its network namespace), which the
+        referee's socket adopts; TICHU_ENDPOINT, set inside, points to it."""
         conn.token = secrets.token_hex(16)
-        conn.identity, conn.greeted, conn.ended = None, False, False
+        conn.identity, conn.greeted, conn.ended, conn.output = None, False, False, ""
         env = dict(os.environ)
         env[ENDPOINT_VAR] = self.socket.endpoint
         env[TOKEN_VAR] = conn.token
         manifest = conn.entrant.manifest
         conn.process = BotProcess(manifest.argv(), manifest.folder, env, conn.label,
-                                  limits=manifest.limits)
+                                  limits=manifest.limits, isolation=self.isolation)
         try:
             conn.process.start()
         except OSError as exc:
             conn.process = None
             raise _BotFault(Termination.START_FAILURE, seat, f"cannot start "
                             f"{' '.join(manifest.argv())}: {exc}") from None
+        if self.isolation is Isolation.SANDBOX:
+            listener = conn.process.listener(hello)
+            if listener is None:
+                conn.process.stop(grace=0.0)
+                raise _BotFault(Termination.START_FAILURE, seat, "the sandbox ended before "
+                                f"the bot started ({conn.process.exit_reason()})",
+                                output=conn.process.output_tail()[-2000:])
+            conn.endpoint = self.socket.adopt(listener)
 
     def stop(self, conn: _Conn, wait: float = 0.0) -> None:
         if conn.process is not None:
             if wait:
                 conn.process.wait(wait)
             conn.process.stop(grace=0.5)
+            conn.output = conn.process.output_tail()
             conn.process = None
+        if conn.endpoint is not None:
+            self.socket.release(conn.endpoint)
+            conn.endpoint = None
         if conn.identity is not None:
             self.by_identity.pop(conn.identity, None)
         conn.identity, conn.greeted, conn.ended = None, False, False
@@ -286,7 +307,8 @@ class _GameRun:
         self.seat_of = {conn: seat for seat, conn in enumerate(self.seats)}
         self.game = Game(spec.seed, spec.target)
         self.record = GameRecord(spec.game_id, spec.seed, spec.target,
-                                 (spec.entrants[0].info(), spec.entrants[1].info()))
+                                 (spec.entrants[0].info(), spec.entrants[1].info()),
+                                 isolation=match.isolation.value)
         self.first_request_id = match.next_request_id
         self.sent_events = [0] * 4
         self.wire_events: list[dict[str, Any]] = []  # game.events in wire form, so far
@@ -308,11 +330,20 @@ class _GameRun:
             logger.exception("harness fault in game %s", self.spec.game_id)
             self._abort(Termination.HARNESS_FAULT, f"{type(exc).__name__}: {exc}")
         finally:
-            for seat, conn in enumerate(self.seats):
-                if conn.process is not None:
-                    self.record.bot_output[seat] = conn.process.output_tail()
+            self._collect_output()
             self.record.seconds = round(time.monotonic() - start, 3)
         return self.record
+
+    def _collect_output(self) -> None:
+        """Each seat's output, all of it: a process whose session is over gets its moment to
+        write its last words and exit (it would get it before the next game anyway)."""
+        for seat, conn in enumerate(self.seats):
+            if conn.process is not None and conn.ended:
+                self.match.stop(conn, wait=_EXIT_WAIT)
+            if conn.process is not None:
+                self.record.bot_output[seat] = conn.process.output_tail()
+            else:
+                self.record.bot_output[seat] = conn.output
 
     def _welcome(self) -> None:
         spec = self.spec
@@ -434,9 +465,9 @@ class _GameRun:
         for seat, conn in enumerate(self.seats):
             code = conn.process.exit_code() if conn.process is not None else None
             if code is not None:
-                raise _BotFault(Termination.CRASH, seat, f"the bot process exited with code "
-                                f"{code}", exit_code=code,
-                                output=conn.process.output_tail()[-2000:])
+                raise _BotFault(Termination.CRASH, seat, conn.process.exit_reason(),
+                                exit_code=code, output=conn.process.output_tail()[-2000:],
+                                **_limit(conn.process))
 
     # ----- the end ---------------------------------------------------------------------------
 
@@ -511,9 +542,11 @@ class _GameRun:
                          for m, e in zip(self.wire_events, game.events)]
 
 
-def run_game(spec: GameSpec, transport: str = "tcp") -> GameRecord:
-    """Referee one game with fresh processes; the record says how it ended."""
-    with Match(spec.entrants[0], spec.entrants[1], transport) as match:
+def run_game(spec: GameSpec, transport: str = "tcp",
+             isolation: Isolation | None = None) -> GameRecord:
+    """Referee one game with fresh processes (sandboxed where the machine allows, unless
+    `isolation` says otherwise); the record says how it ended."""
+    with Match(spec.entrants[0], spec.entrants[1], transport, isolation) as match:
         return match.play(spec)
 
 
@@ -522,6 +555,11 @@ def build_bot(manifest: BotManifest, timeout: float = 600.0) -> None:
     if manifest.build:
         subprocess.run(manifest.build_argv(), cwd=manifest.folder, check=True, timeout=timeout,
                        stdin=subprocess.DEVNULL, capture_output=True)
+
+
+def _limit(process: BotProcess) -> dict[str, str]:
+    """The `limit` detail of a fault: the limit the process went over, if it did."""
+    return {"limit": process.limit_exceeded} if process.limit_exceeded else {}
 
 
 def _violation(seat: int, exc: ProtocolError, frames: list[bytes]) -> _BotFault:

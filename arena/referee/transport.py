@@ -7,6 +7,7 @@ MAXMSGSIZE limit drops (and disconnects) a peer that sends a frame over the maxi
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 from typing import NamedTuple
 
@@ -40,6 +41,28 @@ class RefereeSocket:
             raise ValueError(f"transport must be 'tcp' or 'ipc', not {transport!r}")
         self.endpoint: str = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
         self._timeout_ms = -1  # the socket's RCVTIMEO: -1 waits for ever
+
+    def adopt(self, listener: socket.socket) -> str:
+        """Accept connections on a listening tcp socket made elsewhere (a sandbox's, handed
+        out of its network namespace); the endpoint to `release` it by. The socket is the
+        ROUTER's from now on, the same socket as every other connection."""
+        fd = listener.detach()
+        self._socket.setsockopt(zmq.USE_FD, fd)
+        try:
+            self._socket.bind("tcp://127.0.0.1:0")  # the address is the listener's own
+        except zmq.ZMQError:
+            os.close(fd)
+            raise
+        finally:
+            self._socket.setsockopt(zmq.USE_FD, -1)
+        return self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+
+    def release(self, endpoint: str) -> None:
+        """Stop accepting on an adopted listener and close it."""
+        try:
+            self._socket.unbind(endpoint)
+        except zmq.ZMQError:
+            pass
 
     def receive(self, timeout: float) -> Incoming | None:
         """The next message, waiting at most `timeout` seconds; None if none came."""
