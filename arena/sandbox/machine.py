@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import logging
 import os
 import shutil
 import subprocess
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 
 from arena.errors import ArenaError
 from arena.sandbox import cgroups, jail, seccomp
+
+logger = logging.getLogger(__name__)
 
 REQUESTS = ("auto", "sandbox", "none")
 INSTALL = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; `make test` and " \
@@ -149,12 +152,21 @@ def resolve(requested: str) -> Isolation:
     if requested not in REQUESTS:
         raise ValueError(f"isolation must be one of {', '.join(REQUESTS)}, not {requested!r}")
     if requested == "none":
+        logger.info("isolation: none, as asked")
         return Isolation.NONE
     machine = probe()
     if requested == "sandbox" and machine.level is not Isolation.SANDBOX:
         raise SandboxUnavailable(f"this run demands isolation = \"sandbox\", but "
                                  f"{machine.why_no_sandbox()}")
+    if machine.level is Isolation.NONE:
+        _notice(machine.summary())
     return machine.level
+
+
+@functools.cache
+def _notice(line: str) -> None:
+    """Say once per process that bots run unsandboxed, and why."""
+    logger.warning("%s", line)
 
 
 @functools.cache

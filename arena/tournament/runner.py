@@ -22,6 +22,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.referee.manifest import BotManifest, folder_hash, load_manifest
 from arena.ratings.fit import RatingsError, fit_ratings
 from arena.referee.match import Entrant, build_bot
+from arena.sandbox import resolve as resolve_isolation
 from arena.tournament.schedule import ScheduledGame, entrant_key, missing, round_robin
 from arena.tournament.store import EntrantRow, GameRow, Store
 from arena.tournament.config import TournamentConfig
@@ -178,7 +179,8 @@ def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entra
     the number stored. KeyboardInterrupt propagates once the workers stopped."""
     _ignore_records_in_git(config.records)
     setup = Setup(dict(entrants), config.target, config.time, config.records,
-                  store.path.parent, pin_cpus=config.pin_cpus)
+                  store.path.parent, pin_cpus=config.pin_cpus,
+                  isolation=resolve_isolation(config.isolation))
     stored = 0
     with contextlib.closing(run_games(setup, games, workers)) as rows:
         for row in rows:
@@ -198,6 +200,7 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
     Raises TournamentInterrupted on Ctrl-C (after stopping every worker and bot process).
     """
     count = config.workers(workers)
+    resolve_isolation(config.isolation)  # refuse before anything starts if it cannot be had
     with open_store(config) as store:
         entrants = register_entrants(config, store)
         if len(entrants) < 2:

@@ -28,6 +28,7 @@ from typing import Any
 
 from arena.referee.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
+from arena.sandbox import Isolation
 from arena.tournament.schedule import Dispatcher, ScheduledGame
 from arena.tournament.store import GameRow, write_record
 
@@ -53,6 +54,8 @@ class Setup:
     transport: str = "tcp"
     pin_cpus: bool = True
     """Pin each worker (and so its bots) to a CPU of its own, where there are enough."""
+    isolation: Isolation | None = None
+    """The isolation of bot processes (None: the best the machine gives)."""
 
     def record_file(self, game: ScheduledGame) -> Path:
         return self.records / f"{game.record_name}.json.gz"
@@ -107,7 +110,8 @@ class _Worker:
                         match.close()
                     playing = pair[0].matchup
                     match = Match(self.setup.entrants[playing[0]],
-                                  self.setup.entrants[playing[1]], self.setup.transport)
+                                  self.setup.entrants[playing[1]], self.setup.transport,
+                                  self.setup.isolation)
                 pair = self.play_pair(match, pair)
         finally:
             if match is not None:
