@@ -42,6 +42,7 @@ logger = logging.getLogger(__name__)
 ENDPOINT_VAR = "TICHU_ENDPOINT"
 TOKEN_VAR = "TICHU_TOKEN"
 _POLL = 0.05  # seconds between checks that the bots are still alive while waiting
+_CHECK_EVERY = 0.25  # seconds between those checks while messages keep coming
 _BYTES_SHOWN = 200  # of an offending message, in the record
 _EXIT_WAIT = 1.0  # seconds a bot gets to exit by itself after its session is over
 
@@ -313,6 +314,7 @@ class _GameRun:
         self.sent_events = [0] * 4
         self.wire_events: list[dict[str, Any]] = []  # game.events in wire form, so far
         self.pending: _Pending | None = None
+        self.checked = 0.0  # when the processes were last checked (_check_alive)
 
     def run(self) -> GameRecord:
         start = time.monotonic()
@@ -412,9 +414,11 @@ class _GameRun:
                                 overrun=round(now - pending.sent_at - pending.limit, 3))
             incoming = self.match.socket.receive(min(wait + 0.001, _POLL))
             received = time.monotonic()
+            if incoming is None or received - self.checked > _CHECK_EVERY:
+                self.checked = received  # has a bot died, or gone over a limit? (asked in
+                self._check_alive()      # silence, and now and then while replies flow)
             if incoming is None:
-                self._check_alive()  # silence: has a bot died? (checked only then: it is cheap
-                continue             # to wait _POLL more for a dead bot, costly to ask each time)
+                continue
             seat = self.seat_of.get(self.match.by_identity.get(incoming.identity))
             if seat is None:
                 continue  # not a bot of this game (a rejected hello's socket): ignore it

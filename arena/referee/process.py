@@ -174,6 +174,8 @@ class BotProcess:
                 proc.wait(timeout=grace)
             except subprocess.TimeoutExpired:
                 pass
+        if not self._exit_checked:  # before the kill: the sandbox's counters die with it
+            self._limit = self._limit or self._confinement.exceeded()
         self._signal_group(signal.SIGKILL)  # also reaches children that outlived the bot
         self._confinement.kill()
         code = proc.wait()
