@@ -69,6 +69,7 @@ class BotProcess:
             raise FileNotFoundError(f"no executable program {program!r} {where}")
         confinement = self._confinement = confine(self.isolation, self.cwd, self.limits)
         proc = subprocess.Popen.__new__(subprocess.Popen)
+        before = _own_children()
         try:
             proc.__init__(confinement.command(self.argv), cwd=self.cwd,
                           env=confinement.environment(self._env), stdin=subprocess.DEVNULL,
@@ -76,28 +77,41 @@ class BotProcess:
                           start_new_session=True, pass_fds=confinement.pass_fds)
             self._proc = proc
             confinement.started(proc.pid)
-            self._reader = threading.Thread(target=self._read_output, args=(proc.stdout,),
+            self._reader = threading.Thread(target=self._read_output,
+                                            args=(proc.stdout.fileno(),),
                                             name=f"output-{self.label}", daemon=True)
             self._reader.start()
         except BaseException:
-            self._abandon(proc)
+            self._abandon(proc, before)
             raise
         logger.debug("%s: started pid %d (%s): %s", self.label, proc.pid,
                      self.isolation.value, " ".join(self.argv))
 
-    def _abandon(self, proc: subprocess.Popen) -> None:
-        """A start cut short (an exception, a signal): kill whatever was started."""
-        if proc.pid:  # set as soon as the child exists, even if Popen did not return
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            proc.wait()
+    def _abandon(self, proc: subprocess.Popen, before: set[int]) -> None:
+        """A start cut short (an exception, a signal): kill whatever was started. A signal
+        handler may raise inside Popen after the fork and before Popen knows the pid: the
+        child is then found among this thread's children."""
+        new = _own_children() - before
+        known = getattr(proc, "pid", None)  # unset if Popen was cut short before the fork
+        pid = known or (min(new) if len(new) == 1 else None)
+        if pid:
+            for kill in (os.killpg, os.kill):  # its group, or itself before its setsid
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            if known:
+                proc.wait()
+            else:
+                os.waitpid(pid, 0)
             if self._confinement is not None:
                 self._confinement.kill()
-        if proc.stdout is not None:
+        self._stopping.set()
+        if self._reader is not None and self._reader.is_alive():
+            self._reader.join()
+        if getattr(proc, "stdout", None) is not None:
             proc.stdout.close()
-        self._stopped = proc.returncode if proc.pid else None
+        self._stopped = proc.returncode if known else None
         self._proc = None
         if self._confinement is not None:
             self._confinement.release()
@@ -210,11 +224,11 @@ class BotProcess:
         except (ProcessLookupError, PermissionError):
             pass
 
-    def _read_output(self, stream) -> None:
+    def _read_output(self, fd: int) -> None:
         """Keep the tail of the output. Reads the pipe's descriptor directly (never through
-        the buffered file, whose lock a close would wait on), and ends at end of file, or
-        once the bot is stopped and nothing more is waiting."""
-        fd = stream.fileno()
+        the buffered file, whose lock a close would wait on, and which is closed only once
+        this thread has ended), and ends at end of file, or once the bot is stopped and
+        nothing more is waiting."""
         drain_until = None
         while True:
             if self._stopping.is_set():
@@ -240,3 +254,12 @@ class BotProcess:
                     old = self._tail.popleft()
                     self._tail_size -= len(old)
                     self._dropped += len(old)
+
+
+def _own_children() -> set[int]:
+    """The live children this thread started (Linux; empty where it cannot tell)."""
+    try:
+        text = Path(f"/proc/self/task/{threading.get_native_id()}/children").read_text()
+    except OSError:
+        return set()
+    return {int(pid) for pid in text.split()}
