@@ -48,6 +48,24 @@ def bench_transport_cmd(games: int, round_trips: int) -> None:
         click.echo(line)
 
 
+@bench.command("sandbox")
+@click.option("-n", "--runs", default=10, show_default=True,
+              help="Runs per isolation level (they alternate).")
+def bench_sandbox_cmd(runs: int) -> None:
+    """Measure what the sandbox costs: bot start-up and game time, sandboxed and not."""
+    from arena.cli.bench import bench_sandbox
+    from arena.sandbox import SandboxUnavailable
+
+    if runs < 1:
+        raise click.BadParameter("must be at least 1", param_hint="--runs")
+    try:
+        figures = bench_sandbox(runs)
+    except SandboxUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+    for line in figures.lines():
+        click.echo(line)
+
+
 @main.command()
 @click.argument("bot_a", type=click.Path(file_okay=False))
 @click.argument("bot_b", type=click.Path(file_okay=False))

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.referee import wire
 from arena.referee.process import BotProcess
 from arena.rules import IllegalAction
@@ -176,8 +177,11 @@ class Match:
             if conn.ended or (conn.process is not None and conn.process.exit_code() is not None):
                 self.stop(conn, wait=_EXIT_WAIT if conn.ended else 0.0)
             if conn.process is None:
-                self.start(conn, seat, time_control.hello)
+                self.start(conn, seat)
         deadline = time.monotonic() + time_control.hello
+        for seat, conn in enumerate(seats):  # once all are starting: they start in parallel
+            if conn.endpoint is None and self.isolation is Isolation.SANDBOX:
+                self.connect(conn, seat, deadline - time.monotonic())
         self.rejected: list[str] = []
         while any(c.identity is None for c in seats):
             for seat, conn in enumerate(seats):
@@ -201,10 +205,9 @@ class Match:
             if incoming is not None:
                 self._hello(incoming.identity, incoming.frames, seats)
 
-    def start(self, conn: _Conn, seat: int, hello: float = 10.0) -> None:
-        """Start a seat's process, confined at the match's isolation level. A sandboxed
-        process hands out its listener (the only way into its network namespace), which the
-        referee's socket adopts; TICHU_ENDPOINT, set inside, points to it."""
+    def start(self, conn: _Conn, seat: int) -> None:
+        """Start a seat's process, confined at the match's isolation level (a sandboxed one
+        is then `connect`ed)."""
         conn.token = secrets.token_hex(16)
         conn.identity, conn.greeted, conn.ended, conn.output = None, False, False, ""
         env = dict(os.environ)
@@ -219,14 +222,19 @@ class Match:
             conn.process = None
             raise _BotFault(Termination.START_FAILURE, seat, f"cannot start "
                             f"{' '.join(manifest.argv())}: {exc}") from None
-        if self.isolation is Isolation.SANDBOX:
-            listener = conn.process.listener(hello)
-            if listener is None:
-                conn.process.stop(grace=0.0)
-                raise _BotFault(Termination.START_FAILURE, seat, "the sandbox ended before "
-                                f"the bot started ({conn.process.exit_reason()})",
-                                output=conn.process.output_tail()[-2000:])
-            conn.endpoint = self.socket.adopt(listener)
+
+    def connect(self, conn: _Conn, seat: int, timeout: float) -> None:
+        """Adopt the listener a sandboxed process hands out (the only way into its network
+        namespace; TICHU_ENDPOINT, set inside, points to it). It is handed out before any
+        code of the bot runs, so if none comes the harness failed, not the bot: ArenaError
+        (the game is void)."""
+        listener = conn.process.listener(max(0.0, timeout))
+        if listener is None:
+            conn.process.stop(grace=0.0)
+            raise ArenaError(f"the sandbox of seat {seat} ended before its bot started "
+                             f"({conn.process.exit_reason()}): "
+                             f"{conn.process.output_tail()[-500:]}")
+        conn.endpoint = self.socket.adopt(listener)
 
     def stop(self, conn: _Conn, wait: float = 0.0) -> None:
         if conn.process is not None:

@@ -17,9 +17,9 @@ where it connects.
 from __future__ import annotations
 
 import os
-import select
-import socket
 import sys
+
+import _socket  # not `socket`: its import (enum and all) would slow every bot's start-up
 
 _TAG = b"listener"
 
@@ -27,12 +27,14 @@ _TAG = b"listener"
 def main(argv: list[str]) -> int:
     """Listen, hand the listener over, exec the bot; 126/127 if it cannot be started."""
     fd, port, command = int(argv[0]), int(argv[1]), argv[3:]
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
     listener.listen(64)
-    with socket.socket(fileno=fd) as channel:
-        socket.send_fds(channel, [_TAG], [listener.fileno()])
+    channel = _socket.socket(fileno=fd)
+    rights = listener.fileno().to_bytes(4, sys.byteorder)
+    channel.sendmsg([_TAG], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
+    channel.close()
     listener.close()  # the referee holds it now; exec would close it anyway
     os.environ["TICHU_ENDPOINT"] = f"tcp://127.0.0.1:{port}"
     try:
@@ -42,9 +44,13 @@ def main(argv: list[str]) -> int:
         return 127 if isinstance(exc, FileNotFoundError) else 126
 
 
-def receive_listener(channel: socket.socket, timeout: float) -> socket.socket | None:
-    """The listening socket sent over `channel` within `timeout` s; None if the sandboxed
-    process ended (or closed its end) without sending one, or nothing came in time."""
+def receive_listener(channel, timeout: float):
+    """The listening socket (a `socket.socket`) sent over `channel` within `timeout` s; None
+    if the sandboxed process ended (or closed its end) without sending one, or nothing came
+    in time."""
+    import select
+    import socket
+
     ready, _, _ = select.select([channel], [], [], max(0.0, timeout))
     if not ready:
         return None
