@@ -86,7 +86,7 @@ def namespace_args(as_root: bool) -> list[str]:
                 "--unshare-cgroup", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID",
                 "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     else:
-        args = ["--unshare-all", "--disable-userns"]
+        args = ["--unshare-all", "--unshare-user", "--disable-userns"]
     return args + ["--die-with-parent", "--new-session", "--hostname", "arena"]
 
 
