@@ -67,10 +67,10 @@ class BotProcess:
         if not runnable:
             where = "on PATH" if os.sep not in program else f"in {self.cwd}"
             raise FileNotFoundError(f"no executable program {program!r} {where}")
-        confinement = self._confinement = confine(self.isolation, self.cwd, self.limits)
         proc = subprocess.Popen.__new__(subprocess.Popen)
         before = _own_children()
         try:
+            confinement = self._confinement = confine(self.isolation, self.cwd, self.limits)
             proc.__init__(confinement.command(self.argv), cwd=self.cwd,
                           env=confinement.environment(self._env), stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
