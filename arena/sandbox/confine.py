@@ -5,7 +5,7 @@ starts it (`command`), its environment, the file descriptors it inherits, and af
 the referee's connection into it (`listener`), the limit it went over (`exceeded`) and the
 end of every process it started (`kill`), then `release` of what the confinement held.
 
-- `ProcessGroup` (level none): the bot's command under util-linux `prlimit`, killed with
+- `Confinement` itself (level none): the bot's command under util-linux `prlimit`, killed with
   the kernel's SIGKILL if the referee dies (`setpriv --pdeathsig`), in a process group of
   its own (the caller starts it in a new session).
 - `Sandbox` (level sandbox): the same wrappers around bubblewrap (`jail.py`), with a uid of
@@ -42,8 +42,6 @@ _ports = itertools.count()
 class Confinement:
     """Level none: a process group with per-process rlimits (see the module docstring)."""
 
-    level = Isolation.NONE
-
     def __init__(self, folder: Path, limits: ResourceLimits) -> None:
         self.folder = folder
         self.limits = limits
@@ -75,8 +73,6 @@ class Confinement:
 
 class Sandbox(Confinement):
     """Level sandbox: bubblewrap, a uid and cgroups of its own where the machine allows."""
-
-    level = Isolation.SANDBOX
 
     def __init__(self, folder: Path, limits: ResourceLimits, machine: Machine) -> None:
         super().__init__(folder, limits)
