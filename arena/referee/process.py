@@ -4,6 +4,7 @@ for certain (terminate, then kill, then reap), every process it started included
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import select
@@ -14,8 +15,9 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from arena.sandbox import DEFAULT_LIMITS, Confinement, Isolation, ResourceLimits, confine
 
@@ -68,42 +70,36 @@ class BotProcess:
             where = "on PATH" if os.sep not in program else f"in {self.cwd}"
             raise FileNotFoundError(f"no executable program {program!r} {where}")
         proc = subprocess.Popen.__new__(subprocess.Popen)
-        before = _own_children()
         try:
-            confinement = self._confinement = confine(self.isolation, self.cwd, self.limits)
-            proc.__init__(confinement.command(self.argv), cwd=self.cwd,
-                          env=confinement.environment(self._env), stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          start_new_session=True, pass_fds=confinement.pass_fds)
-            self._proc = proc
-            confinement.started(proc.pid)
-            self._reader = threading.Thread(target=self._read_output,
-                                            args=(proc.stdout.fileno(),),
-                                            name=f"output-{self.label}", daemon=True)
-            self._reader.start()
-        except BaseException:
-            self._abandon(proc, before)
+            with _signals_deferred():  # a handler raising inside Popen would lose the child
+                confinement = self._confinement = confine(self.isolation, self.cwd,
+                                                          self.limits)
+                proc.__init__(confinement.command(self.argv), cwd=self.cwd,
+                              env=confinement.environment(self._env),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, start_new_session=True,
+                              pass_fds=confinement.pass_fds)
+                self._proc = proc
+                confinement.started(proc.pid)
+                self._reader = threading.Thread(target=self._read_output,
+                                                args=(proc.stdout.fileno(),),
+                                                name=f"output-{self.label}", daemon=True)
+                self._reader.start()
+        except BaseException:  # a deferred signal's handler raises here: the child is known
+            self._abandon(proc)
             raise
         logger.debug("%s: started pid %d (%s): %s", self.label, proc.pid,
                      self.isolation.value, " ".join(self.argv))
 
-    def _abandon(self, proc: subprocess.Popen, before: set[int]) -> None:
-        """A start cut short (an exception, a signal): kill whatever was started. A signal
-        handler may raise inside Popen after the fork and before Popen knows the pid: the
-        child is then found among this thread's children."""
-        new = _own_children() - before
-        known = getattr(proc, "pid", None)  # unset if Popen was cut short before the fork
-        pid = known or (min(new) if len(new) == 1 else None)
+    def _abandon(self, proc: subprocess.Popen) -> None:
+        """A start cut short (an exception, a signal's handler): kill whatever started."""
+        pid = getattr(proc, "pid", None)  # unset if Popen failed before the fork
         if pid:
-            for kill in (os.killpg, os.kill):  # its group, or itself before its setsid
-                try:
-                    kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            if known:
-                proc.wait()
-            else:
-                os.waitpid(pid, 0)
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            proc.wait()
             if self._confinement is not None:
                 self._confinement.kill()
         self._stopping.set()
@@ -111,7 +107,7 @@ class BotProcess:
             self._reader.join()
         if getattr(proc, "stdout", None) is not None:
             proc.stdout.close()
-        self._stopped = proc.returncode if known else None
+        self._stopped = proc.returncode if pid else None
         self._proc = None
         if self._confinement is not None:
             self._confinement.release()
@@ -256,10 +252,27 @@ class BotProcess:
                     self._dropped += len(old)
 
 
-def _own_children() -> set[int]:
-    """The live children this thread started (Linux; empty where it cannot tell)."""
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold back the Python-level signal handlers (Ctrl-C's included) for the block and run
+    them, in order, once it is over: a handler that raises inside `subprocess.Popen`, after
+    the fork and before Popen returns, would leave a child that nobody knows. Blocking the
+    signals instead would block them in the child too. Python runs handlers in the main
+    thread only; elsewhere there is nothing to hold back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[tuple[int, Any]] = []
+    saved = {}
+    for sig in signal.valid_signals():
+        handler = signal.getsignal(sig)
+        if callable(handler):
+            saved[sig] = handler
+            signal.signal(sig, lambda signum, frame: held.append((signum, frame)))
     try:
-        text = Path(f"/proc/self/task/{threading.get_native_id()}/children").read_text()
-    except OSError:
-        return set()
-    return {int(pid) for pid in text.split()}
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        for signum, frame in held:
+            saved[signum](signum, frame)
