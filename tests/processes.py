@@ -7,15 +7,17 @@ import os
 from pathlib import Path
 
 
-def bot_processes(folder: Path) -> list[int]:
-    """Pids of live (not zombie) processes whose working directory is `folder`."""
+def bot_processes(folder: Path, helpers: bool = True) -> list[int]:
+    """Pids of live (not zombie) processes whose working directory is `folder`; `helpers`:
+    with the sandbox's own processes (bubblewrap, around each sandboxed bot process)."""
     wanted = str(Path(folder).resolve())
     pids = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
         try:
-            if os.readlink(f"/proc/{name}/cwd") == wanted:
+            if os.readlink(f"/proc/{name}/cwd") == wanted and (
+                    helpers or os.path.basename(os.readlink(f"/proc/{name}/exe")) != "bwrap"):
                 with open(f"/proc/{name}/stat") as stat:
                     if stat.read().split(")")[-1].split()[0] != "Z":
                         pids.append(int(name))

@@ -223,3 +223,54 @@ def _percentile(sorted_values: list[float], pct: float) -> float:
     if not sorted_values:
         return 0.0
     return sorted_values[min(len(sorted_values) - 1, int(len(sorted_values) * pct / 100))]
+
+
+@dataclass(frozen=True)
+class SandboxFigures:
+    """What the sandbox costs: start-up of bot processes and game time, against none."""
+
+    runs: int
+    startup_s: dict[str, float]  # isolation level -> median s to start and greet 4 processes
+    game_s: dict[str, float]     # isolation level -> median s of one game (processes reused)
+    isolation: str               # what the sandbox rests on (Machine.summary)
+
+    def lines(self) -> list[str]:
+        none, box = "none", "sandbox"
+        rows = [["start four trivial bot processes, to their hellos",
+                 f"{self.startup_s[none] * 1000:.0f} ms", f"{self.startup_s[box] * 1000:.0f} ms",
+                 f"{self.startup_s[box] / self.startup_s[none]:.2f}x",
+                 f"+{(self.startup_s[box] - self.startup_s[none]) * 250:.0f} ms"],
+                ["a game to 1000, four random Python bots",
+                 f"{self.game_s[none]:.2f} s", f"{self.game_s[box]:.2f} s",
+                 f"{self.game_s[box] / self.game_s[none]:.2f}x", ""]]
+        table = tabulate(rows, headers=["median of " + str(self.runs), none, box, "ratio",
+                                        "per process"], tablefmt="simple")
+        return [self.isolation, "Runs alternate between the two levels (same machine mood).",
+                "", *table.splitlines()]
+
+
+def bench_sandbox(runs: int = 10, seed: int = 0) -> SandboxFigures:
+    """Start-up and game time of bot processes sandboxed and not, alternating run by run.
+    SandboxUnavailable if the machine gives no sandbox."""
+    from arena.sandbox import Isolation, probe, resolve
+
+    resolve("sandbox")
+    levels = (Isolation.NONE, Isolation.SANDBOX)
+    trivial, rand = _entrant(_TRIVIAL), _entrant(_TRIVIAL.parents[3] / "bots" / "random")
+    startup: dict[str, list[float]] = {level.value: [] for level in levels}
+    games: dict[str, list[float]] = {level.value: [] for level in levels}
+    for k in range(runs):
+        for level in levels if k % 2 == 0 else reversed(levels):
+            spec = GameSpec(f"bench-start-{k}", seed + k, (trivial, trivial))
+            with Match(trivial, trivial, isolation=level) as match:
+                start = time.perf_counter()
+                match.prepare(match.seat_conns(spec), spec.time)
+                startup[level.value].append(time.perf_counter() - start)
+            with Match(rand, rand, isolation=level) as match:
+                match.play(GameSpec("bench-warm-up", seed, (rand, rand), target=100), last=False)
+                start = time.perf_counter()
+                match.play(GameSpec(f"bench-game-{k}", seed + k, (rand, rand)))
+                games[level.value].append(time.perf_counter() - start)
+    median = {name: sorted(v)[len(v) // 2] for name, v in startup.items()}
+    return SandboxFigures(runs, median, {n: sorted(v)[len(v) // 2] for n, v in games.items()},
+                          probe().summary())

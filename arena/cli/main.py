@@ -48,6 +48,24 @@ def bench_transport_cmd(games: int, round_trips: int) -> None:
         click.echo(line)
 
 
+@bench.command("sandbox")
+@click.option("-n", "--runs", default=10, show_default=True,
+              help="Runs per isolation level (they alternate).")
+def bench_sandbox_cmd(runs: int) -> None:
+    """Measure what the sandbox costs: bot start-up and game time, sandboxed and not."""
+    from arena.cli.bench import bench_sandbox
+    from arena.sandbox import SandboxUnavailable
+
+    if runs < 1:
+        raise click.BadParameter("must be at least 1", param_hint="--runs")
+    try:
+        figures = bench_sandbox(runs)
+    except SandboxUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+    for line in figures.lines():
+        click.echo(line)
+
+
 @main.command()
 @click.argument("bot_a", type=click.Path(file_okay=False))
 @click.argument("bot_b", type=click.Path(file_okay=False))
@@ -66,17 +84,25 @@ def bench_transport_cmd(games: int, round_trips: int) -> None:
 @click.option("--pin/--no-pin", default=False, show_default=True,
               help="Referee and bots on one CPU: faster hand-overs, but the four bots start "
                    "one after the other (see arena.referee.placement).")
+@click.option("--isolation", type=click.Choice(["auto", "sandbox", "none"]), default="auto",
+              show_default=True, help="A sandbox per bot process where the machine gives one "
+              "(auto), demanded (sandbox), or none (see `arena doctor`).")
 @click.option("-v", "--verbose", count=True, help="Log more (-vv: every message).")
 def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str | None,
          decision_time: float, time_bank: float, hello_time: float, grace: float, ipc: bool,
-         pin: bool, verbose: int) -> None:
+         pin: bool, isolation: str, verbose: int) -> None:
     """Play one game to TARGET between BOT_A (seats 0, 2) and BOT_B (seats 1, 3)."""
     from arena.referee.manifest import folder_hash, load_manifest
     from arena.referee.placement import pinned
     from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
     from arena.presentation.summary import summary
+    from arena.sandbox import SandboxUnavailable, resolve
 
     _logging(verbose)
+    try:
+        level = resolve(isolation)
+    except SandboxUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
     entrants = []
     for folder in (bot_a, bot_b):
         manifest = _load(load_manifest, folder)
@@ -86,10 +112,19 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     seed, game_id = _seed(seed)
     spec = GameSpec(game_id, seed, (entrants[0], entrants[1]), target, time_control)
     with pinned(pin):
-        record = run_game(spec, "ipc" if ipc else "tcp")
+        record = run_game(spec, "ipc" if ipc else "tcp", level)
     if record_path:
         record.save(record_path)
     click.echo(summary(record))
+
+
+@main.command()
+def doctor() -> None:
+    """Say what isolation this machine gives bot processes, and why."""
+    from arena.sandbox import probe
+
+    for line in probe().report():
+        click.echo(line)
 
 
 @main.command()

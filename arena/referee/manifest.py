@@ -7,12 +7,16 @@ language = "python"
 command = ["python", "bot.py"]   # run in the bot folder; a string is split like a shell
 build = "make"               # optional, run once in the bot folder before the bot starts
 
-[limits]                     # optional: per-process limits (defaults in process.ResourceLimits)
-memory_mb = 4096             # address space
+[limits]                     # optional: lower the limits of its processes (never raise them)
+memory_mb = 1024             # memory (see arena.sandbox.ResourceLimits for each limit)
 cpu_seconds = 600            # CPU time over the process's life
-processes = 256              # RLIMIT_NPROC (per user; not enforced for root)
-open_files = 256
+processes = 64               # processes and threads at once
+open_files = 256             # per process
+disk_mb = 64                 # its private scratch space (/tmp in the sandbox)
 ```
+
+A manifest's limits only lower the ceiling the run sets (a tournament's [limits], else
+`DEFAULT_LIMITS`); a limit it omits, or sets to 0, is the ceiling's.
 
 A command whose first word is ``python`` or ``python3`` runs with the Python that runs the
 arena, so Python bots need no environment of their own.
@@ -31,8 +35,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.referee.process import DEFAULT_LIMITS, ResourceLimits
 from arena.errors import ConfigError
+from arena.sandbox import DEFAULT_LIMITS, LIMIT_NAMES, NO_LIMITS, ResourceLimits
 
 MANIFEST = "bot.toml"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -50,6 +54,13 @@ class BotManifest:
     command: tuple[str, ...]
     build: tuple[str, ...] = ()
     limits: ResourceLimits = DEFAULT_LIMITS
+    """The limits its processes run under: what it asks for, under the run's ceiling."""
+    requested: ResourceLimits = NO_LIMITS
+    """What its own [limits] asks for (None: nothing, the ceiling's limit applies)."""
+
+    def with_ceiling(self, ceiling: ResourceLimits) -> BotManifest:
+        """This manifest with its limits under `ceiling` instead of the default one."""
+        return dataclasses.replace(self, limits=self.requested.capped(ceiling))
 
     def argv(self) -> list[str]:
         """The command to start the bot, with ``python`` meaning the arena's own Python."""
@@ -79,9 +90,10 @@ def load_manifest(folder: str | Path) -> BotManifest:
     if unknown:
         raise ConfigError(f"{path}: unknown key {unknown[0]!r} (known: name, version, "
                           "language, command, build, description, limits)")
+    requested = limits_from(path, data.get("limits", {}), "limits", NO_LIMITS)
     return BotManifest(folder, name, _string(path, data, "version"),
                        _string(path, data, "language"), command, build,
-                       limits_from(path, data.get("limits", {}), "limits"))
+                       requested.capped(DEFAULT_LIMITS), requested)
 
 
 def read_toml(path: Path) -> dict:
@@ -102,7 +114,7 @@ def limit_overrides(path: Path, table: object, key: str) -> dict[str, int | None
     """The limits a TOML table sets, by field name (0 means no limit: None); ConfigError if bad."""
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: key {key!r} must be a table")
-    fields = {f.name for f in dataclasses.fields(ResourceLimits)}
+    fields = set(LIMIT_NAMES)
     values = {}
     for name, value in table.items():
         if name not in fields:

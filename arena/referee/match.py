@@ -39,12 +39,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from arena.errors import ArenaError
 from arena.referee import peers, wire
 from arena.referee.manifest import BotManifest
 from arena.referee.process import BotProcess
 from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
 from arena.referee.transport import STRANGER, Incoming, RefereeSocket
 from arena.rules import PASS, PUBLIC, Decision, Game, IllegalAction
+from arena.sandbox import Isolation, resolve
 from protocol import codec
 from protocol.codec import ProtocolError
 from protocol.schema import clip
@@ -55,6 +57,7 @@ ENDPOINT_VAR = "TICHU_ENDPOINT"
 TOKEN_VAR = "TICHU_TOKEN"
 MAX_CONNECTIONS = 8  # a bot process may open this many connections to the referee, no more
 _POLL = 0.05  # seconds between checks that the bots are still alive while waiting
+_CHECK_EVERY = 0.25  # seconds between those checks while messages keep coming
 _BYTES_SHOWN = 200  # of an offending message, in the record
 _EXIT_WAIT = 1.0  # seconds a bot gets to exit by itself after its session is over
 _DRAIN = 256  # messages taken, at most, from what has arrived before a hello deadline is judged
@@ -148,6 +151,8 @@ class _Conn:
     greeted: bool = False  # has had a welcome in its current session
     ended: bool = False    # its session is over: stop it before the next game
     abandoned: int | None = None  # the request its last game left open: a late reply is ignored
+    endpoint: str | None = None  # the listener adopted from its sandbox
+    output: str = ""  # the output tail of its last process, once stopped
 
 
 @dataclass
@@ -169,7 +174,9 @@ def _new_token() -> str:
 class Match:
     """The bot processes of one matchup, playing consecutive games; a context manager."""
 
-    def __init__(self, first: Entrant, second: Entrant, transport: str = "tcp") -> None:
+    def __init__(self, first: Entrant, second: Entrant, transport: str = "tcp",
+                 isolation: Isolation | None = None) -> None:
+        self.isolation = resolve("auto") if isolation is None else isolation
         self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES, transport,
                                     classify=self._classify)
         self.conns = [_Conn(e, f"{e.name}#{copy}") for e in (first, second) for copy in (1, 2)]
@@ -207,15 +214,18 @@ class Match:
         return [pools[0][0], pools[1][0], pools[0][1], pools[1][1]]
 
     def start(self, conn: _Conn, seat: int) -> None:
+        """Start a seat's process, confined at the match's isolation level (a sandboxed one
+        is then `connect`ed)."""
         conn.token = _new_token()
         conn.identity, conn.greeted, conn.ended, conn.abandoned = None, False, False, None
+        conn.output = ""
         conn.links = set()
         env = dict(os.environ)
         env[ENDPOINT_VAR] = self.socket.endpoint
         env[TOKEN_VAR] = conn.token
         manifest = conn.entrant.manifest
         conn.process = BotProcess(manifest.argv(), manifest.folder, env, conn.label,
-                                  limits=manifest.limits)
+                                  limits=manifest.limits, isolation=self.isolation)
         try:
             conn.process.start()
         except OSError as exc:
@@ -224,12 +234,29 @@ class Match:
                             f"{' '.join(manifest.argv())}: {exc}") from None
         conn.started_at = time.monotonic()
 
+    def connect(self, conn: _Conn, seat: int, timeout: float) -> None:
+        """Adopt the listener a sandboxed process hands out (the only way into its network
+        namespace; TICHU_ENDPOINT, set inside, points to it): its connections are that seat's.
+        It is handed out before any code of the bot runs, so if none comes the harness
+        failed, not the bot: ArenaError (the game is void)."""
+        listener = conn.process.listener(max(0.0, timeout))
+        if listener is None:
+            conn.process.stop(grace=0.0)
+            raise ArenaError(f"the sandbox of seat {seat} ended before its bot started "
+                             f"({conn.process.exit_reason()}): "
+                             f"{conn.process.output_tail()[-500:]}")
+        conn.endpoint = self.socket.adopt(listener, conn)
+
     def stop(self, conn: _Conn, wait: float = 0.0) -> None:
         if conn.process is not None:
             if wait:
                 conn.process.wait(wait)
             conn.process.stop(grace=0.5)
+            conn.output = conn.process.output_tail()
             conn.process = None
+        if conn.endpoint is not None:
+            self.socket.release(conn.endpoint)
+            conn.endpoint = None
         if conn.identity is not None:
             self.by_identity.pop(conn.identity, None)
         for identity in conn.links | ({conn.identity} if conn.identity else set()):
@@ -281,11 +308,13 @@ class _GameRun:
         self.seat_of = {conn: seat for seat, conn in enumerate(self.seats)}
         self.game = Game(spec.seed, spec.target)
         self.record = GameRecord(spec.game_id, spec.seed, spec.target,
-                                 (spec.entrants[0].info(), spec.entrants[1].info()))
+                                 (spec.entrants[0].info(), spec.entrants[1].info()),
+                                 isolation=match.isolation.value)
         self.sent_events = [0] * 4
         self.wire_events: list[dict[str, Any]] = []  # game.events in wire form, so far
         self.pending: _Pending | None = None
         self.playing = False  # the welcomes are sent
+        self.checked = 0.0  # when the processes were last checked (_check_alive)
 
     def run(self) -> GameRecord:
         start = time.monotonic()
@@ -307,11 +336,20 @@ class _GameRun:
             logger.exception("harness fault in game %s", self.spec.game_id)
             self._abort(Termination.HARNESS_FAULT, f"{type(exc).__name__}: {exc}")
         finally:
-            for seat, conn in enumerate(self.seats):
-                if conn.process is not None:
-                    self.record.bot_output[seat] = conn.process.output_tail()
+            self._collect_output()
             self.record.seconds = round(time.monotonic() - start, 3)
         return self.record
+
+    def _collect_output(self) -> None:
+        """Each seat's output, all of it: a process whose session is over gets its moment to
+        write its last words and exit (it would get it before the next game anyway)."""
+        for seat, conn in enumerate(self.seats):
+            if conn.process is not None and conn.ended:
+                self.match.stop(conn, wait=_EXIT_WAIT)
+            if conn.process is not None:
+                self.record.bot_output[seat] = conn.process.output_tail()
+            else:
+                self.record.bot_output[seat] = conn.output
 
     # ----- the start: processes and hellos ---------------------------------------------------
 
@@ -352,6 +390,11 @@ class _GameRun:
                     match.start(conn, seat)
                 except _BotFault as fault:
                     failed[seat] = fault
+        hello = self.spec.time.hello
+        for seat, conn in enumerate(self.seats):  # once all are starting: they start in parallel
+            if (conn.process is not None and conn.endpoint is None
+                    and match.isolation is Isolation.SANDBOX):
+                match.connect(conn, seat, conn.started_at + hello - time.monotonic())
 
     def _waiting(self, failed: dict[int, _BotFault]) -> list[int]:
         """The seats whose hello is still awaited; one whose process has exited meanwhile
@@ -364,9 +407,10 @@ class _GameRun:
             if code is None:
                 waiting.append(seat)
                 continue
-            failed[seat] = _BotFault(Termination.START_FAILURE, seat, f"the bot process exited "
-                                     f"with code {code} before saying hello", exit_code=code,
-                                     output=conn.process.output_tail()[-2000:])
+            failed[seat] = _BotFault(Termination.START_FAILURE, seat,
+                                     f"{conn.process.exit_reason()} before saying hello",
+                                     exit_code=code, output=conn.process.output_tail()[-2000:],
+                                     **_limit(conn.process))
         return waiting
 
     def _drain(self, failed: dict[int, _BotFault]) -> None:
@@ -598,9 +642,11 @@ class _GameRun:
                                 overrun=round(now - pending.sent_at - pending.limit, 3))
             incoming = self.match.socket.receive(min(wait + 0.001, _POLL))
             received = time.monotonic()
+            if incoming is None or received - self.checked > _CHECK_EVERY:
+                self.checked = received  # has a bot died, or gone over a limit? (asked in
+                self._check_alive()      # silence, and now and then while replies flow)
             if incoming is None:
-                self._check_alive()  # silence: has a bot died? (checked only then: it is cheap
-                continue             # to wait _POLL more for a dead bot, costly to ask each time)
+                continue
             if self._take(incoming, received):
                 return
 
@@ -646,9 +692,9 @@ class _GameRun:
         for seat, conn in enumerate(self.seats):
             code = conn.process.exit_code() if conn.process is not None else None
             if code is not None:
-                dead.append(_BotFault(Termination.CRASH, seat, f"the bot process exited with "
-                                      f"code {code}", exit_code=code,
-                                      output=conn.process.output_tail()[-2000:]))
+                dead.append(_BotFault(Termination.CRASH, seat, conn.process.exit_reason(),
+                                      exit_code=code, output=conn.process.output_tail()[-2000:],
+                                      **_limit(conn.process)))
         if dead:
             self._judge(dead)
 
@@ -753,9 +799,11 @@ class _GameRun:
                          for m, e in zip(self.wire_events, game.events)]
 
 
-def run_game(spec: GameSpec, transport: str = "tcp") -> GameRecord:
-    """Referee one game with fresh processes; the record says how it ended."""
-    with Match(spec.entrants[0], spec.entrants[1], transport) as match:
+def run_game(spec: GameSpec, transport: str = "tcp",
+             isolation: Isolation | None = None) -> GameRecord:
+    """Referee one game with fresh processes (sandboxed where the machine allows, unless
+    `isolation` says otherwise); the record says how it ended."""
+    with Match(spec.entrants[0], spec.entrants[1], transport, isolation) as match:
         return match.play(spec)
 
 
@@ -764,6 +812,11 @@ def build_bot(manifest: BotManifest, timeout: float = 600.0) -> None:
     if manifest.build:
         subprocess.run(manifest.build_argv(), cwd=manifest.folder, check=True, timeout=timeout,
                        stdin=subprocess.DEVNULL, capture_output=True)
+
+
+def _limit(process: BotProcess) -> dict[str, str]:
+    """The `limit` detail of a fault: the limit the process went over, if it did."""
+    return {"limit": process.limit_exceeded} if process.limit_exceeded else {}
 
 
 def _decode(frames: list[bytes]) -> dict[str, Any]:

@@ -1,64 +1,34 @@
-"""Bot processes: start a bot in its own process group, keep a bounded tail of its output,
-and stop it for certain (terminate, then kill, then reap), children included."""
+"""Bot processes: start a bot confined as the run's isolation level says (a sandbox of its
+own, or a process group), keep a bounded tail of its output, watch its limits, and stop it
+for certain (terminate, then kill, then reap), every process it started included."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import select
 import shutil
 import signal
+import socket
 import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
+
+from arena.sandbox import DEFAULT_LIMITS, Confinement, Isolation, ResourceLimits, confine
 
 logger = logging.getLogger(__name__)
 
 OUTPUT_TAIL_BYTES = 16 * 1024
+_LIMIT_CHECK_EVERY = 0.1  # seconds between reads of a running bot's limit counters
+_READ_POLL = 0.1  # seconds the output reader waits before looking whether to stop
+_DRAIN = 2.0  # seconds the reader goes on reading a stopped bot's pipe (a daemon may hold it)
 
-
-@dataclass(frozen=True)
-class ResourceLimits:
-    """Operating-system limits on one bot process (None: no limit). Exceeding one ends the
-    process (out of memory, SIGXCPU, failed fork or open), which the referee records as a crash.
-
-    `memory_mb` limits the address space (RLIMIT_AS; runtimes that reserve much virtual
-    memory, such as the JVM and V8, start fine within the 4 GiB default). `cpu_seconds` is the
-    CPU time of the process over its whole life (RLIMIT_CPU; a multi_game process spends it
-    over several games). `processes` is RLIMIT_NPROC, which the kernel counts per user and does
-    not enforce for root. `open_files` is RLIMIT_NOFILE.
-    """
-
-    memory_mb: int | None = 4096
-    cpu_seconds: int | None = 600
-    processes: int | None = 256
-    open_files: int | None = 256
-
-    def wrap(self, argv: list[str]) -> list[str]:
-        """`argv` run under these limits with util-linux `prlimit` (unchanged where it is absent)."""
-        options = [f"--{name}={value}" for name, value in (
-            ("as", self.memory_mb and self.memory_mb * 1024 * 1024), ("cpu", self.cpu_seconds),
-            ("nproc", self.processes), ("nofile", self.open_files)) if value]
-        if not options:
-            return argv
-        prlimit = shutil.which("prlimit")
-        if prlimit is None:
-            logger.warning("prlimit not found: bot processes run without resource limits")
-            return argv
-        return [prlimit, *options, "--", *argv]
-
-
-DEFAULT_LIMITS = ResourceLimits()
-
-
-def _dies_with_parent(argv: list[str]) -> list[str]:
-    """`argv` run so that the kernel kills it (SIGKILL) if the process that started it dies,
-    even by SIGKILL, when no clean-up code can run (util-linux `setpriv --pdeathsig`)."""
-    setpriv = shutil.which("setpriv")
-    return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else argv
+__all__ = ["DEFAULT_LIMITS", "OUTPUT_TAIL_BYTES", "BotProcess", "ResourceLimits"]
 
 
 class BotProcess:
@@ -66,9 +36,11 @@ class BotProcess:
 
     def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], label: str,
                  tail_bytes: int = OUTPUT_TAIL_BYTES,
-                 limits: ResourceLimits = DEFAULT_LIMITS) -> None:
+                 limits: ResourceLimits = DEFAULT_LIMITS,
+                 isolation: Isolation = Isolation.NONE) -> None:
         self.argv = argv
         self.limits = limits
+        self.isolation = isolation
         self.cwd = cwd
         self.label = label
         self._env = dict(env)
@@ -78,10 +50,17 @@ class BotProcess:
         self._dropped = 0
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
+        self._confinement: Confinement | None = None
         self._reader: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._stopped: int | None = None  # the exit code, once stopped and reaped
+        self._limit: str | None = None
+        self._checked = 0.0
+        self._exit_checked = False
 
     def start(self) -> None:
-        """Start the program; OSError if it cannot be started at all (e.g. no such program)."""
+        """Start the program; OSError if it cannot be started at all (no such program, no
+        sandbox for it). If anything interrupts the start (Ctrl-C), no process is left."""
         program = self.argv[0]
         if os.sep in program:  # relative to the bot folder (an absolute path stays as it is)
             runnable = os.access(Path(self.cwd, program), os.X_OK)
@@ -90,21 +69,100 @@ class BotProcess:
         if not runnable:
             where = "on PATH" if os.sep not in program else f"in {self.cwd}"
             raise FileNotFoundError(f"no executable program {program!r} {where}")
-        self._proc = subprocess.Popen(
-            _dies_with_parent(self.limits.wrap(self.argv)), cwd=self.cwd, env=self._env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-        self._reader = threading.Thread(target=self._read_output, name=f"output-{self.label}",
-                                        daemon=True)
-        self._reader.start()
-        logger.debug("%s: started pid %d: %s", self.label, self._proc.pid, " ".join(self.argv))
+        proc = subprocess.Popen.__new__(subprocess.Popen)
+        try:
+            with _signals_deferred():  # a handler raising inside Popen would lose the child
+                confinement = self._confinement = confine(self.isolation, self.cwd,
+                                                          self.limits)
+                proc.__init__(confinement.command(self.argv), cwd=self.cwd,
+                              env=confinement.environment(self._env),
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, start_new_session=True,
+                              pass_fds=confinement.pass_fds)
+                self._proc = proc
+                confinement.started(proc.pid)
+                self._reader = threading.Thread(target=self._read_output,
+                                                args=(proc.stdout.fileno(),),
+                                                name=f"output-{self.label}", daemon=True)
+                self._reader.start()
+        except BaseException:  # a deferred signal's handler raises here: the child is known
+            self._abandon(proc)
+            raise
+        logger.debug("%s: started pid %d (%s): %s", self.label, proc.pid,
+                     self.isolation.value, " ".join(self.argv))
+
+    def _abandon(self, proc: subprocess.Popen) -> None:
+        """A start cut short (an exception, a signal's handler): kill whatever started."""
+        pid = getattr(proc, "pid", None)  # unset if Popen failed before the fork
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            proc.wait()
+            if self._confinement is not None:
+                self._confinement.kill()
+        self._stopping.set()
+        if self._reader is not None and self._reader.is_alive():
+            self._reader.join()
+        if getattr(proc, "stdout", None) is not None:
+            proc.stdout.close()
+        self._stopped = proc.returncode if pid else None
+        self._proc = None
+        if self._confinement is not None:
+            self._confinement.release()
+
+    def listener(self, timeout: float) -> socket.socket | None:
+        """The tcp listener handed out of the bot's sandbox (the referee's ZeroMQ socket
+        accepts on it), waiting at most `timeout` s; None without a sandbox, or if the
+        sandbox ended before handing it out."""
+        if self._confinement is None:
+            return None
+        return self._confinement.listener(timeout)
 
     @property
     def pid(self) -> int | None:
         return self._proc.pid if self._proc else None
 
+    @property
+    def limit_exceeded(self) -> str | None:
+        """The limit the bot went over ("memory limit 4096 MB exceeded"), if it did."""
+        return self._limit
+
     def exit_code(self) -> int | None:
-        """The exit code if the process has ended (negative: killed by that signal), else None."""
-        return self._proc.poll() if self._proc else None
+        """The exit code if the process has ended (negative: killed by that signal), else
+        None. A bot found over a limit is stopped here (see `limit_exceeded`)."""
+        if self._proc is None:
+            return self._stopped
+        code = self._proc.poll()
+        if code is None and self.isolation is Isolation.SANDBOX:
+            now = time.monotonic()
+            if now - self._checked >= _LIMIT_CHECK_EVERY:
+                self._checked = now
+                reason = self._confinement.exceeded()
+                if reason is not None:
+                    logger.info("%s: %s: stopping it", self.label, reason)
+                    self._limit = reason
+                    self.stop(grace=0.0)
+                    return self._stopped
+        if code is not None and not self._exit_checked:
+            self._limit = self._limit or self._limit_at_exit(code)
+        return code
+
+    def exit_reason(self) -> str:
+        """Why the process ended, for a record: the limit it went over, or its exit code."""
+        code = self.exit_code()
+        if self._limit is not None:
+            return f"the bot was stopped: {self._limit} (exit code {code})"
+        return f"the bot process exited with code {code}"
+
+    def _limit_at_exit(self, code: int) -> str | None:
+        self._exit_checked = True
+        reason = self._confinement.exceeded() if self._confinement is not None else None
+        xcpu = int(signal.SIGXCPU)
+        if reason is None and self.limits.cpu_seconds and code in (-xcpu, 128 + xcpu):
+            reason = f"CPU time limit {self.limits.cpu_seconds} s exceeded"
+        return reason
 
     def output_tail(self) -> str:
         """The last bytes the bot wrote to stdout/stderr, decoded leniently."""
@@ -114,27 +172,38 @@ class BotProcess:
         return (f"[{dropped} earlier bytes dropped]\n" if dropped else "") + text
 
     def stop(self, grace: float = 1.0) -> int | None:
-        """Stop the process group: SIGTERM, wait up to `grace` s, then SIGKILL; reap. Idempotent."""
+        """Stop the bot: SIGTERM to its process group, wait up to `grace` s, then SIGKILL to
+        the group and to every process of its sandbox; reap it and read the rest of its
+        output. Idempotent: once stopped, no signal is sent again (its pid may be reused)."""
         proc = self._proc
         if proc is None:
-            return None
-        self._signal_group(signal.SIGTERM)
-        try:
-            proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            pass
+            return self._stopped
+        if proc.poll() is None and grace > 0:
+            self._signal_group(signal.SIGTERM)
+            try:
+                proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                pass
+        if not self._exit_checked:  # before the kill: the sandbox's counters die with it
+            self._limit = self._limit or self._confinement.exceeded()
         self._signal_group(signal.SIGKILL)  # also reaches children that outlived the bot
+        self._confinement.kill()
         code = proc.wait()
-        if self._reader is not None:
-            self._reader.join(timeout=2.0)
-        if proc.stdout is not None:
+        if not self._exit_checked:
+            self._limit = self._limit or self._limit_at_exit(code)
+        self._stopping.set()  # the reader drains what is left, then ends (even if a
+        if self._reader is not None:  # process that left the group keeps the pipe open)
+            self._reader.join(timeout=_DRAIN + 2 * _READ_POLL)
+        if proc.stdout is not None and (self._reader is None or not self._reader.is_alive()):
             proc.stdout.close()
+        self._confinement.release()
+        self._stopped, self._proc = code, None
         return code
 
     def wait(self, timeout: float) -> int | None:
         """Wait up to `timeout` s for the process to end by itself; its exit code or None."""
         if self._proc is None:
-            return None
+            return self._stopped
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             code = self._proc.poll()
@@ -144,16 +213,31 @@ class BotProcess:
         return self._proc.poll()
 
     def _signal_group(self, sig: int) -> None:
+        if self._proc.returncode is not None:
+            return  # reaped: its pid (and group id) may belong to another process by now
         try:
             os.killpg(self._proc.pid, sig)
         except (ProcessLookupError, PermissionError):
             pass
 
-    def _read_output(self) -> None:
-        stream = self._proc.stdout
+    def _read_output(self, fd: int) -> None:
+        """Keep the tail of the output. Reads the pipe's descriptor directly (never through
+        the buffered file, whose lock a close would wait on, and which is closed only once
+        this thread has ended), and ends at end of file, or once the bot is stopped and
+        nothing more is waiting."""
+        drain_until = None
         while True:
+            if self._stopping.is_set():
+                drain_until = drain_until or time.monotonic() + _DRAIN
+                if time.monotonic() > drain_until:
+                    return
             try:
-                chunk = stream.read1(4096)
+                ready, _, _ = select.select([fd], [], [], _READ_POLL)
+                if not ready:
+                    if self._stopping.is_set():
+                        return
+                    continue
+                chunk = os.read(fd, 4096)
             except (OSError, ValueError):
                 return
             if not chunk:
@@ -166,3 +250,29 @@ class BotProcess:
                     old = self._tail.popleft()
                     self._tail_size -= len(old)
                     self._dropped += len(old)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold back the Python-level signal handlers (Ctrl-C's included) for the block and run
+    them, in order, once it is over: a handler that raises inside `subprocess.Popen`, after
+    the fork and before Popen returns, would leave a child that nobody knows. Blocking the
+    signals instead would block them in the child too. Python runs handlers in the main
+    thread only; elsewhere there is nothing to hold back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[tuple[int, Any]] = []
+    saved = {}
+    for sig in signal.valid_signals():
+        handler = signal.getsignal(sig)
+        if callable(handler):
+            saved[sig] = handler
+            signal.signal(sig, lambda signum, frame: held.append((signum, frame)))
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        for signum, frame in held:
+            saved[signum](signum, frame)

@@ -3,8 +3,9 @@
 A record holds the seed, the entrants and their versions, every decision (seat, request id,
 kind, the action in wire form, latency; `"auto": true` on a pass the referee made for an
 `auto_pass` seat that had nothing else to do), every event in wire form with who could see it,
-the scores per round, and how the game ended. `resimulate` replays the seed and the actions
-through the rules engine and checks that the same events come out.
+the scores per round, how the game ended, and the isolation its bot processes ran under.
+`resimulate` replays the seed and the actions through the rules engine and checks that the
+same events come out.
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ class GameRecord:
     time_used: list[float] = field(default_factory=lambda: [0.0] * 4)
     bot_output: list[str] = field(default_factory=lambda: [""] * 4)
     seconds: float = 0.0
+    isolation: str = "none"
+    """How the bot processes were isolated: "sandbox" or "none" (arena.sandbox.Isolation)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -18,6 +18,9 @@ skip_unbuildable = false      # optional; true: leave out (and name) the bots th
                               # (--skip-unbuildable overrides)
 pin_cpus = true               # optional; each worker and its bots on a CPU of their own
                               # (arena.referee.placement; --no-pin overrides)
+isolation = "auto"            # optional; "sandbox": refuse to run without a sandbox per
+                              # bot process; "none": no sandbox; "auto": where the machine
+                              # gives one (`arena doctor` says what it gives)
 storage = "demo.sqlite"       # the SQLite store, relative to this file (holds the secret:
                               # keep it, and the records, out of every bot folder)
 records = "demo.records"      # optional; record files; default: storage name + ".records"
@@ -33,11 +36,12 @@ anchor = "random"             # entrant (bot name) held at anchor_elo; "" = mean
 anchor_elo = 0.0
 prior = 2.0                   # virtual draws, only on matchups where a rating would be infinite
 
-[limits]                      # optional; per bot process, over each bot.toml's own [limits]
-memory_mb = 4096              # address space; 0 = no limit
-cpu_seconds = 600
+[limits]                      # optional; the ceiling of every bot process's limits: a
+memory_mb = 4096              # bot.toml's [limits] may only lower them; 0 = no ceiling
+cpu_seconds = 600             # (arena.sandbox.ResourceLimits says what each one limits)
 processes = 256
 open_files = 256
+disk_mb = 256
 ```
 
 Every mistake is a `ConfigError` naming the file, the key and the problem; bot folders are
@@ -46,18 +50,18 @@ checked too (each must hold a valid `bot.toml`), so a bad config starts nothing.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.referee.manifest import BotManifest, limit_overrides, load_manifest, read_toml
+from arena.referee.manifest import BotManifest, limits_from, load_manifest, read_toml
 from arena.referee.match import TimeControl
+from arena.sandbox import DEFAULT_LIMITS, REQUESTS, ResourceLimits
 
 _TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
-                    "pin_cpus", "storage", "records", "skip_unbuildable"}
+                    "pin_cpus", "storage", "records", "skip_unbuildable", "isolation"}
 _TIME_KEYS = ("hello", "decision", "bank", "grace")
 _RATINGS_KEYS = {"anchor", "anchor_elo", "prior"}
 _MAX_SEED = 2**63 - 1
@@ -92,23 +96,22 @@ class TournamentConfig:
     records: Path
     time: TimeControl
     ratings: RatingsConfig
-    limits: dict[str, int | None] = field(default_factory=dict)
-    """Resource limits for every entrant's processes, over those of its own bot.toml."""
+    limits: ResourceLimits = DEFAULT_LIMITS
+    """The ceiling of every entrant's limits (its bot.toml may only lower them)."""
     pin_cpus: bool = True
     """Each worker process and its bots on one CPU of their own (`arena.referee.placement`)."""
     skip_unbuildable: bool = False
     """Leave out the entrants that cannot be built (else they stop the run before it starts)."""
+    isolation: str = "auto"
+    """What the run asks of bot isolation: 'auto', 'sandbox' (or refuse to run), 'none'."""
 
     @property
     def pairs_per_matchup(self) -> int:
         return self.games_per_matchup // 2
 
     def with_limits(self, manifest: BotManifest) -> BotManifest:
-        """`manifest` with this tournament's resource limits applied over its own."""
-        if not self.limits:
-            return manifest
-        return dataclasses.replace(manifest,
-                                   limits=dataclasses.replace(manifest.limits, **self.limits))
+        """`manifest` with its own limits under this tournament's ceiling."""
+        return manifest.with_ceiling(self.limits)
 
     def workers(self, override: int | None = None) -> int:
         """Workers to run: `override` (-j) if given, else the config's, else the core count."""
@@ -151,14 +154,18 @@ def load_config(path: str | Path) -> TournamentConfig:
     skip = _get(path, section, "tournament.skip_unbuildable", bool, False)
     storage = _relative_path(path, section, "tournament.storage", f"{path.stem}.sqlite")
     records = _relative_path(path, section, "tournament.records", f"{storage.name}.records")
+    isolation = _get(path, section, "tournament.isolation", str, "auto")
+    if isolation not in REQUESTS:
+        raise ConfigError(f"{path}: key 'tournament.isolation': must be one of "
+                          f"{', '.join(map(repr, REQUESTS))}, not {isolation!r}")
     entrants = _entrants(path, section)
     for manifest in entrants:
         check_outside(path, manifest, storage, records)
     return TournamentConfig(path, name, entrants, games, target, seed,
                             concurrency, storage, records, _time(path, data),
                             _ratings(path, data),
-                            limit_overrides(path, data.get("limits", {}), "limits"), pin_cpus,
-                            skip_unbuildable=skip)
+                            limits_from(path, data.get("limits", {}), "limits"), pin_cpus,
+                            skip_unbuildable=skip, isolation=isolation)
 
 
 def check_outside(path: Path, manifest: BotManifest, storage: Path, records: Path) -> None:

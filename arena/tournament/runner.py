@@ -27,6 +27,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.ratings.fit import RatingsError, fit_ratings
 from arena.referee.match import Entrant
+from arena.sandbox import resolve as resolve_isolation
 from arena.tournament import entrants as building
 from arena.tournament.entrants import Unbuildable
 from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing, round_robin
@@ -255,7 +256,8 @@ def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entra
     a stored one: nothing of that game is kept)."""
     _ignore_records_in_git(config.records)
     setup = Setup(dict(entrants), config.target, config.time, config.records,
-                  store.path.parent, pin_cpus=config.pin_cpus)
+                  store.path.parent, pin_cpus=config.pin_cpus,
+                  isolation=resolve_isolation(config.isolation))
     stored = 0
     with contextlib.closing(run_games(setup, games, workers)) as finished:
         try:
@@ -302,6 +304,7 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
     listener = listener or Listener()
     skip = config.skip_unbuildable if skip_unbuildable is None else skip_unbuildable
     count = config.workers(workers)
+    resolve_isolation(config.isolation)  # refuse before anything starts if it cannot be had
     with run_lock(config.storage, f"arena tournament {config.path}"), \
             open_store(config) as store:
         sweep_pending(config.records, store)

@@ -46,6 +46,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.referee.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
+from arena.sandbox import Isolation
 from arena.tournament.schedule import Dispatcher, ScheduledGame
 from arena.tournament.store import GameRow, pending_record, write_record
 
@@ -71,6 +72,8 @@ class Setup:
     transport: str = "tcp"
     pin_cpus: bool = True
     """Pin each worker (and so its bots) to a CPU of its own, where there are enough."""
+    isolation: Isolation | None = None
+    """The isolation of bot processes (None: the best the machine gives)."""
 
     def record_file(self, game: ScheduledGame) -> Path:
         return self.records / f"{game.record_name}.json.gz"
@@ -231,7 +234,8 @@ class _Worker:
 
     def new_match(self, matchup: tuple[str, str]) -> Match:
         a, b = matchup
-        return Match(self.setup.entrants[a], self.setup.entrants[b], self.setup.transport)
+        return Match(self.setup.entrants[a], self.setup.entrants[b], self.setup.transport,
+                     self.setup.isolation)
 
     def play(self, match: Match, game: ScheduledGame, last: bool) -> None:
         record = match.play(self.setup.spec(game), last=last)

@@ -12,6 +12,7 @@ import pytest
 
 from arena.referee.record import Termination, resimulate
 from arena.referee.match import GameSpec, run_game
+from arena.sandbox import Isolation
 from arena.rules import Game
 from tests.referee.conftest import FAST, HERE, entrant
 from tests.referee.test_referee_hidden_cards import frames_of
@@ -39,7 +40,9 @@ def test_only_seats_that_say_auto_pass_are_not_asked_to_pass(tmp_path, monkeypat
     monkeypatch.setenv("TICHU_TEST_SPY_DIR", str(frames_dir))
     auto = _spy_saying(tmp_path / "auto", ["auto_pass"])
     plain = _spy_saying(tmp_path / "plain", [])
-    record = run_game(GameSpec("auto-pass", 5, (auto, plain), target=300, time=FAST))
+    # unsandboxed: the spy writes the frames it receives to a folder of the test
+    record = run_game(GameSpec("auto-pass", 5, (auto, plain), target=300, time=FAST),
+                      isolation=Isolation.NONE)
     assert record.termination is Termination.NORMAL
 
     # The record: auto passes are marked, belong to team 0's seats, and were forced.

@@ -56,9 +56,10 @@ def test_ctrl_c_stops_the_game_and_leaves_no_bot_process():
                              str(ROOT / "bots" / "random"), str(ROOT / "bots" / "random")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
-    while len(bot_processes(ROOT / "bots" / "random")) < 4 and time.monotonic() < deadline:
+    bots = ROOT / "bots" / "random"
+    while len(bot_processes(bots, helpers=False)) < 4 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert len(bot_processes(ROOT / "bots" / "random")) == 4
+    assert len(bot_processes(bots, helpers=False)) == 4
     proc.send_signal(signal.SIGINT)
     proc.wait(timeout=20)
     assert proc.returncode != 0

@@ -60,7 +60,7 @@ def test_a_match_reuses_multi_game_processes_across_a_duplicate_pair(heuristic_b
                                     time=FAST), last=False)
         pids = sorted(c.process.pid for c in match.conns)
         second = match.play(GameSpec("pair-b", 3, (random_bot, heuristic_bot), target=300,
-                                     time=FAST))
+                                     time=FAST), last=False)  # else they stop at its end
         assert sorted(c.process.pid for c in match.conns) == pids
     assert first.termination is second.termination is Termination.NORMAL
     # the same deals with the teams swapped: the first round's first deal event is the same

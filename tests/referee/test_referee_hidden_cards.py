@@ -15,6 +15,7 @@ import pytest
 
 from arena.referee.record import Termination
 from arena.referee.match import GameSpec, run_game
+from arena.sandbox import Isolation
 from arena.rules.cards import card_name
 from tests.referee.conftest import FAST
 
@@ -54,7 +55,9 @@ def learn(known: set[str], event: dict) -> None:
 
 def test_no_message_to_a_seat_names_another_seats_hidden_card(spy_bot, tmp_path, monkeypatch):
     monkeypatch.setenv("TICHU_TEST_SPY_DIR", str(tmp_path))
-    record = run_game(GameSpec("spy", 4, (spy_bot, spy_bot), target=300, time=FAST))
+    # unsandboxed: the spy writes the frames it receives to a folder of the test
+    record = run_game(GameSpec("spy", 4, (spy_bot, spy_bot), target=300, time=FAST),
+                      isolation=Isolation.NONE)
     assert record.termination is Termination.NORMAL
     logs = sorted(tmp_path.glob("*.frames"))
     assert len(logs) == 4

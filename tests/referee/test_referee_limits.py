@@ -9,6 +9,7 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.referee.manifest import load_manifest
+from arena.sandbox import DEFAULT_LIMITS, ResourceLimits
 from arena.referee.record import Termination
 from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
 from tests.referee.conftest import HERE
@@ -44,13 +45,19 @@ def test_exceeding_a_resource_limit_is_a_recorded_crash(monkeypatch, tmp_path, r
     assert not bot_processes(tmp_path / "faulty")
 
 
-def test_manifest_limits_are_read_and_zero_means_none(tmp_path):
+def test_manifest_limits_only_lower_the_ceiling_and_zero_means_the_ceilings(tmp_path):
     shutil.copytree(HERE / "bots" / "faulty", tmp_path / "bot")
     with open(tmp_path / "bot" / "bot.toml", "a") as manifest:
-        manifest.write("[limits]\nmemory_mb = 0\ncpu_seconds = 30\n")
-    limits = load_manifest(tmp_path / "bot").limits
-    assert limits.memory_mb is None and limits.cpu_seconds == 30
-    assert limits.open_files == 256, "an omitted limit keeps its default"
+        manifest.write("[limits]\nmemory_mb = 0\ncpu_seconds = 30\nprocesses = 100000\n")
+    manifest = load_manifest(tmp_path / "bot")
+    limits = manifest.limits
+    assert limits.cpu_seconds == 30, "a manifest may lower a limit"
+    assert limits.processes == DEFAULT_LIMITS.processes, "but never raise one"
+    assert limits.memory_mb == DEFAULT_LIMITS.memory_mb, "0 asks for no limit: the ceiling's"
+    assert limits.open_files == DEFAULT_LIMITS.open_files, "an omitted limit is the ceiling's"
+    higher = manifest.with_ceiling(ResourceLimits(memory_mb=8192, processes=None))
+    assert higher.limits.memory_mb == 8192 and higher.limits.processes == 100000
+    assert higher.limits.cpu_seconds == 30
 
 
 @pytest.mark.parametrize("table, problem", [

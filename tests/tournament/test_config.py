@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from arena.cli.main import main
 from arena.errors import ConfigError
 from arena.tournament.config import load_config
-from tests.tournament.conftest import ROOT, write_config
+from arena.sandbox import DEFAULT_LIMITS
+from tests.tournament.conftest import ROOT, copy_bot, write_config
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -41,6 +42,8 @@ def test_paths_are_relative_to_the_config_file(tmp_path, two_bots):
     (("anchor = \"random\"", "anchor = 3"), "ratings.anchor", "must be a string"),
     (("concurrency = 2", "concurrency = 2\npin_cpus = 1"), "tournament.pin_cpus",
      "must be true or false"),
+    (("concurrency = 2", "concurrency = 2\nisolation = \"jail\""), "tournament.isolation",
+     "must be one of 'auto', 'sandbox', 'none'"),
     (('    "heuristic",', '    "nowhere",'), "tournament.entrants[1]", "not a bot folder"),
     (('    "heuristic",', '    "random",'), "tournament.entrants[1]", "listed twice"),
 ])
@@ -117,13 +120,24 @@ def test_the_store_and_records_must_be_outside_every_bot_folder(tmp_path, two_bo
         load_config(path)
 
 
-def test_tournament_limits_apply_over_each_bots_own(tmp_path, two_bots):
+def test_tournament_limits_are_a_ceiling_over_each_bots_own(tmp_path, two_bots):
     config = load_config(write_config(tmp_path, two_bots,
                                       extra="\n[limits]\nmemory_mb = 1024\ncpu_seconds = 0\n"))
-    assert config.limits == {"memory_mb": 1024, "cpu_seconds": None}
+    assert config.limits.memory_mb == 1024 and config.limits.cpu_seconds is None
+    assert config.limits.open_files == DEFAULT_LIMITS.open_files, "unset: the default ceiling"
     limited = config.with_limits(config.entrants[0])
     assert limited.limits.memory_mb == 1024 and limited.limits.cpu_seconds is None
-    assert limited.limits.open_files == config.entrants[0].limits.open_files
+    assert limited.limits.open_files == DEFAULT_LIMITS.open_files
+
+
+def test_a_manifest_cannot_raise_a_tournament_limit_nor_lift_it(tmp_path):
+    folder = copy_bot("random", tmp_path / "greedy", name="greedy")
+    with open(folder / "bot.toml", "a") as manifest:
+        manifest.write("\n[limits]\nmemory_mb = 0\nprocesses = 100000\nopen_files = 16\n")
+    config = load_config(write_config(tmp_path, ["greedy"], extra="\n[limits]\n"
+                                      "memory_mb = 1024\nprocesses = 64\n"))
+    limits = config.with_limits(config.entrants[0]).limits
+    assert (limits.memory_mb, limits.processes, limits.open_files) == (1024, 64, 16)
 
 
 def test_bad_tournament_limits_name_file_key_and_problem(tmp_path, two_bots):

@@ -1,0 +1,69 @@
+"""The referee's connection into a sandbox: a tcp listener made inside, handed out.
+
+A sandboxed bot has a network namespace of its own, holding nothing but its loopback, so it
+can reach no port of the machine, and its partner cannot reach its ports. Its one connection
+is made this way: before the bot's code runs, this file runs inside the sandbox (as the bot's
+user, with the standard library only: `python -I -S handoff.py FD PORT -- COMMAND...`). It
+listens on 127.0.0.1:PORT in the sandbox's namespace, sends the listening socket to the
+referee over FD (one end of a socket pair the referee made, SCM_RIGHTS), closes FD and execs
+COMMAND with `TICHU_ENDPOINT=tcp://127.0.0.1:PORT`. The referee's ZeroMQ socket then accepts
+connections on that listener (ZMQ_USE_FD): the bot speaks plain tcp, as PROTOCOL.md promises
+(JeroMQ included), with no relay in between, and nothing outside its sandbox is listening
+where it connects.
+
+`receive_listener` is the referee's side. Both sides use the standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import _socket  # not `socket`: its import (enum and all) would slow every bot's start-up
+
+_TAG = b"listener"
+
+
+def main(argv: list[str]) -> int:
+    """Listen, hand the listener over, exec the bot; 126/127 if it cannot be started."""
+    fd, port, command = int(argv[0]), int(argv[1]), argv[3:]
+    listener = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    listener.setsockopt(_socket.SOL_SOCKET, _socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(64)
+    channel = _socket.socket(fileno=fd)
+    rights = listener.fileno().to_bytes(4, sys.byteorder)
+    channel.sendmsg([_TAG], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
+    channel.close()
+    listener.close()  # the referee holds it now; exec would close it anyway
+    os.environ["TICHU_ENDPOINT"] = f"tcp://127.0.0.1:{port}"
+    try:
+        os.execvp(command[0], command)
+    except OSError as exc:
+        print(f"sandbox: cannot start {command[0]}: {exc.strerror}", file=sys.stderr)
+        return 127 if isinstance(exc, FileNotFoundError) else 126
+
+
+def receive_listener(channel, timeout: float):
+    """The listening socket (a `socket.socket`) sent over `channel` within `timeout` s; None
+    if the sandboxed process ended (or closed its end) without sending one, or nothing came
+    in time."""
+    import select
+    import socket
+
+    ready, _, _ = select.select([channel], [], [], max(0.0, timeout))
+    if not ready:
+        return None
+    try:
+        message, fds, _, _ = socket.recv_fds(channel, len(_TAG), 1)
+    except OSError:
+        return None
+    if message != _TAG or len(fds) != 1:
+        for fd in fds:
+            os.close(fd)
+        return None
+    return socket.socket(fileno=fds[0])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

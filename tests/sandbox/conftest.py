@@ -1,0 +1,59 @@
+"""Shared helpers of the sandbox tests: hostile bots in private folders, and the skip (or, under
+CI, the failure) where the machine gives no sandbox."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.referee.manifest import folder_hash, load_manifest
+from arena.referee.match import Entrant
+from arena.sandbox import Isolation, probe
+
+HERE = Path(__file__).resolve().parent
+HOSTILE = HERE / "bots" / "hostile"
+
+
+def _missing(problem: str) -> None:
+    """Skip, saying what is missing; under CI (the CI variable set) fail: CI must run them."""
+    message = f"{problem}; scripts/setup-bots.sh (run by `make test` as root) installs bubblewrap"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def need_sandbox() -> None:
+    machine = probe()
+    if machine.level is not Isolation.SANDBOX:
+        _missing(f"this machine gives no sandbox: {machine.why_no_sandbox()}")
+
+
+def need_cgroups() -> None:
+    """Limits for a bot as a whole (memory, processes, CPU time) need root and cgroups."""
+    need_sandbox()
+    machine = probe()
+    if len(machine.limit_cgroups) < 3:
+        _missing(f"sandboxed bots get no cgroups here (root: {machine.root}; "
+                 f"{machine.cgroup_problem or 'cgroup v1 controllers missing'})")
+
+
+def hostile(folder: Path, name: str = "hostile", limits: str = "") -> Entrant:
+    """A private copy of the hostile bot (its processes are told apart by folder)."""
+    shutil.copytree(HOSTILE, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = folder / "bot.toml"
+    text = manifest.read_text().replace('name = "hostile"', f'name = "{name}"')
+    manifest.write_text(text + (f"\n[limits]\n{limits}\n" if limits else ""))
+    return Entrant(load_manifest(folder), folder_hash(folder))
+
+
+def reports(output: str) -> dict[str, list[str]]:
+    """The hostile bot's report lines by attack: 'HELD ...' or 'BROKEN ...'."""
+    found: dict[str, list[str]] = {}
+    for line in output.splitlines():
+        if line.startswith("ATTACK "):
+            name, _, rest = line[len("ATTACK "):].partition(" seat ")
+            found.setdefault(name, []).append(rest.split(": ", 1)[1])
+    return found

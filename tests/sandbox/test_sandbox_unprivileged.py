@@ -1,0 +1,86 @@
+"""Without root, bubblewrap builds the sandbox in a user namespace: the referee runs here as
+`nobody` (in a view of this machine where the arena's Python is reachable) and the hostile
+bots' escapes must fail there too. Limits without root are per process (README, Security)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.sandbox.conftest import HOSTILE, need_sandbox
+
+pytestmark = pytest.mark.timeout(180)
+ROOT = Path(__file__).resolve().parents[2]
+NOBODY = 65534
+ATTACKS = "proc_token,processes,read_folders,write_folders,network,kernel,partner"
+DRIVER = """
+import json, os, sys
+from arena.referee.manifest import folder_hash, load_manifest
+from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
+from arena.sandbox import Isolation, probe
+
+folders = sys.argv[1:3]
+bots = [Entrant(load_manifest(f), folder_hash(f)) for f in folders]
+os.environ.update(TICHU_TEST_ATTACKS=sys.argv[3], TICHU_TEST_FOLDERS=":".join(folders),
+                  TICHU_TEST_REFEREE_PID=str(os.getpid()))
+record = run_game(GameSpec("unprivileged", 5, tuple(bots), target=100,
+                           time=TimeControl(hello=20.0)), isolation=Isolation.SANDBOX)
+print(json.dumps({"summary": probe().summary(), "isolation": record.isolation,
+                  "termination": record.termination.value, "output": record.bot_output}))
+"""
+
+
+def test_an_unprivileged_referee_sandboxes_its_bots_through_user_namespaces():
+    need_sandbox()
+    if os.geteuid() != 0:
+        pytest.skip("needs root to become an unprivileged user for the test")
+    work = Path(tempfile.mkdtemp(prefix="tichu-unprivileged-"))
+    try:
+        folders = [work / "hostile", work / "victim"]
+        for folder, name in zip(folders, ("hostile", "victim")):
+            shutil.copytree(HOSTILE, folder, ignore=shutil.ignore_patterns("__pycache__"))
+            manifest = folder / "bot.toml"
+            manifest.write_text(manifest.read_text().replace('"hostile"', f'"{name}"'))
+        for path in [work, *work.rglob("*")]:
+            os.chown(path, NOBODY, NOBODY)
+        work.chmod(0o755)
+        done = subprocess.run(
+            [*_as_nobody(work), sys.executable, "-c", DRIVER, *map(str, folders), ATTACKS],
+            capture_output=True, text=True, timeout=150, cwd=ROOT)
+        assert done.returncode == 0, done.stderr[-3000:]
+        result = json.loads(done.stdout.splitlines()[-1])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    assert "user namespaces" in result["summary"], result["summary"]
+    assert result["isolation"] == "sandbox" and result["termination"] == "normal"
+    lines = [line for out in result["output"] for line in out.splitlines()
+             if line.startswith("ATTACK ")]
+    assert len(lines) >= 40, result["output"]
+    assert not [line for line in lines if ": BROKEN" in line], lines
+
+
+def _as_nobody(work: Path) -> list[str]:
+    """bubblewrap as root showing this machine read-only (the folders that shut others out,
+    such as /root, replaced by what the arena's Python needs), then `nobody`."""
+    needed = [Path(sys.base_prefix), Path(sys.prefix), ROOT]
+    args = ["bwrap", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", "/proc",
+            "/proc", "--bind", str(work), str(work)]
+    covered: set[Path] = set()
+    for path in needed:
+        closed = next((p for p in reversed(path.parents) if p != Path("/")
+                       and not os.stat(p).st_mode & 0o001), None)
+        if closed is not None and closed not in covered:
+            covered.add(closed)
+            args += ["--perms", "0755", "--tmpfs", str(closed)]
+        if closed is not None:  # its child on the way (folders made on the way are 0700)
+            top = closed / path.relative_to(closed).parts[0]
+            args += ["--ro-bind", str(top), str(top)]
+    return args + ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                   "--reset-env", "--", "env", f"HOME={work}", "PATH=/usr/bin:/bin"]
