@@ -267,6 +267,8 @@ class Match:
     def _classify(self, sock: socket.socket) -> Any:
         """The process of this match that opened a new connection, STRANGER if none did, or
         None if this machine cannot tell (the token alone then decides)."""
+        if self.isolation is Isolation.SANDBOX:
+            return STRANGER  # sandboxed bots reach the referee only through their own listener
         roots = {c.process.pid: c for c in self.conns
                  if c.process is not None and c.process.pid is not None}
         try:

@@ -23,8 +23,10 @@ import pytest
 from arena.referee import peers
 from arena.referee.match import GameSpec, Match, TimeControl, run_game
 from arena.referee.record import Termination
+from arena.sandbox import Isolation
 from tests.processes import bot_processes
 from tests.referee.conftest import FAST, HERE, ROOT, entrant
+from tests.sandbox.conftest import need_sandbox
 
 pytestmark = pytest.mark.timeout(120)
 HOSTILE = HERE / "bots" / "hostile"
@@ -229,8 +231,26 @@ def test_where_no_process_can_be_traced_a_token_presented_twice_voids_the_game(
     monkeypatch.setattr(peers, "connection_owner", untraceable)
     predictable_tokens(monkeypatch)
     monkeypatch.delenv("TICHU_TEST_FAULT", raising=False)
-    with Match(random_bot, faulty_bot) as match, stranger(match.socket.endpoint,
-                                                          "seat-token-0"):
+    with Match(random_bot, faulty_bot, isolation=Isolation.NONE) as match, \
+            stranger(match.socket.endpoint, "seat-token-0"):
         record = match.play(GameSpec("leak", 1, (random_bot, faulty_bot), time=FAST))
     assert record.termination is Termination.HARNESS_FAULT, record.fault
     assert record.winner is None and "leaked" in record.fault.message
+
+
+def test_sandboxed_a_stranger_with_a_stolen_token_costs_nobody_anything(
+        monkeypatch, random_bot, faulty_bot):
+    """Sandboxed bots reach the referee only through the listener handed out of their own
+    sandbox, so whatever connects to the referee's own endpoint is a stranger, closed unread,
+    even where connections cannot be traced and it holds a seat's token."""
+    need_sandbox()
+
+    def untraceable(sock, roots):
+        raise peers.OwnerUnknown("no /proc here")
+    monkeypatch.setattr(peers, "connection_owner", untraceable)
+    predictable_tokens(monkeypatch)
+    monkeypatch.delenv("TICHU_TEST_FAULT", raising=False)
+    with Match(random_bot, faulty_bot, isolation=Isolation.SANDBOX) as match, \
+            stranger(match.socket.endpoint, "seat-token-0"):
+        record = match.play(GameSpec("leak", 1, (random_bot, faulty_bot), time=FAST))
+    assert record.termination is Termination.NORMAL, record.fault
