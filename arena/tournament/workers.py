@@ -249,12 +249,12 @@ class _Worker:
 def _worker(wid: int, workers: int, setup: Setup, inbox: Connection,
             outbox: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # born blocked: see _start
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # see _sigint_blocked
     signal.signal(signal.SIGTERM, _first_sigterm)
-    reader = _Inbox(inbox)
-    reader.start()
     status, detail, code = "done", None, 0
     try:
+        reader = _Inbox(inbox)
+        reader.start()  # inside: the stop it reads may come (as a SIGTERM) before start returns
         if setup.pin_cpus:
             _pin(wid, workers)
         _Worker(setup, reader, outbox).run()
@@ -357,13 +357,22 @@ def ignore_sigint() -> None:
 
 @contextmanager
 def _sigint_blocked() -> Iterator[None]:
-    """SIGINT held back in this thread for the block (a Ctrl-C meanwhile arrives after it);
-    processes started meanwhile are born with it blocked, so that a Ctrl-C cannot reach a
-    worker still starting (it would print a traceback) before it ignores SIGINT."""
+    """SIGINT held back in this thread for the block (a Ctrl-C meanwhile arrives after it),
+    and ignored by the processes started meanwhile until they say otherwise, so that a Ctrl-C
+    cannot reach a worker still starting (it would print a traceback) before it ignores
+    SIGINT itself. The mask alone is not enough: a spawned process starts with an empty
+    signal mask, but an ignored signal stays ignored across exec (and Python then installs
+    no KeyboardInterrupt handler). Linux keeps a blocked signal pending even while it is
+    ignored, so a Ctrl-C during the block still reaches this process's own handler after it.
+    """
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    main = threading.current_thread() is threading.main_thread()  # where handlers may change
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
         yield
     finally:
+        if main:
+            signal.signal(signal.SIGINT, handler)
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 

@@ -19,6 +19,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
 from arena.cli.main import main
+from arena.sandbox import probe
 from tests.tournament.conftest import copy_bot, write_config
 
 pytestmark = pytest.mark.timeout(240)
@@ -32,10 +33,12 @@ def report(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tournament")
     copy_bot("random", folder / "random")
     copy_bot("heuristic", folder / "heuristic")
-    (folder / "broken").mkdir()
-    shutil.copy(BROKEN / "broken.py", folder / "broken" / "broken.py")
-    shutil.copytree(BROKEN / "crash_in_game", folder / "broken" / "crash_in_game")
-    config = write_config(folder, ["random", "heuristic", "broken/crash_in_game"], games=2,
+    crash = folder / "crash_in_game"  # self-contained: a sandboxed bot sees only its folder
+    shutil.copytree(BROKEN / "crash_in_game", crash)
+    shutil.copy(BROKEN / "broken.py", crash / "broken.py")
+    manifest = crash / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('"../broken.py"', '"broken.py"'))
+    config = write_config(folder, ["random", "heuristic", "crash_in_game"], games=2,
                           target=300)
     played = CliRunner().invoke(main, ["tournament", str(config), "--no-standings", "-j", "2"])
     assert played.exit_code == 0, played.output
@@ -68,8 +71,9 @@ def screenshot(driver, path: Path) -> None:
 def test_a_person_reads_the_standings_sorts_and_replays_a_game(report, browser, tmp_path):
     browser.get((report / "index.html").as_uri())
     facts = browser.find_element(By.ID, "facts").text
+    recorded = probe().level.value  # the isolation the games were played at (auto: the best)
     for text in ("Tournament", "Games", "6 stored", "Anchor", "random = 0", "Prior",
-                 "Interval method", "Isolation", "not recorded"):
+                 "Interval method", "Isolation", recorded):
         assert text in facts
     names = column(browser, "standings-table", 1)
     assert sorted(names) == ["broken-crash-in-game", "heuristic", "random"]
