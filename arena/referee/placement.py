@@ -29,6 +29,8 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
+LOCKS_VAR = "ARENA_CPU_LOCKS"  # the folder of the CPU lock files, if not the default
+
 
 def usable_cpus() -> list[int]:
     """The CPUs this process may run on, ascending (empty where affinity is not supported)."""
@@ -64,12 +66,14 @@ class CpuClaim:
 def claim_cpu(preferred: int | None = None, directory: Path | None = None) -> CpuClaim | None:
     """Claim a usable CPU that no other arena process of this user holds, `preferred` first;
     None if every one is held or affinity is not supported. `directory` holds the lock files
-    (default: one per user in the temporary directory)."""
+    (default: $ARENA_CPU_LOCKS, else one per user in the temporary directory; runs that name
+    different folders claim CPUs independently, as the tests do)."""
     cpus = usable_cpus()
     if not cpus:
         return None
     if directory is None:
-        directory = Path(tempfile.gettempdir()) / f"tichu-arena-cpus-{os.getuid()}"
+        directory = Path(os.environ.get(LOCKS_VAR) or Path(tempfile.gettempdir())
+                         / f"tichu-arena-cpus-{os.getuid()}")
     try:
         directory.mkdir(mode=0o700, exist_ok=True)
     except OSError as exc:
