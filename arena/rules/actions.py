@@ -7,7 +7,6 @@ Card sets are bitmasks (see `cards`). Actions are tuples, so compare them with
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple, Union
 
@@ -160,8 +159,7 @@ class PlayOptions(Sequence):
         return (action.cards, action.phoenix_as) in self._keys
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """What one seat must decide now, and every legal option for it.
 
     `options` is the complete list of legal actions with their free flags unset: any option
@@ -169,6 +167,8 @@ class Decision:
     Mah Jong may carry any wish 2..14 (or 0, no wish). For PLAY and BOMB decisions the options
     are a `PlayOptions`, whose `combinations` give the combination each play forms.
     `must_fulfil_wish` says that every option holds a natural card of the wished rank.
+    (A NamedTuple rather than a frozen dataclass: the engine builds one per decision, and a
+    tuple is built several times faster; it is just as immutable.)
     """
 
     seat: int
