@@ -345,6 +345,8 @@ class Game:
                 fulfilling = [c for c in combos if c.cards & wished]
                 if fulfilling:
                     combos, forced = fulfilling, True
+        if not combos and not may_call:  # nothing beats the table: passing is all there is
+            return _ONLY_PASS[seat]
         can_pass = table is not None and not forced
         return _play_decision(seat, DecisionKind.PLAY, combos, can_pass, may_call, forced)
 
@@ -603,6 +605,10 @@ def _expect(action: Action, cls: type, kind: DecisionKind) -> Any:
         raise IllegalAction("wrong-decision", f"a {kind.value} decision takes {cls.__name__}, "
                             f"not {type(action).__name__}")
     return action
+
+
+# The decision of a seat that can only pass (about a third of all decisions), built once.
+_ONLY_PASS = tuple(Decision(s, DecisionKind.PLAY, PlayOptions([], True)) for s in range(4))
 
 
 def _play_decision(seat: int, kind: DecisionKind, combos: list[Combination], can_pass: bool,
