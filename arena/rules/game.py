@@ -292,6 +292,8 @@ class Game:
         self._start_play()
 
     def _start_play(self) -> None:
+        self._leads: list[list[Combination] | None] = [None, None, None, None]
+        self._leads_hand = [0, 0, 0, 0]  # the hand each seat's list of leads is for
         for s in range(4):
             self._refresh_bombs(s)
         leader = next(s for s in range(4) if self.hands[s] >> MAHJONG & 1)
@@ -335,7 +337,7 @@ class Game:
         hand = self.hands[seat]
         table = self.table
         if table is None:
-            combos = moves.lead_options(hand)
+            combos = self._lead_options(seat, hand)
         else:
             combos = moves.follow_options(hand, table)
         forced = False
@@ -349,6 +351,21 @@ class Game:
             return _ONLY_PASS[seat]
         can_pass = table is not None and not forced
         return _play_decision(seat, DecisionKind.PLAY, combos, can_pass, may_call, forced)
+
+    def _lead_options(self, seat: int, hand: int) -> list[Combination]:
+        """`moves.lead_options(hand)`, generated once per seat and round and then filtered as
+        cards leave the hand: a hand's leads are the leads of any hand holding it that use
+        only its cards, in the same order (`moves.lead_options` promises it)."""
+        leads = self._leads[seat]
+        if leads is None:
+            leads = moves.lead_options(hand)
+        elif self._leads_hand[seat] != hand:
+            leads = [c for c in leads if not c.cards & ~hand]
+        else:
+            return leads
+        self._leads[seat] = leads
+        self._leads_hand[seat] = hand
+        return leads
 
     def _refresh_bombs(self, seat: int) -> None:
         bombs = self._bombs[seat] = moves.bombs(self.hands[seat], None)

@@ -52,7 +52,12 @@ def nibbles(hand: int) -> list[int]:
 
 
 def lead_options(hand: int) -> list[Combination]:
-    """Every combination `hand` can lead (bombs included, as ordinary leads)."""
+    """Every combination `hand` can lead (bombs included, as ordinary leads).
+
+    The order depends on the combinations only, never on the rest of the hand: the leads of
+    a hand holding fewer cards are exactly those of this list that use only its cards, in
+    this order (the engine filters a seat's list as it plays instead of generating anew).
+    """
     nib = nibbles(hand)
     phoenix = bool(hand & PHOENIX_BIT)
     out = singles(hand, None)
