@@ -39,6 +39,11 @@ GRAND_TICHU_BONUS = 200
 TICHU_BONUS = 100
 DOUBLE_VICTORY_POINTS = 200
 
+# The phases as module constants: an enum member's attribute look-up goes through
+# EnumType.__getattr__ (Python 3.11), a dozen times slower than a global.
+_GRAND_TICHU, _EXCHANGE, _TICHU, _PLAY, _BOMB, _DRAGON_GIFT = (
+    DecisionKind.GRAND_TICHU, DecisionKind.EXCHANGE, DecisionKind.TICHU, DecisionKind.PLAY,
+    DecisionKind.BOMB, DecisionKind.DRAGON_GIFT)
 _GT_OPTIONS = (GrandTichu(False), GrandTichu(True))
 _TICHU_OPTIONS = (CallTichu(False), CallTichu(True))
 
@@ -146,11 +151,11 @@ class Game:
     def to_act(self) -> tuple[int, ...]:
         """The seats whose decision is awaited now (several in the simultaneous phases)."""
         phase = self.phase
-        if phase is DecisionKind.PLAY:
+        if phase is _PLAY:
             return (self.turn,)
-        if phase is DecisionKind.BOMB:
+        if phase is _BOMB:
             return (self._window[0],)
-        if phase is DecisionKind.DRAGON_GIFT:
+        if phase is _DRAGON_GIFT:
             return (self.table_seat,)
         if phase is None:
             return ()
@@ -161,7 +166,7 @@ class Game:
         cached = self._cache.get(seat)
         if cached is not None:
             return cached
-        if not (seat == self.turn if self.phase is DecisionKind.PLAY else seat in self.to_act()):
+        if not (seat == self.turn if self.phase is _PLAY else seat in self.to_act()):
             raise IllegalAction("not-your-turn", f"seat {seat} has no decision to make now")
         decision = self._build_decision(seat)
         self._cache[seat] = decision
@@ -174,13 +179,13 @@ class Game:
         if getattr(action, "call_tichu", False) and not decision.may_call_tichu:
             raise IllegalAction("tichu-not-allowed", "Tichu may only be called by a seat that "
                                 "has played no card and has called neither Tichu nor Grand Tichu")
-        if kind is DecisionKind.PLAY or kind is DecisionKind.BOMB:
+        if kind is _PLAY or kind is _BOMB:
             self._apply_turn(seat, decision, action)
-        elif kind is DecisionKind.GRAND_TICHU:
+        elif kind is _GRAND_TICHU:
             self._choose_simultaneous(seat, _expect(action, GrandTichu, kind))
-        elif kind is DecisionKind.EXCHANGE:
+        elif kind is _EXCHANGE:
             self._choose_simultaneous(seat, self._check_exchange(seat, action))
-        elif kind is DecisionKind.TICHU:
+        elif kind is _TICHU:
             self._choose_simultaneous(seat, _expect(action, CallTichu, kind))
         else:
             self._give_dragon(seat, _expect(action, GiveDragon, kind))
@@ -231,7 +236,7 @@ class Game:
         self._emit("round_start", -1, PUBLIC, round=self.round_number, scores=self._scores_before)
         for s in range(4):
             self._emit("deal", s, s, cards=self.hands[s])
-        self._begin_simultaneous(DecisionKind.GRAND_TICHU, range(4))
+        self._begin_simultaneous(_GRAND_TICHU, range(4))
 
     def _begin_simultaneous(self, phase: DecisionKind, seats: Iterable[int]) -> None:
         self.phase = phase
@@ -245,9 +250,9 @@ class Game:
         if len(self._chosen) < len(self._pending):
             return
         chosen = self._chosen
-        if self.phase is DecisionKind.GRAND_TICHU:
+        if self.phase is _GRAND_TICHU:
             self._finish_grand_tichu(chosen)
-        elif self.phase is DecisionKind.EXCHANGE:
+        elif self.phase is _EXCHANGE:
             self._finish_exchange(chosen)
         else:
             self._finish_tichu_window(chosen)
@@ -260,7 +265,7 @@ class Game:
             rest = sum(1 << c for c in self._deck[14 * s + 8:14 * s + 14])
             self.hands[s] |= rest
             self._emit("deal", s, s, cards=rest)
-        self._begin_simultaneous(DecisionKind.EXCHANGE, range(4))
+        self._begin_simultaneous(_EXCHANGE, range(4))
 
     def _finish_exchange(self, chosen: dict[int, Action]) -> None:
         for s in range(4):
@@ -281,7 +286,7 @@ class Game:
                                   tuple(received[s][(s + k) % 4] for k in (1, 2, 3)))
         eligible = [s for s in range(4) if not self.grand_tichu[s] and not self.tichu[s]]
         if eligible:
-            self._begin_simultaneous(DecisionKind.TICHU, eligible)
+            self._begin_simultaneous(_TICHU, eligible)
         else:
             self._start_play()
 
@@ -305,7 +310,7 @@ class Game:
         self.trick = 0
         self._passed = 0
         self.turn = leader
-        self.phase = DecisionKind.PLAY
+        self.phase = _PLAY
         self._cache.clear()
 
     def _call_tichu(self, seat: int) -> None:
@@ -316,19 +321,19 @@ class Game:
 
     def _build_decision(self, seat: int) -> Decision:
         phase = self.phase
-        may_call = (phase is not DecisionKind.GRAND_TICHU and not self.played[seat]
+        may_call = (phase is not _GRAND_TICHU and not self.played[seat]
                     and not self.tichu[seat] and not self.grand_tichu[seat]
-                    and phase is not DecisionKind.DRAGON_GIFT and phase is not DecisionKind.TICHU)
-        if phase is DecisionKind.PLAY:
+                    and phase is not _DRAGON_GIFT and phase is not _TICHU)
+        if phase is _PLAY:
             return self._turn_decision(seat, may_call)
-        if phase is DecisionKind.BOMB:
+        if phase is _BOMB:
             bombs = [b for b in self._bombs[seat] if beats(b, self.table)]
-            return _play_decision(seat, DecisionKind.BOMB, bombs, True, may_call, False)
-        if phase is DecisionKind.GRAND_TICHU:
+            return _play_decision(seat, _BOMB, bombs, True, may_call, False)
+        if phase is _GRAND_TICHU:
             return Decision(seat, phase, _GT_OPTIONS)
-        if phase is DecisionKind.EXCHANGE:
+        if phase is _EXCHANGE:
             return Decision(seat, phase, ExchangeOptions(self.hands[seat]), may_call)
-        if phase is DecisionKind.TICHU:
+        if phase is _TICHU:
             return Decision(seat, phase, _TICHU_OPTIONS)
         opponents = (GiveDragon((seat + 1) % 4), GiveDragon((seat + 3) % 4))
         return Decision(seat, phase, opponents)
@@ -350,7 +355,7 @@ class Game:
         if not combos and not may_call:  # nothing beats the table: passing is all there is
             return _ONLY_PASS[seat]
         can_pass = table is not None and not forced
-        return _play_decision(seat, DecisionKind.PLAY, combos, can_pass, may_call, forced)
+        return _play_decision(seat, _PLAY, combos, can_pass, may_call, forced)
 
     def _lead_options(self, seat: int, hand: int) -> list[Combination]:
         """`moves.lead_options(hand)`, generated once per seat and round and then filtered as
@@ -377,7 +382,7 @@ class Game:
     # ----- validation ---------------------------------------------------------------------
 
     def _check_exchange(self, seat: int, action: Action) -> Exchange:
-        action = _expect(action, Exchange, DecisionKind.EXCHANGE)
+        action = _expect(action, Exchange, _EXCHANGE)
         give = tuple(action.give) if isinstance(action.give, (tuple, list)) else ()
         if len(give) != 3:
             raise IllegalAction("exchange-three-cards", "give exactly one card to each other seat")
@@ -403,7 +408,7 @@ class Game:
             raise IllegalAction("card-not-held", f"seat {seat} does not hold every card played")
         table = self.table
         combo = classify(cards, action.phoenix_as, table)  # raises if no combination
-        if decision.kind is DecisionKind.BOMB and combo.type < FOUR_T:
+        if decision.kind is _BOMB and combo.type < FOUR_T:
             raise IllegalAction("bomb-window-takes-bombs", "out of turn only a bomb may be played")
         if table is not None:
             if combo.type is DOG_T:
@@ -427,7 +432,7 @@ class Game:
                 raise IllegalAction("leader-must-play", "the leader of a trick may not pass")
             if action.call_tichu:
                 self._call_tichu(seat)
-            if decision.kind is DecisionKind.BOMB:
+            if decision.kind is _BOMB:
                 self._decline_bomb()
             else:
                 self._pass(seat)
@@ -438,7 +443,7 @@ class Game:
         combo = self._check_play(seat, decision, action)
         if action.call_tichu:
             self._call_tichu(seat)
-        self._play(seat, combo, action.wish, out_of_turn=decision.kind is DecisionKind.BOMB)
+        self._play(seat, combo, action.wish, out_of_turn=decision.kind is _BOMB)
 
     def _play(self, seat: int, combo: Combination, wish: int, out_of_turn: bool) -> None:
         cards = combo.cards
@@ -498,7 +503,7 @@ class Game:
         self._cache.clear()
         if window:
             self._window = window
-            self.phase = DecisionKind.BOMB
+            self.phase = _BOMB
         else:
             self._after_window()
 
@@ -512,12 +517,12 @@ class Game:
         if self._gather_after_window:
             self._gather()
         else:
-            self.phase = DecisionKind.PLAY
+            self.phase = _PLAY
 
     def _gather(self) -> None:
         winner = self.table_seat
         if self.table.cards == DRAGON_BIT:
-            self.phase = DecisionKind.DRAGON_GIFT
+            self.phase = _DRAGON_GIFT
             self._cache.clear()
             return
         self._take_trick(winner, winner)
@@ -562,7 +567,7 @@ class Game:
             return False
         if self.table.cards == DRAGON_BIT:  # the last trick's Dragon is still given away
             self._round_over_after_gift = True
-            self.phase = DecisionKind.DRAGON_GIFT
+            self.phase = _DRAGON_GIFT
             self._cache.clear()
             return True
         self._take_trick(self.table_seat, self.table_seat)
@@ -625,7 +630,7 @@ def _expect(action: Action, cls: type, kind: DecisionKind) -> Any:
 
 
 # The decision of a seat that can only pass (about a third of all decisions), built once.
-_ONLY_PASS = tuple(Decision(s, DecisionKind.PLAY, PlayOptions([], True)) for s in range(4))
+_ONLY_PASS = tuple(Decision(s, _PLAY, PlayOptions([], True)) for s in range(4))
 
 
 def _play_decision(seat: int, kind: DecisionKind, combos: list[Combination], can_pass: bool,
