@@ -119,12 +119,13 @@ class PlayOptions(Sequence):
     """The options of a PLAY or BOMB decision: Pass first (where allowed), then one Play per
     legal combination, built on demand (a random player looks at one of hundreds)."""
 
-    __slots__ = ("combinations", "can_pass", "_keys")
+    __slots__ = ("combinations", "can_pass", "_by_key", "_last")
 
     def __init__(self, combinations: list[Combination], can_pass: bool) -> None:
         self.combinations = combinations
         self.can_pass = can_pass
-        self._keys: set[tuple[int, int]] | None = None
+        self._by_key: dict[tuple[int, int], Combination] | None = None
+        self._last: Combination | None = None  # the combination of the Play built last
 
     def __len__(self) -> int:
         return len(self.combinations) + self.can_pass
@@ -140,7 +141,7 @@ class PlayOptions(Sequence):
             index -= 1
         if index < 0:
             raise IndexError(index)
-        c = self.combinations[index]
+        c = self._last = self.combinations[index]
         return Play(c.cards, c.phoenix_as)
 
     def __iter__(self) -> Iterator[Action]:
@@ -154,9 +155,26 @@ class PlayOptions(Sequence):
             return self.can_pass
         if not isinstance(action, Play):
             return False
-        if self._keys is None:
-            self._keys = {(c.cards, c.phoenix_as) for c in self.combinations}
-        return (action.cards, action.phoenix_as) in self._keys
+        return (action.cards, action.phoenix_as) in self._keys()
+
+    def combination_of(self, play: Play) -> Combination | None:
+        """The combination `play` forms if it is one of these options and its wish is valid
+        (0, or a rank 2..14 with the Mah Jong played); None otherwise, and for any field
+        that is not exactly an int (the engine then checks the play rule by rule)."""
+        cards, phoenix_as, wish = play.cards, play.phoenix_as, play.wish
+        if type(cards) is not int or type(phoenix_as) is not int:
+            return None
+        if wish and not (type(wish) is int and 2 <= wish <= 14 and cards & MAHJONG_BIT):
+            return None
+        last = self._last  # the usual case: the Play was taken from these options
+        if last is not None and last.cards == cards and last.phoenix_as == phoenix_as:
+            return last
+        return self._keys().get((cards, phoenix_as))
+
+    def _keys(self) -> dict[tuple[int, int], Combination]:
+        if self._by_key is None:
+            self._by_key = {(c.cards, c.phoenix_as): c for c in self.combinations}
+        return self._by_key
 
 
 class Decision(NamedTuple):

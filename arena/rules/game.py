@@ -440,7 +440,9 @@ class Game:
         if not isinstance(action, Play):
             raise IllegalAction("wrong-decision",
                                 f"a {decision.kind.value} decision takes Play or Pass")
-        combo = self._check_play(seat, decision, action)
+        combo = decision.options.combination_of(action)
+        if combo is None:  # not an option: find the rule it breaks
+            combo = self._check_play(seat, decision, action)
         if action.call_tichu:
             self._call_tichu(seat)
         self._play(seat, combo, action.wish, out_of_turn=decision.kind is _BOMB)
