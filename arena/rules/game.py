@@ -297,6 +297,7 @@ class Game:
         self._start_play()
 
     def _start_play(self) -> None:
+        self._active = 0b1111  # the seats still holding cards
         self._leads: list[list[Combination] | None] = [None, None, None, None]
         self._leads_hand = [0, 0, 0, 0]  # the hand each seat's list of leads is for
         for s in range(4):
@@ -347,7 +348,7 @@ class Game:
             combos = moves.follow_options(hand, table)
         forced = False
         if self.wish:
-            wished = rank_mask(self.wish)
+            wished = _RANK_MASK[self.wish]
             if hand & wished:
                 fulfilling = [c for c in combos if c.cards & wished]
                 if fulfilling:
@@ -449,14 +450,13 @@ class Game:
 
     def _play(self, seat: int, combo: Combination, wish: int, out_of_turn: bool) -> None:
         cards = combo.cards
-        self.hands[seat] &= ~cards
+        hand = self.hands[seat] = self.hands[seat] & ~cards
         self.played_cards |= cards
         self.played[seat] = True
         if self._bomb_seats >> seat & 1:
             self._refresh_bombs(seat)
-        self._cache.clear()
         self._emit("play", seat, PUBLIC, cards=cards, combination=combo, out_of_turn=out_of_turn)
-        if self.wish and cards & rank_mask(self.wish):
+        if self.wish and cards & _RANK_MASK[self.wish]:
             self._emit("wish_fulfilled", seat, PUBLIC, rank=self.wish)
             self.wish = 0
         if wish:
@@ -466,7 +466,8 @@ class Game:
         self.table_seat = seat
         self.trick |= cards
         self._passed = 0
-        if not self.hands[seat]:
+        if not hand:
+            self._active &= ~(1 << seat)
             self.out_order.append(seat)
             self._emit("out", seat, PUBLIC, place=len(self.out_order))
             if self._round_over():
@@ -474,15 +475,13 @@ class Game:
         if combo.type is DOG_T:
             self._dog(seat)
             return
-        self._before_turn(self._next_active(seat), gather=False)
+        self._before_turn(_NEXT_ACTIVE[self._active][seat], False)
 
     def _pass(self, seat: int) -> None:
-        self._passed |= 1 << seat
-        self._cache.clear()
+        passed = self._passed = self._passed | 1 << seat
         self._emit("pass", seat, PUBLIC)
-        others = self._active_mask() & ~(1 << self.table_seat)
-        nxt = self._next_active(seat)
-        self._before_turn(nxt, gather=self._passed & others == others)
+        others = self._active & ~(1 << self.table_seat)
+        self._before_turn(_NEXT_ACTIVE[self._active][seat], passed & others == others)
 
     def _dog(self, seat: int) -> None:
         partner = (seat + 2) % 4
@@ -493,21 +492,24 @@ class Game:
 
     def _before_turn(self, nxt: int, gather: bool) -> None:
         """Open the bomb window before the next regular turn (or before gathering)."""
-        window = []
+        self.turn = nxt
+        self._cache.clear()
         if self._bomb_seats:
+            window = []
             table = self.table
             for k in range(4):
                 s = (nxt + k) % 4
                 if self._bomb_seats >> s & 1 and any(beats(b, table) for b in self._bombs[s]):
                     window.append(s)
-        self.turn = nxt
-        self._gather_after_window = gather
-        self._cache.clear()
-        if window:
-            self._window = window
-            self.phase = _BOMB
+            if window:
+                self._gather_after_window = gather
+                self._window = window
+                self.phase = _BOMB
+                return
+        if gather:
+            self._gather()
         else:
-            self._after_window()
+            self.phase = _PLAY
 
     def _decline_bomb(self) -> None:
         self._window.pop(0)
@@ -546,16 +548,7 @@ class Game:
         self.trick = 0
 
     def _next_active(self, seat: int) -> int:
-        hands = self.hands
-        for k in (1, 2, 3):
-            s = (seat + k) % 4
-            if hands[s]:
-                return s
-        return seat
-
-    def _active_mask(self) -> int:
-        h = self.hands
-        return (h[0] and 1) | (h[1] and 2) | (h[2] and 4) | (h[3] and 8)
+        return _NEXT_ACTIVE[self._active][seat]
 
     # ----- end of round and game -----------------------------------------------------------
 
@@ -618,6 +611,20 @@ class Game:
             d.append(event)
         else:
             self._seat_events[visible_to].append(event)
+
+
+def _next_seat(active: int, seat: int) -> int:
+    """The next seat after `seat` in play order among the seats in `active` (a bitmask);
+    `seat` itself when no other is active."""
+    for k in (1, 2, 3):
+        s = (seat + k) % 4
+        if active >> s & 1:
+            return s
+    return seat
+
+
+_NEXT_ACTIVE = [[_next_seat(active, seat) for seat in range(4)] for active in range(16)]
+_RANK_MASK = [rank_mask(r) if r >= 2 else 0 for r in range(15)]
 
 
 def _is_int(value: object) -> bool:
