@@ -62,6 +62,18 @@ class Event(NamedTuple):
     data: dict[str, Any]
 
 
+# The keys of each kind of event's `data`, in the order the game logs their values.
+_DATA_KEYS = {
+    "round_start": ("round", "scores"), "deal": ("cards",), "grand_tichu": ("called",),
+    "tichu": (), "exchange": ("received", "given"),
+    "play": ("cards", "combination", "out_of_turn"), "pass": (), "wish": ("rank",),
+    "wish_fulfilled": ("rank",), "dog": ("to",), "trick": ("taker", "cards", "points"),
+    "out": ("place",),
+    "round_end": ("card_points", "calls", "double_victory", "out_order", "scores"),
+    "game_end": ("scores", "winner"),
+}
+
+
 class Observation(NamedTuple):
     """Everything one seat may know, and nothing else.
 
@@ -125,7 +137,11 @@ class Game:
         self._dealer = dealer
         self.scores = [0, 0]
         self.round_number = 0
-        self.events: list[Event] = []
+        self._events: list[Event] = []
+        # Events not built yet: (kind, seat, visible_to, data values in _DATA_KEYS order).
+        # Most self-play reads no event, so `events` and `observation` build them when read.
+        self._log: list[tuple[str, int, int, tuple[Any, ...]]] = []
+        self._seat_events: list[list[Event]] = [[], [], [], []]  # this round's, as each sees them
         self.actions: list[tuple[int, Action]] = []
         self.winner: int | None = None  # winning team once over
         self.phase: DecisionKind | None = None
@@ -143,6 +159,14 @@ class Game:
         for seat, action in actions:
             game.apply(seat, action)
         return game
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event so far, in order, with who may see each (the list grows as the game
+        goes on; do not change it)."""
+        if self._log:
+            self._build_events()
+        return self._events
 
     @property
     def over(self) -> bool:
@@ -196,6 +220,8 @@ class Game:
         h0, h1, h2, h3 = self.hands
         w0, w1, w2, w3 = self.won
         given, received = self._exchanged[seat]
+        if self._log:
+            self._build_events()
         return Observation(
             seat, self.round_number, self.phase, self.to_act(), self.hands[seat],
             (h0.bit_count(), h1.bit_count(), h2.bit_count(), h3.bit_count()),
@@ -209,7 +235,6 @@ class Game:
 
     def _start_round(self) -> None:
         self.round_number += 1
-        self._seat_events: list[list[Event]] = [[], [], [], []]  # this round's, as each sees them
         self._exchanged: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), ())] * 4
         self.played_cards = 0
         self._scores_before = tuple(self.scores)
@@ -233,9 +258,9 @@ class Game:
         self._round_over_after_gift = False
         self._bombs: list[list[Combination]] = [[], [], [], []]
         self._bomb_seats = 0  # seats holding any bomb, as a bitmask
-        self._emit("round_start", -1, PUBLIC, round=self.round_number, scores=self._scores_before)
+        self._emit("round_start", -1, PUBLIC, self.round_number, self._scores_before)
         for s in range(4):
-            self._emit("deal", s, s, cards=self.hands[s])
+            self._emit("deal", s, s, self.hands[s])
         self._begin_simultaneous(_GRAND_TICHU, range(4))
 
     def _begin_simultaneous(self, phase: DecisionKind, seats: Iterable[int]) -> None:
@@ -260,11 +285,11 @@ class Game:
     def _finish_grand_tichu(self, chosen: dict[int, Action]) -> None:
         for s in range(4):
             self.grand_tichu[s] = chosen[s].call
-            self._emit("grand_tichu", s, PUBLIC, called=chosen[s].call)
+            self._emit("grand_tichu", s, PUBLIC, chosen[s].call)
         for s in range(4):
             rest = sum(1 << c for c in self._deck[14 * s + 8:14 * s + 14])
             self.hands[s] |= rest
-            self._emit("deal", s, s, cards=rest)
+            self._emit("deal", s, s, rest)
         self._begin_simultaneous(_EXCHANGE, range(4))
 
     def _finish_exchange(self, chosen: dict[int, Action]) -> None:
@@ -280,8 +305,7 @@ class Game:
             for giver in range(4):
                 if giver != s:
                     self.hands[s] |= 1 << received[s][giver]
-            self._emit("exchange", s, s, received=tuple(received[s]),
-                       given=tuple(chosen[s].give))
+            self._emit("exchange", s, s, tuple(received[s]), tuple(chosen[s].give))
             self._exchanged[s] = (tuple(chosen[s].give),
                                   tuple(received[s][(s + k) % 4] for k in (1, 2, 3)))
         eligible = [s for s in range(4) if not self.grand_tichu[s] and not self.tichu[s]]
@@ -455,13 +479,13 @@ class Game:
         self.played[seat] = True
         if self._bomb_seats >> seat & 1:
             self._refresh_bombs(seat)
-        self._emit("play", seat, PUBLIC, cards=cards, combination=combo, out_of_turn=out_of_turn)
+        self._log.append(("play", seat, PUBLIC, (cards, combo, out_of_turn)))
         if self.wish and cards & _RANK_MASK[self.wish]:
-            self._emit("wish_fulfilled", seat, PUBLIC, rank=self.wish)
+            self._emit("wish_fulfilled", seat, PUBLIC, self.wish)
             self.wish = 0
         if wish:
             self.wish = wish
-            self._emit("wish", seat, PUBLIC, rank=wish)
+            self._emit("wish", seat, PUBLIC, wish)
         self.table = combo
         self.table_seat = seat
         self.trick |= cards
@@ -469,7 +493,7 @@ class Game:
         if not hand:
             self._active &= ~(1 << seat)
             self.out_order.append(seat)
-            self._emit("out", seat, PUBLIC, place=len(self.out_order))
+            self._emit("out", seat, PUBLIC, len(self.out_order))
             if self._round_over():
                 return
         if combo.type is DOG_T:
@@ -479,14 +503,14 @@ class Game:
 
     def _pass(self, seat: int) -> None:
         passed = self._passed = self._passed | 1 << seat
-        self._emit("pass", seat, PUBLIC)
+        self._log.append(("pass", seat, PUBLIC, ()))
         others = self._active & ~(1 << self.table_seat)
         self._before_turn(_NEXT_ACTIVE[self._active][seat], passed & others == others)
 
     def _dog(self, seat: int) -> None:
         partner = (seat + 2) % 4
         receiver = partner if self.hands[partner] else self._next_active(partner)
-        self._emit("dog", seat, PUBLIC, to=receiver)
+        self._emit("dog", seat, PUBLIC, receiver)
         self.won[receiver] |= DOG_BIT
         self._new_trick(receiver)
 
@@ -543,8 +567,7 @@ class Game:
 
     def _take_trick(self, winner: int, taker: int) -> None:
         self.won[taker] |= self.trick
-        self._emit("trick", winner, PUBLIC, taker=taker, cards=self.trick,
-                   points=points(self.trick))
+        self._emit("trick", winner, PUBLIC, taker, self.trick, points(self.trick))
         self.trick = 0
 
     def _next_active(self, seat: int) -> int:
@@ -589,28 +612,39 @@ class Game:
             calls[team_of(s)] += bonus if s == first else -bonus
         for t in (0, 1):
             self.scores[t] += card_points[t] + calls[t]
-        self._emit("round_end", -1, PUBLIC, card_points=tuple(card_points), calls=tuple(calls),
-                   double_victory=double, out_order=tuple(out), scores=tuple(self.scores))
+        self._emit("round_end", -1, PUBLIC, tuple(card_points), tuple(calls), double,
+                   tuple(out), tuple(self.scores))
         self._cache.clear()
         high = max(self.scores)
         if high >= self.target and self.scores[0] != self.scores[1]:
             self.winner = 0 if self.scores[0] > self.scores[1] else 1
             self.phase = None
-            self._emit("game_end", -1, PUBLIC, scores=tuple(self.scores), winner=self.winner)
+            self._emit("game_end", -1, PUBLIC, tuple(self.scores), self.winner)
         else:
             self._start_round()
 
-    def _emit(self, kind: str, seat: int, visible_to: int, **data: Any) -> None:
-        event = Event(kind, seat, visible_to, data)
-        self.events.append(event)
-        if visible_to == PUBLIC:
-            a, b, c, d = self._seat_events
-            a.append(event)
-            b.append(event)
-            c.append(event)
-            d.append(event)
-        else:
-            self._seat_events[visible_to].append(event)
+    def _emit(self, kind: str, seat: int, visible_to: int, *values: Any) -> None:
+        """Log an event; `values` are its data in the order of _DATA_KEYS[kind]."""
+        self._log.append((kind, seat, visible_to, values))
+
+    def _build_events(self) -> None:
+        """Build the logged events, in order, into `events` and each seat's round events."""
+        events = self._events
+        by_seat = self._seat_events
+        for kind, seat, visible_to, values in self._log:
+            if kind == "round_start":
+                by_seat = self._seat_events = [[], [], [], []]
+            event = Event(kind, seat, visible_to, dict(zip(_DATA_KEYS[kind], values)))
+            events.append(event)
+            if visible_to == PUBLIC:
+                a, b, c, d = by_seat
+                a.append(event)
+                b.append(event)
+                c.append(event)
+                d.append(event)
+            else:
+                by_seat[visible_to].append(event)
+        self._log.clear()
 
 
 def _next_seat(active: int, seat: int) -> int:
