@@ -187,18 +187,23 @@ class Game:
 
     def decision(self, seat: int) -> Decision:
         """The decision `seat` must make now; IllegalAction('not-your-turn') if none."""
-        cached = self._cache.get(seat)
-        if cached is not None:
-            return cached
-        if not (seat == self.turn if self.phase is _PLAY else seat in self.to_act()):
+        decision = self._cache.get(seat)
+        if decision is not None:
+            return decision
+        if self.phase is _PLAY and seat == self.turn:
+            decision = self._turn_decision(seat)
+        elif self.phase is not _PLAY and seat in self.to_act():
+            decision = self._build_decision(seat)
+        else:
             raise IllegalAction("not-your-turn", f"seat {seat} has no decision to make now")
-        decision = self._build_decision(seat)
         self._cache[seat] = decision
         return decision
 
     def apply(self, seat: int, action: Action) -> None:
         """Apply `seat`'s action; IllegalAction (naming the rule) leaves the game unchanged."""
-        decision = self.decision(seat)
+        decision = self._cache.get(seat)
+        if decision is None:
+            decision = self.decision(seat)
         kind = decision.kind
         if getattr(action, "call_tichu", False) and not decision.may_call_tichu:
             raise IllegalAction("tichu-not-allowed", "Tichu may only be called by a seat that "
@@ -245,6 +250,7 @@ class Game:
         self.grand_tichu = [False] * 4
         self.tichu = [False] * 4
         self.played = [False] * 4
+        self._may_call = 0b1111  # seats that have played no card and called nothing
         self.won = [0, 0, 0, 0]
         self.out_order: list[int] = []
         self.wish = 0
@@ -285,6 +291,8 @@ class Game:
     def _finish_grand_tichu(self, chosen: dict[int, Action]) -> None:
         for s in range(4):
             self.grand_tichu[s] = chosen[s].call
+            if chosen[s].call:
+                self._may_call &= ~(1 << s)
             self._emit("grand_tichu", s, PUBLIC, chosen[s].call)
         for s in range(4):
             rest = sum(1 << c for c in self._deck[14 * s + 8:14 * s + 14])
@@ -340,20 +348,19 @@ class Game:
 
     def _call_tichu(self, seat: int) -> None:
         self.tichu[seat] = True
+        self._may_call &= ~(1 << seat)
         self._emit("tichu", seat, PUBLIC)
 
     # ----- decisions ----------------------------------------------------------------------
 
     def _build_decision(self, seat: int) -> Decision:
+        """The decision of any phase but a regular turn (`_turn_decision`)."""
         phase = self.phase
-        may_call = (phase is not _GRAND_TICHU and not self.played[seat]
-                    and not self.tichu[seat] and not self.grand_tichu[seat]
-                    and phase is not _DRAGON_GIFT and phase is not _TICHU)
-        if phase is _PLAY:
-            return self._turn_decision(seat, may_call)
+        may_call = (phase is not _GRAND_TICHU and phase is not _DRAGON_GIFT
+                    and phase is not _TICHU and bool(self._may_call >> seat & 1))
         if phase is _BOMB:
             bombs = [b for b in self._bombs[seat] if beats(b, self.table)]
-            return _play_decision(seat, _BOMB, bombs, True, may_call, False)
+            return Decision(seat, _BOMB, PlayOptions(bombs, True), may_call)
         if phase is _GRAND_TICHU:
             return Decision(seat, phase, _GT_OPTIONS)
         if phase is _EXCHANGE:
@@ -363,7 +370,7 @@ class Game:
         opponents = (GiveDragon((seat + 1) % 4), GiveDragon((seat + 3) % 4))
         return Decision(seat, phase, opponents)
 
-    def _turn_decision(self, seat: int, may_call: bool) -> Decision:
+    def _turn_decision(self, seat: int) -> Decision:
         hand = self.hands[seat]
         table = self.table
         if table is None:
@@ -377,10 +384,11 @@ class Game:
                 fulfilling = [c for c in combos if c.cards & wished]
                 if fulfilling:
                     combos, forced = fulfilling, True
+        may_call = bool(self._may_call >> seat & 1)
         if not combos and not may_call:  # nothing beats the table: passing is all there is
             return _ONLY_PASS[seat]
         can_pass = table is not None and not forced
-        return _play_decision(seat, _PLAY, combos, can_pass, may_call, forced)
+        return Decision(seat, _PLAY, PlayOptions(combos, can_pass), may_call, forced)
 
     def _lead_options(self, seat: int, hand: int) -> list[Combination]:
         """`moves.lead_options(hand)`, generated once per seat and round and then filtered as
@@ -477,6 +485,7 @@ class Game:
         hand = self.hands[seat] = self.hands[seat] & ~cards
         self.played_cards |= cards
         self.played[seat] = True
+        self._may_call &= ~(1 << seat)
         if self._bomb_seats >> seat & 1:
             self._refresh_bombs(seat)
         self._log.append(("play", seat, PUBLIC, (cards, combo, out_of_turn)))
@@ -676,6 +685,3 @@ def _expect(action: Action, cls: type, kind: DecisionKind) -> Any:
 _ONLY_PASS = tuple(Decision(s, _PLAY, PlayOptions([], True)) for s in range(4))
 
 
-def _play_decision(seat: int, kind: DecisionKind, combos: list[Combination], can_pass: bool,
-                   may_call: bool, forced: bool) -> Decision:
-    return Decision(seat, kind, PlayOptions(combos, can_pass), may_call, forced)
