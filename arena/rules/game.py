@@ -375,8 +375,10 @@ class Game:
         table = self.table
         if table is None:
             combos = self._lead_options(seat, hand)
-        else:
-            combos = moves.follow_options(hand, table)
+        else:  # moves.follow_options, with the bombs the game keeps track of
+            combos = moves.follows_in_kind(hand, table)
+            if self._bomb_seats >> seat & 1:
+                combos = combos + [b for b in self._bombs[seat] if beats(b, table)]
         forced = False
         if self.wish:
             wished = _RANK_MASK[self.wish]

@@ -77,28 +77,32 @@ def lead_options(hand: int) -> list[Combination]:
 
 
 def follow_options(hand: int, table: Combination) -> list[Combination]:
-    """Every combination of `hand` that beats `table` (bombs included)."""
-    t = table.type
-    if t is DOG_T:
+    """Every combination of `hand` that beats `table` (bombs included, last)."""
+    if table.type is DOG_T:
         return []
+    return follows_in_kind(hand, table) + bombs(hand, table)
+
+
+def follows_in_kind(hand: int, table: Combination) -> list[Combination]:
+    """The combinations of `hand` of the type and size of `table` that beat it (no bombs;
+    none on a bomb or the Dog)."""
+    t = table.type
     if t is SINGLE_T:
-        return singles(hand, table) + bombs(hand, table)
+        return singles(hand, table)
+    if t is DOG_T or t >= FOUR_T:
+        return []
     nib = nibbles(hand)
     phoenix = bool(hand & PHOENIX_BIT)
     rank = table.rank
     if t is PAIR_T:
-        out = pairs(nib, phoenix, rank)
-    elif t is TRIPLE_T:
-        out = triples(nib, phoenix, rank)
-    elif t is FULL_HOUSE_T:
-        out = full_houses(nib, phoenix, rank)
-    elif t is STAIRS_T:
-        out = stairs(nib, phoenix, table.length // 2, rank)
-    elif t is STRAIGHT_T:
-        out = straights(nib, phoenix, bool(hand & MAHJONG_BIT), table.length, rank)
-    else:
-        out = []
-    return out + bombs(hand, table)
+        return pairs(nib, phoenix, rank)
+    if t is TRIPLE_T:
+        return triples(nib, phoenix, rank)
+    if t is FULL_HOUSE_T:
+        return full_houses(nib, phoenix, rank)
+    if t is STAIRS_T:
+        return stairs(nib, phoenix, table.length // 2, rank)
+    return straights(nib, phoenix, bool(hand & MAHJONG_BIT), table.length, rank)
 
 
 def singles(hand: int, table: Combination | None) -> list[Combination]:
