@@ -47,8 +47,14 @@ _RANKS = range(2, 15)
 
 def nibbles(hand: int) -> list[int]:
     """The suit nibble of each rank, indexed by rank (entries 0 and 1 are 0)."""
-    suited = hand & SUITED_MASK
-    return [0, 0] + [suited >> ((r - 2) * 4) & 0xF for r in _RANKS]
+    # Byte by byte (two ranks each) through a table: every operation on a 56-bit int costs
+    # about as much as a dozen on small ints.
+    d = (hand & SUITED_MASK).to_bytes(7, "little")
+    t = _LOW_HIGH
+    return [0, 0, *t[d[0]], *t[d[1]], *t[d[2]], *t[d[3]], *t[d[4]], *t[d[5]], d[6]]
+
+
+_LOW_HIGH = [(byte & 0xF, byte >> 4) for byte in range(256)]
 
 
 def lead_options(hand: int) -> list[Combination]:
@@ -107,19 +113,27 @@ def follows_in_kind(hand: int, table: Combination) -> list[Combination]:
 
 def singles(hand: int, table: Combination | None) -> list[Combination]:
     """Singles beating `table` (a single) or, with None, every single to lead."""
-    above = table.rank if table is not None else 0
-    out = []
-    if table is None and hand & MAHJONG_BIT:
-        out.append(_MAHJONG_SINGLE)
-    suited = hand & _SUITED_FROM[int(above) + 1 if above >= 2 else 2]
-    while suited:
-        low = suited & -suited
-        out.append(_SINGLE[low.bit_length() - 1])
-        suited ^= low
-    if hand & PHOENIX_BIT and above < DRAGON_RANK:
-        out.append(Combination(SINGLE_T, phoenix_single_rank(table), 1, PHOENIX_BIT))
-    if hand & DRAGON_BIT and above < DRAGON_RANK:
-        out.append(_DRAGON_SINGLE)
+    specials = hand >> 52  # bits: Mah Jong 1, Dog 2, Phoenix 4, Dragon 8
+    if table is None:
+        above = lowest = 0
+        out = [_MAHJONG_SINGLE] if specials & 1 else []
+    else:
+        above = table.rank
+        lowest = int(above) + 1 if above >= 2 else 2
+        out = []
+    if lowest < 15:  # the suited cards from rank `lowest` up, byte by byte (two ranks each)
+        data = (hand & _SUITED_FROM[lowest]).to_bytes(7, "little")
+        for k in range(max(lowest - 2, 0) >> 1, 7):
+            byte = data[k]
+            if byte:
+                out += _BYTE_SINGLES[k][byte]
+    if above < DRAGON_RANK:
+        if specials & 4:
+            phoenix = _PHOENIX_SINGLE_OVER.get(above)
+            out.append(phoenix if phoenix is not None else
+                       Combination(SINGLE_T, phoenix_single_rank(table), 1, PHOENIX_BIT))
+        if specials & 8:
+            out.append(_DRAGON_SINGLE)
     return out
 
 
@@ -160,6 +174,12 @@ def _kind_table(combo_type: ComboType, size: int, with_phoenix: bool) -> list[li
 _SINGLE = [Combination(SINGLE_T, (c >> 2) + 2, 1, 1 << c) for c in range(52)]
 _MAHJONG_SINGLE = Combination(SINGLE_T, 1, 1, MAHJONG_BIT)
 _DRAGON_SINGLE = Combination(SINGLE_T, DRAGON_RANK, 1, DRAGON_BIT)
+# Per byte position of a suited card set and byte value: the singles of its cards.
+_BYTE_SINGLES = [[tuple(_SINGLE[c] for c in range(8 * k, min(8 * k + 8, 52)) if byte >> c - 8 * k & 1)
+                  for byte in range(256)] for k in range(7)]
+# The Phoenix single led (over 0) or played over a single of each whole rank (constants).
+_PHOENIX_SINGLE_OVER = {r: Combination(SINGLE_T, phoenix_single_rank(
+    Combination(SINGLE_T, r, 1, 0) if r else None), 1, PHOENIX_BIT) for r in range(15)}
 _SUITED_FROM = [SUITED_MASK & ~((1 << (max(r, 2) - 2) * 4) - 1) for r in range(17)]
 _PAIR = _kind_table(PAIR_T, 2, False)
 _PHOENIX_PAIR = _kind_table(PAIR_T, 2, True)
