@@ -13,6 +13,7 @@ from arena.rules.cards import (
     DOG_BIT,
     DRAGON_BIT,
     DRAGON_RANK,
+    FULL_DECK,
     MAHJONG_BIT,
     PHOENIX_BIT,
     SUITED_MASK,
@@ -194,40 +195,48 @@ def full_houses(nib: list[int], phoenix: bool, above: float) -> list[Combination
         return []
     twos = pairs(nib, phoenix, 0)
     out = []
-    for t in threes:
-        for p in twos:
-            if p.rank != t.rank and not (t.phoenix_as and p.phoenix_as):
-                out.append(Combination(FULL_HOUSE_T, t.rank, 5, t.cards | p.cards,
-                                       t.phoenix_as or p.phoenix_as))
+    for _, t_rank, _, t_cards, t_as in threes:
+        out += [_new(Combination, (FULL_HOUSE_T, t_rank, 5, t_cards | p_cards, t_as or p_as))
+                for _, p_rank, _, p_cards, p_as in twos
+                if p_rank != t_rank and not (t_as and p_as)]
     return out
+
+
+# Combination(...) without the named tuple's __new__, a Python function: half the cost, for
+# the combinations built by the thousand (full houses, stairs, straights).
+_new = tuple.__new__
 
 
 def stairs(nib: list[int], phoenix: bool, n_pairs: int, above: float) -> list[Combination]:
     """Stairs of exactly `n_pairs` consecutive pairs whose top pair ranks above `above`."""
     out = []
-    lowest_top = max(int(above) + 1, n_pairs + 1)
-    have_one = _rank_set(nib, 1)
-    have_two = _rank_set(nib, 2)
-    for top in range(lowest_top, 15):
-        window = ((1 << n_pairs) - 1) << (top - n_pairs + 1)
-        if window & ~have_one or (window & ~have_two).bit_count() > phoenix:
+    present = bytes(nib)  # by rank: 0 where the hand holds none of it
+    two_plus = present.translate(_TWO_PLUS)  # by rank: 1 where it holds two or more
+    size = 2 * n_pairs
+    for top in range(max(int(above) + 1, n_pairs + 1), 15):
+        low = top - n_pairs + 1
+        if 0 in present[low:top + 1] or two_plus[low:top + 1].count(0) > phoenix:
             continue  # a rank is missing, or more than the Phoenix can complete
-        partial = [(0, 0)]  # (cards, Phoenix rank)
-        for r in range(top - n_pairs + 1, top + 1):
+        # Partial stairs as ints: the cards, and the Phoenix's rank from bit 56 (see
+        # _PHOENIX_AS); each rank adds its pairs, then (Phoenix unused) a card and the Phoenix.
+        partial = [0]
+        for r in range(low, top + 1):
             n = nib[r]
-            shift = (r - 2) * 4
+            natural = _PAIR_CARDS[r][n]
+            completed = _PHOENIX_PAIR_CARDS[r][n] if phoenix else ()
             grown = []
-            for cards, p_as in partial:
-                for p in _PAIRS[n]:
-                    grown.append((cards | p << shift, p_as))
-                if phoenix and not p_as:
-                    for b in _SINGLES[n]:
-                        grown.append((cards | b << shift | PHOENIX_BIT, r))
+            append = grown.append
+            for c in partial:
+                for m in natural:
+                    append(c | m)
+                if completed and not c & PHOENIX_BIT:
+                    for m in completed:
+                        append(c | m)
             partial = grown
             if not partial:
                 break
-        for cards, p_as in partial:
-            out.append(Combination(STAIRS_T, top, 2 * n_pairs, cards, p_as))
+        out += [_new(Combination, (STAIRS_T, top, size, c & FULL_DECK, c >> 56))
+                for c in partial]
     return out
 
 
@@ -238,52 +247,57 @@ def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
     The Mah Jong may start a straight as rank 1; the Phoenix may stand for any one rank 2..14.
     """
     out = []
-    have = _rank_set(nib, 1) | mahjong << 1
+    present = bytes(nib)  # by rank: 0 where the hand holds none of it
     shortest = length or 5
     for start in range(max(1, int(above) - shortest + 2), 16 - shortest):
         if start == 1 and not mahjong:
             continue  # only the Mah Jong is a 1
-        if (((1 << shortest) - 1) << start & ~have).bit_count() > phoenix:
+        if present[start:start + shortest].count(0) - (start == 1) > phoenix:
             continue  # too many ranks missing for even the shortest straight from here
+        # Partial straights as ints: the cards, the Phoenix's rank from bit 56, and from bit
+        # 60 the suits that some natural card is not of (all four but for a one-suit run,
+        # a bomb: see _STRAIGHT_CARDS); each rank adds its cards, then (unused) the Phoenix.
         if start == 1:
-            partial = [(MAHJONG_BIT, 0, 0)]  # (cards, common suits, Phoenix rank)
+            partial = [MAHJONG_BIT | _MIXED]
         else:
-            partial = _straight_extend([(0, 0xF, 0)], nib[start], start, phoenix)
-        for r in range(start + 1, 15):
-            partial = _straight_extend(partial, nib[r], r, phoenix)
+            partial = [0]
+        for r in range(start if start > 1 else 2, 15):
+            natural = _STRAIGHT_CARDS[r][nib[r]]
+            grown = []
+            append = grown.append
+            if phoenix:
+                as_r = _PHOENIX_AS[r]
+                for c in partial:
+                    for m in natural:
+                        append(c | m)
+                    if not c & PHOENIX_BIT:
+                        append(c | as_r)
+            else:
+                for c in partial:
+                    for m in natural:
+                        append(c | m)
+            partial = grown
             if not partial:
                 break
             size = r - start + 1
             if size >= 5 and r > above and (length == 0 or size == length):
-                for cards, suits, p_as in partial:
-                    if not suits:  # a natural one-suit run is a bomb, never a straight
-                        out.append(Combination(STRAIGHT_T, r, size, cards, p_as))
+                out += [_new(Combination, (STRAIGHT_T, r, size, c & FULL_DECK, c >> 56 & 0xF))
+                        for c in partial if c >= _MIXED]
             if length and size >= length:
                 break
     return out
 
 
-def _rank_set(nib: list[int], at_least: int) -> int:
-    """The ranks holding at least `at_least` cards, as a bitmask with bit r for rank r."""
-    out = 0
-    for r in _RANKS:
-        if _COUNT[nib[r]] >= at_least:
-            out |= 1 << r
-    return out
-
-
 _COUNT = [n.bit_count() for n in range(16)]
-
-
-def _straight_extend(partial: list, n: int, r: int, phoenix: bool) -> list:
-    shift = (r - 2) * 4
-    grown = []
-    for cards, suits, p_as in partial:
-        for b in _SINGLES[n]:
-            grown.append((cards | b << shift, suits & b, p_as))
-        if phoenix and not p_as:
-            grown.append((cards | PHOENIX_BIT, 0, r))
-    return grown
+_TWO_PLUS = bytes(int(_COUNT[n] >= 2) for n in range(256) if n < 16) + bytes(240)
+_PHOENIX_AS = [PHOENIX_BIT | r << 56 | 0xF << 60 for r in range(15)]  # the Phoenix as rank r
+_MIXED = 0xF << 60  # a partial straight that is not of one suit
+_PAIR_CARDS = [[[p << 4 * (r - 2) for p in _PAIRS[n]] for n in range(16)] if r >= 2 else []
+               for r in range(15)]
+_PHOENIX_PAIR_CARDS = [[[b << 4 * (r - 2) | _PHOENIX_AS[r] & ~_MIXED for b in _SINGLES[n]]
+                        for n in range(16)] if r >= 2 else [] for r in range(15)]
+_STRAIGHT_CARDS = [[[b << 4 * (r - 2) | (0xF ^ b) << 60 for b in _SINGLES[n]]
+                    for n in range(16)] if r >= 2 else [] for r in range(15)]
 
 
 def bombs(hand: int, table: Combination | None) -> list[Combination]:
