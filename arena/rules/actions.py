@@ -6,6 +6,7 @@ Card sets are bitmasks (see `cards`). Actions are tuples, so compare them with
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Sequence
 from enum import Enum
 from typing import NamedTuple, Union
@@ -131,18 +132,21 @@ class PlayOptions(Sequence):
         return len(self.combinations) + self.can_pass
 
     def __getitem__(self, index):  # type: ignore[override]
+        if index.__class__ is int and index >= 0:  # the usual case, first
+            if self.can_pass:
+                if not index:
+                    return PASS
+                index -= 1
+            c = self._last = self.combinations[index]
+            return Play(c.cards, c.phoenix_as)
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
+        index = operator.index(index)  # a bool, an int subclass; TypeError for the rest
         if index < 0:
             index += len(self)
-        if self.can_pass:
-            if index == 0:
-                return PASS
-            index -= 1
-        if index < 0:
-            raise IndexError(index)
-        c = self._last = self.combinations[index]
-        return Play(c.cards, c.phoenix_as)
+            if index < 0:
+                raise IndexError(index)
+        return self[int(index)]
 
     def __iter__(self) -> Iterator[Action]:
         if self.can_pass:

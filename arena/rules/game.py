@@ -176,11 +176,11 @@ class Game:
         """The seats whose decision is awaited now (several in the simultaneous phases)."""
         phase = self.phase
         if phase is _PLAY:
-            return (self.turn,)
+            return _ONE_SEAT[self.turn]
         if phase is _BOMB:
-            return (self._window[0],)
+            return _ONE_SEAT[self._window[0]]
         if phase is _DRAGON_GIFT:
-            return (self.table_seat,)
+            return _ONE_SEAT[self.table_seat]
         if phase is None:
             return ()
         return tuple(s for s in self._pending if s not in self._chosen)
@@ -400,7 +400,8 @@ class Game:
         if leads is None:
             leads = moves.lead_options(hand)
         elif self._leads_hand[seat] != hand:
-            leads = [c for c in leads if not c.cards & ~hand]
+            gone = ~hand
+            leads = [c for c in leads if not c.cards & gone]
         else:
             return leads
         self._leads[seat] = leads
@@ -668,6 +669,7 @@ def _next_seat(active: int, seat: int) -> int:
     return seat
 
 
+_ONE_SEAT = ((0,), (1,), (2,), (3,))
 _NEXT_ACTIVE = [[_next_seat(active, seat) for seat in range(4)] for active in range(16)]
 _RANK_MASK = [rank_mask(r) if r >= 2 else 0 for r in range(15)]
 
