@@ -7,7 +7,8 @@ function returns a list of `Combination`; each distinct (cards, Phoenix rank) ap
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import chain, combinations
+from operator import getitem as _getitem
 
 from arena.rules.cards import (
     DOG_BIT,
@@ -55,6 +56,7 @@ def nibbles(hand: int) -> list[int]:
     return [0, 0, *t[d[0]], *t[d[1]], *t[d[2]], *t[d[3]], *t[d[4]], *t[d[5]], d[6]]
 
 
+_chain = chain.from_iterable
 _LOW_HIGH = [(byte & 0xF, byte >> 4) for byte in range(256)]
 
 
@@ -116,23 +118,19 @@ def singles(hand: int, table: Combination | None) -> list[Combination]:
     """Singles beating `table` (a single) or, with None, every single to lead."""
     specials = hand >> 52  # bits: Mah Jong 1, Dog 2, Phoenix 4, Dragon 8
     if table is None:
-        above = lowest = 0
+        above = 0
         out = [_MAHJONG_SINGLE] if specials & 1 else []
     else:
         above = table.rank
-        lowest = int(above) + 1 if above >= 2 else 2
         out = []
-    if lowest < 15:  # the suited cards from rank `lowest` up, byte by byte (two ranks each)
-        data = (hand & _SUITED_FROM[lowest]).to_bytes(7, "little")
-        for k in range(max(lowest - 2, 0) >> 1, 7):
-            byte = data[k]
-            if byte:
-                out += _BYTE_SINGLES[k][byte]
+    mask, first, tables = _ABOVE[above]
+    suited = hand & mask
+    if suited:  # the suited cards ranked above, a table look-up per byte (two ranks)
+        out += _chain(map(_getitem, tables, suited.to_bytes(7, "little")[first:]))
     if above < DRAGON_RANK:
         if specials & 4:
-            phoenix = _PHOENIX_SINGLE_OVER.get(above)
-            out.append(phoenix if phoenix is not None else
-                       Combination(SINGLE_T, phoenix_single_rank(table), 1, PHOENIX_BIT))
+            out.append(_PHOENIX_SINGLE_OVER.get(above)
+                       or Combination(SINGLE_T, phoenix_single_rank(table), 1, PHOENIX_BIT))
         if specials & 8:
             out.append(_DRAGON_SINGLE)
     return out
@@ -182,6 +180,19 @@ _BYTE_SINGLES = [[tuple(_SINGLE[c] for c in range(8 * k, min(8 * k + 8, 52)) if 
 _PHOENIX_SINGLE_OVER = {r: Combination(SINGLE_T, phoenix_single_rank(
     Combination(SINGLE_T, r, 1, 0) if r else None), 1, PHOENIX_BIT) for r in range(15)}
 _SUITED_FROM = [SUITED_MASK & ~((1 << (max(r, 2) - 2) * 4) - 1) for r in range(17)]
+
+
+def _above(rank: float) -> tuple[int, int, list[list[tuple[Combination, ...]]]]:
+    """For singles over `rank`: the suited cards ranked above, the first byte of a card set
+    holding one, and the byte tables from there on."""
+    lowest = int(rank) + 1 if rank >= 2 else 2
+    first = min(lowest - 2 >> 1, 7)
+    return _SUITED_FROM[min(lowest, 16)], first, _BYTE_SINGLES[first:]
+
+
+# Every rank a single can have: 0 (none, a lead), the Mah Jong's 1, 2..14 and the Dragon's
+# 15, and each plus one half (the Phoenix over them).
+_ABOVE = {r / 2: _above(r / 2) for r in range(0, 32)}
 _PAIR = _kind_table(PAIR_T, 2, False)
 _PHOENIX_PAIR = _kind_table(PAIR_T, 2, True)
 _TRIPLE = _kind_table(TRIPLE_T, 3, False)
