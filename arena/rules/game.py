@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from arena.rules.errors import IllegalAction
 from arena.rules import moves
 from arena.rules.actions import (
+    PASS,
     Action,
     CallTichu,
     Decision,
@@ -31,7 +32,7 @@ from arena.rules.actions import (
     PlayOptions,
 )
 from arena.rules.cards import DOG_BIT, DRAGON_BIT, MAHJONG, MAHJONG_BIT, points, rank_mask
-from arena.rules.combos import DOG_T, FOUR_T, Combination, beats, classify
+from arena.rules.combos import DOG_T, FOUR_T, SINGLE_T, Combination, beats, classify
 
 DEFAULT_TARGET = 1000
 PUBLIC = -1
@@ -205,10 +206,12 @@ class Game:
         if decision is None:
             decision = self.decision(seat)
         kind = decision.kind
-        if getattr(action, "call_tichu", False) and not decision.may_call_tichu:
+        if action is PASS and kind is _PLAY and decision.options.can_pass:
+            self._pass(seat)  # the commonest action, and nothing to check
+        elif getattr(action, "call_tichu", False) and not decision.may_call_tichu:
             raise IllegalAction("tichu-not-allowed", "Tichu may only be called by a seat that "
                                 "has played no card and has called neither Tichu nor Grand Tichu")
-        if kind is _PLAY or kind is _BOMB:
+        elif kind is _PLAY or kind is _BOMB:
             self._apply_turn(seat, decision, action)
         elif kind is _GRAND_TICHU:
             self._choose_simultaneous(seat, _expect(action, GrandTichu, kind))
@@ -376,6 +379,9 @@ class Game:
         if table is None:
             combos = self._lead_options(seat, hand)
         else:  # moves.follow_options, with the bombs the game keeps track of
+            if (table.type is SINGLE_T and not hand & moves.SINGLE_BEATERS[table.rank]
+                    and not (self._may_call | self._bomb_seats) >> seat & 1):
+                return _ONLY_PASS[seat]  # no card beats the single: a forced pass
             combos = moves.follows_in_kind(hand, table)
             if self._bomb_seats >> seat & 1:
                 combos = combos + [b for b in self._bombs[seat] if beats(b, table)]
@@ -461,7 +467,7 @@ class Game:
 
     def _apply_turn(self, seat: int, decision: Decision, action: Action) -> None:
         if isinstance(action, Pass):
-            if not decision.can_pass:
+            if not decision.options.can_pass:
                 if decision.must_fulfil_wish:
                     raise IllegalAction("must-fulfil-wish", f"seat {seat} can play the wished "
                                         f"rank {self.wish} and must do so")

@@ -193,6 +193,9 @@ def _above(rank: float) -> tuple[int, int, list[list[tuple[Combination, ...]]]]:
 # Every rank a single can have: 0 (none, a lead), the Mah Jong's 1, 2..14 and the Dragon's
 # 15, and each plus one half (the Phoenix over them).
 _ABOVE = {r / 2: _above(r / 2) for r in range(0, 32)}
+# Per rank of a single on the table: the cards that beat it as singles.
+SINGLE_BEATERS = {rank: mask | (PHOENIX_BIT | DRAGON_BIT if rank < DRAGON_RANK else 0)
+                  for rank, (mask, _, _) in _ABOVE.items()}
 _PAIR = _kind_table(PAIR_T, 2, False)
 _PHOENIX_PAIR = _kind_table(PAIR_T, 2, True)
 _TRIPLE = _kind_table(TRIPLE_T, 3, False)
