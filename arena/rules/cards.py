@@ -14,6 +14,8 @@ Text encoding (used in logs and on the wire): a suited card is its rank characte
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import chain
+from operator import getitem
 
 SUITS = ("Jade", "Sword", "Pagoda", "Star")
 SUIT_LETTERS = "jspt"
@@ -86,12 +88,19 @@ def points(cards: int) -> int:
 
 def cards_of(cards: int) -> list[int]:
     """The cards of a card set, ascending."""
+    if 0 <= cards <= FULL_DECK:  # a table look-up per byte (see card_names)
+        return list(chain.from_iterable(map(getitem, _BYTE_CARDS, cards.to_bytes(7, "little"))))
     out = []
     while cards:
         low = cards & -cards
         out.append(low.bit_length() - 1)
         cards ^= low
     return out
+
+
+# The cards in each byte of a card set, by byte position and byte value.
+_BYTE_CARDS = [[tuple(8 * position + bit for bit in range(8) if value >> bit & 1)
+                for value in range(256)] for position in range(7)]
 
 
 def mask_of(cards: Iterable[int]) -> int:

@@ -109,13 +109,25 @@ class Observation(NamedTuple):
 def deal_order(seed: int, round_number: int) -> list[int]:
     """The shuffled deck of a round: seat s gets cards [14s, 14s+8) first, then [14s+8, 14s+14).
 
-    Pure and the same on every machine: a SHA-256 of the seed and round number seeds
-    Python's Mersenne Twister, whose shuffle is stable across platforms.
+    Pure and the same on every machine and Python version: a SHA-256 of the seed and round
+    number seeds Python's Mersenne Twister (`random.Random`, whose `getrandbits` is the same
+    everywhere), and the deck is shuffled as `random.shuffle` does (Python 3.11): from the
+    last place down, a swap with an index drawn by rejection from `getrandbits`. It is
+    written out here so that no change of the library can change a deal.
     """
     digest = hashlib.sha256(f"tichu-arena/deal/{seed}/{round_number}".encode()).digest()
+    getrandbits = random.Random(int.from_bytes(digest[:16], "big")).getrandbits
     deck = list(range(56))
-    random.Random(int.from_bytes(digest[:16], "big")).shuffle(deck)
+    for i in range(55, 0, -1):
+        bits = _DRAW_BITS[i]
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+_DRAW_BITS = [(i + 1).bit_length() for i in range(56)]  # to draw an index 0..i
 
 
 def team_of(seat: int) -> int:
@@ -184,7 +196,7 @@ class Game:
             return _ONE_SEAT[self.table_seat]
         if phase is None:
             return ()
-        return tuple(s for s in self._pending if s not in self._chosen)
+        return self._waiting
 
     def decision(self, seat: int) -> Decision:
         """The decision `seat` must make now; IllegalAction('not-your-turn') if none."""
@@ -249,7 +261,8 @@ class Game:
         self._deck = self._dealer(self.seed, self.round_number)
         if sorted(self._deck) != list(range(56)):
             raise ValueError("a dealer must return the 56 cards, each once")
-        self.hands = [sum(1 << c for c in self._deck[14 * s:14 * s + 8]) for s in range(4)]
+        deck = self._deck
+        self.hands = [sum(map(_CARD_BIT.__getitem__, deck[14 * s:14 * s + 8])) for s in range(4)]
         self.grand_tichu = [False] * 4
         self.tichu = [False] * 4
         self.played = [False] * 4
@@ -274,12 +287,13 @@ class Game:
 
     def _begin_simultaneous(self, phase: DecisionKind, seats: Iterable[int]) -> None:
         self.phase = phase
-        self._pending = tuple(seats)
+        self._pending = self._waiting = tuple(seats)  # all asked, and those yet to choose
         self._chosen: dict[int, Action] = {}
         self._cache.clear()
 
     def _choose_simultaneous(self, seat: int, action: Action) -> None:
         self._chosen[seat] = action
+        self._waiting = tuple(s for s in self._waiting if s != seat)
         self._cache.pop(seat, None)
         if len(self._chosen) < len(self._pending):
             return
@@ -298,7 +312,7 @@ class Game:
                 self._may_call &= ~(1 << s)
             self._emit("grand_tichu", s, PUBLIC, chosen[s].call)
         for s in range(4):
-            rest = sum(1 << c for c in self._deck[14 * s + 8:14 * s + 14])
+            rest = sum(map(_CARD_BIT.__getitem__, self._deck[14 * s + 8:14 * s + 14]))
             self.hands[s] |= rest
             self._emit("deal", s, s, rest)
         self._begin_simultaneous(_EXCHANGE, range(4))
@@ -307,18 +321,21 @@ class Game:
         for s in range(4):
             if chosen[s].call_tichu:
                 self._call_tichu(s)
-        received = [[0, 0, 0, 0] for _ in range(4)]
+        hands = self.hands
+        received = [[0, 0, 0, 0] for _ in range(4)]  # received[seat][giver]
         for s in range(4):
-            for i, c in enumerate(chosen[s].give):
-                self.hands[s] &= ~(1 << c)
-                received[(s + 1 + i) % 4][s] = c
+            a, b, c = chosen[s].give
+            hands[s] &= ~(_CARD_BIT[a] | _CARD_BIT[b] | _CARD_BIT[c])
+            received[(s + 1) % 4][s] = a
+            received[(s + 2) % 4][s] = b
+            received[(s + 3) % 4][s] = c
         for s in range(4):
-            for giver in range(4):
-                if giver != s:
-                    self.hands[s] |= 1 << received[s][giver]
-            self._emit("exchange", s, s, tuple(received[s]), tuple(chosen[s].give))
-            self._exchanged[s] = (tuple(chosen[s].give),
-                                  tuple(received[s][(s + k) % 4] for k in (1, 2, 3)))
+            got = received[s]
+            by_order = (got[(s + 1) % 4], got[(s + 2) % 4], got[(s + 3) % 4])
+            hands[s] |= _CARD_BIT[by_order[0]] | _CARD_BIT[by_order[1]] | _CARD_BIT[by_order[2]]
+            given = tuple(chosen[s].give)
+            self._emit("exchange", s, s, tuple(got), given)
+            self._exchanged[s] = (given, by_order)
         eligible = [s for s in range(4) if not self.grand_tichu[s] and not self.tichu[s]]
         if eligible:
             self._begin_simultaneous(_TICHU, eligible)
@@ -676,6 +693,7 @@ def _next_seat(active: int, seat: int) -> int:
 
 
 _ONE_SEAT = ((0,), (1,), (2,), (3,))
+_CARD_BIT = [1 << c for c in range(56)]
 _NEXT_ACTIVE = [[_next_seat(active, seat) for seat in range(4)] for active in range(16)]
 _RANK_MASK = [rank_mask(r) if r >= 2 else 0 for r in range(15)]
 
