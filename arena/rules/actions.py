@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from enum import Enum
 from typing import NamedTuple, Union
 
+from arena.rules import moves
 from arena.rules.cards import MAHJONG_BIT, cards_of
 from arena.rules.combos import Combination
 
@@ -138,7 +139,8 @@ class PlayOptions(Sequence):
                     return PASS
                 index -= 1
             c = self._last = self.combinations[index]
-            return Play(c.cards, c.phoenix_as)
+            play = _PLAY_OF.get(id(c))
+            return play if play is not None else Play(c.cards, c.phoenix_as)
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         index = operator.index(index)  # a bool, an int subclass; TypeError for the rest
@@ -179,6 +181,12 @@ class PlayOptions(Sequence):
         if self._by_key is None:
             self._by_key = {(c.cards, c.phoenix_as): c for c in self.combinations}
         return self._by_key
+
+
+# The Play of each combination that moves builds once (by the combination's id: hashing a
+# Combination would call its enum's Python-level __hash__), so that most options taken
+# build no object.
+_PLAY_OF = {id(c): Play(c.cards, c.phoenix_as) for c in moves.constant_combinations()}
 
 
 class Decision(NamedTuple):

@@ -71,7 +71,7 @@ def lead_options(hand: int) -> list[Combination]:
     phoenix = bool(hand & PHOENIX_BIT)
     out = singles(hand, None)
     if hand & DOG_BIT:
-        out.append(Combination(DOG_T, 0, 1, DOG_BIT))
+        out.append(_DOG)
     out += pairs(nib, phoenix, 0)
     out += triples(nib, phoenix, 0)
     out += full_houses(nib, phoenix, 0)
@@ -171,6 +171,7 @@ def _kind_table(combo_type: ComboType, size: int, with_phoenix: bool) -> list[li
 
 
 _SINGLE = [Combination(SINGLE_T, (c >> 2) + 2, 1, 1 << c) for c in range(52)]
+_DOG = Combination(DOG_T, 0, 1, DOG_BIT)
 _MAHJONG_SINGLE = Combination(SINGLE_T, 1, 1, MAHJONG_BIT)
 _DRAGON_SINGLE = Combination(SINGLE_T, DRAGON_RANK, 1, DRAGON_BIT)
 # Per byte position of a suited card set and byte value: the singles of its cards.
@@ -200,6 +201,17 @@ _PAIR = _kind_table(PAIR_T, 2, False)
 _PHOENIX_PAIR = _kind_table(PAIR_T, 2, True)
 _TRIPLE = _kind_table(TRIPLE_T, 3, False)
 _PHOENIX_TRIPLE = _kind_table(TRIPLE_T, 3, True)
+
+
+def constant_combinations() -> list[Combination]:
+    """The combinations this module builds once and hands out again and again (every
+    single, pair and triple, the Dog), as opposed to those built per hand."""
+    out = [*_SINGLE, _MAHJONG_SINGLE, _DRAGON_SINGLE, _DOG, *_PHOENIX_SINGLE_OVER.values()]
+    for table in (_PAIR, _PHOENIX_PAIR, _TRIPLE, _PHOENIX_TRIPLE):
+        for by_nibble in table:
+            for combos in by_nibble:
+                out += combos
+    return out
 
 
 def full_houses(nib: list[int], phoenix: bool, above: float) -> list[Combination]:
