@@ -539,8 +539,15 @@ class Game:
     def _pass(self, seat: int) -> None:
         passed = self._passed = self._passed | 1 << seat
         self._log.append(("pass", seat, PUBLIC, ()))
-        others = self._active & ~(1 << self.table_seat)
-        self._before_turn(_NEXT_ACTIVE[self._active][seat], passed & others == others)
+        active = self._active
+        others = active & ~(1 << self.table_seat)
+        if self._bomb_seats:
+            self._before_turn(_NEXT_ACTIVE[active][seat], passed & others == others)
+            return
+        self.turn = _NEXT_ACTIVE[active][seat]  # _before_turn without bombs, inlined
+        self._cache.clear()
+        if passed & others == others:
+            self._gather()
 
     def _dog(self, seat: int) -> None:
         partner = (seat + 2) % 4
