@@ -121,13 +121,14 @@ class PlayOptions(Sequence):
     """The options of a PLAY or BOMB decision: Pass first (where allowed), then one Play per
     legal combination, built on demand (a random player looks at one of hundreds)."""
 
-    __slots__ = ("combinations", "can_pass", "_by_key", "_last")
+    __slots__ = ("combinations", "can_pass", "_by_key", "_last", "taken")
 
     def __init__(self, combinations: list[Combination], can_pass: bool) -> None:
         self.combinations = combinations
         self.can_pass = can_pass
         self._by_key: dict[tuple[int, int], Combination] | None = None
         self._last: Combination | None = None  # the combination of the Play built last
+        self.taken: Play | None = None  # the Play handed out last (the one of `_last`)
 
     def __len__(self) -> int:
         return len(self.combinations) + self.can_pass
@@ -140,7 +141,10 @@ class PlayOptions(Sequence):
                 index -= 1
             c = self._last = self.combinations[index]
             play = _PLAY_OF.get(id(c))
-            return play if play is not None else Play(c.cards, c.phoenix_as)
+            if play is None:
+                play = Play(c.cards, c.phoenix_as)
+            self.taken = play
+            return play
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
         index = operator.index(index)  # a bool, an int subclass; TypeError for the rest
@@ -162,6 +166,10 @@ class PlayOptions(Sequence):
         if not isinstance(action, Play):
             return False
         return (action.cards, action.phoenix_as) in self._keys()
+
+    def taken_combination(self) -> Combination | None:
+        """The combination of `taken`, the Play these options handed out last."""
+        return self._last
 
     def combination_of(self, play: Play) -> Combination | None:
         """The combination `play` forms if it is one of these options and its wish is valid

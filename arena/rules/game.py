@@ -218,8 +218,16 @@ class Game:
         if decision is None:
             decision = self.decision(seat)
         kind = decision.kind
-        if action is PASS and kind is _PLAY and decision.options.can_pass:
-            self._pass(seat)  # the commonest action, and nothing to check
+        if kind is _PLAY and (action is PASS or action is decision.options.taken):
+            # The commonest actions, a pass or a play exactly as the options gave it:
+            # nothing to check but that a pass is allowed.
+            options = decision.options
+            if action is not PASS:
+                self._play(seat, options.taken_combination(), 0, False)
+            elif options.can_pass:
+                self._pass(seat)
+            else:
+                self._apply_turn(seat, decision, action)  # raises: the leader must play
         elif getattr(action, "call_tichu", False) and not decision.may_call_tichu:
             raise IllegalAction("tichu-not-allowed", "Tichu may only be called by a seat that "
                                 "has played no card and has called neither Tichu nor Grand Tichu")
