@@ -238,6 +238,8 @@ def stairs(nib: list[int], phoenix: bool, n_pairs: int, above: float) -> list[Co
     out = []
     present = bytes(nib)  # by rank: 0 where the hand holds none of it
     two_plus = present.translate(_TWO_PLUS)  # by rank: 1 where it holds two or more
+    if two_plus.count(1) + phoenix < n_pairs:
+        return []  # not enough pairs, even completed by the Phoenix
     size = 2 * n_pairs
     for top in range(max(int(above) + 1, n_pairs + 1), 15):
         low = top - n_pairs + 1
@@ -261,8 +263,8 @@ def stairs(nib: list[int], phoenix: bool, n_pairs: int, above: float) -> list[Co
             partial = grown
             if not partial:
                 break
-        out += [_new(Combination, (STAIRS_T, top, size, c & FULL_DECK, c >> 56))
-                for c in partial]
+        for c in partial:
+            out.append(_new(Combination, (STAIRS_T, top, size, c & FULL_DECK, c >> 56)))
     return out
 
 
@@ -307,8 +309,10 @@ def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
                 break
             size = r - start + 1
             if size >= 5 and r > above and (length == 0 or size == length):
-                out += [_new(Combination, (STRAIGHT_T, r, size, c & FULL_DECK, c >> 56 & 0xF))
-                        for c in partial if c >= _MIXED]
+                for c in partial:  # (a loop: a comprehension is a function call in 3.11)
+                    if c >= _MIXED:
+                        out.append(_new(Combination,
+                                        (STRAIGHT_T, r, size, c & FULL_DECK, c >> 56 & 0xF)))
             if length and size >= length:
                 break
     return out
