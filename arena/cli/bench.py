@@ -114,8 +114,11 @@ class _Callgrind:
             raise CallgrindMissing("valgrind is not installed (Debian: apt-get install valgrind)")
         command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
                    sys.executable, "-c", _WORKLOAD, str(games), str(seed)]
+        # Run from the folder holding this `arena` package: `-c` puts the working folder
+        # first on sys.path, and another checkout there would be measured instead.
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, env=dict(os.environ, PYTHONHASHSEED="0"))
+                                        text=True, cwd=Path(__file__).resolve().parents[2],
+                                        env=dict(os.environ, PYTHONHASHSEED="0"))
 
     def result(self) -> tuple[tuple[int, int], int]:
         """((rounds, decisions), instructions); CallgrindMissing if the run failed."""
