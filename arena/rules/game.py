@@ -390,11 +390,11 @@ class Game:
             bombs = [b for b in self._bombs[seat] if beats(b, self.table)]
             return Decision(seat, _BOMB, PlayOptions(bombs, True), may_call)
         if phase is _GRAND_TICHU:
-            return Decision(seat, phase, _GT_OPTIONS)
+            return _GT_DECISIONS[seat]
         if phase is _EXCHANGE:
             return Decision(seat, phase, ExchangeOptions(self.hands[seat]), may_call)
         if phase is _TICHU:
-            return Decision(seat, phase, _TICHU_OPTIONS)
+            return _TICHU_DECISIONS[seat]
         opponents = (GiveDragon((seat + 1) % 4), GiveDragon((seat + 3) % 4))
         return Decision(seat, phase, opponents)
 
@@ -728,6 +728,9 @@ def _expect(action: Action, cls: type, kind: DecisionKind) -> Any:
     return action
 
 
+# The decisions that are the same every time for a seat, built once.
+_GT_DECISIONS = tuple(Decision(s, _GRAND_TICHU, _GT_OPTIONS) for s in range(4))
+_TICHU_DECISIONS = tuple(Decision(s, _TICHU, _TICHU_OPTIONS) for s in range(4))
 # The decision of a seat that can only pass (about a third of all decisions), built once.
 _ONLY_PASS = tuple(Decision(s, _PLAY, PlayOptions([], True)) for s in range(4))
 
