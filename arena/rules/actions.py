@@ -172,18 +172,19 @@ class PlayOptions(Sequence):
         return self._last
 
     def combination_of(self, play: Play) -> Combination | None:
-        """The combination `play` forms if it is one of these options and its wish is valid
-        (0, or a rank 2..14 with the Mah Jong played); None otherwise, and for any field
-        that is not exactly an int (the engine then checks the play rule by rule)."""
+        """The combination `play` forms if it is the option these options handed out last
+        (its free flags aside) and its wish is valid (0, or a rank 2..14 with the Mah Jong
+        played); None otherwise, and for any field that is not exactly an int: the engine
+        then checks the play rule by rule (cheaper than indexing every option once)."""
         cards, phoenix_as, wish = play.cards, play.phoenix_as, play.wish
         if type(cards) is not int or type(phoenix_as) is not int:
             return None
         if wish and not (type(wish) is int and 2 <= wish <= 14 and cards & MAHJONG_BIT):
             return None
-        last = self._last  # the usual case: the Play was taken from these options
+        last = self._last
         if last is not None and last.cards == cards and last.phoenix_as == phoenix_as:
             return last
-        return self._keys().get((cards, phoenix_as))
+        return None
 
     def _keys(self) -> dict[tuple[int, int], Combination]:
         if self._by_key is None:

@@ -71,7 +71,6 @@ def points_of(c: int) -> int:
 
 
 _RANK_POINTS = {5: 5, 10: 10, 13: 10}
-_CARD_POINTS = [points_of(c) for c in range(56)]
 _FIVES = rank_mask(5)
 _TENS_AND_KINGS = rank_mask(10) | rank_mask(13)
 

@@ -508,7 +508,7 @@ class Game:
             raise IllegalAction("wrong-decision",
                                 f"a {decision.kind.value} decision takes Play or Pass")
         combo = decision.options.combination_of(action)
-        if combo is None:  # not an option: find the rule it breaks
+        if combo is None:  # not the option taken last: check it rule by rule
             combo = self._check_play(seat, decision, action)
         if action.call_tichu:
             self._call_tichu(seat)

@@ -40,10 +40,9 @@ def _subsets(nibble: int, size: int) -> list[int]:
     return [sum(c) for c in combinations(bits, size)]
 
 
-# For each nibble value (the suits of one rank in a hand): its sub-nibbles of 1, 2 and 3 cards.
+# For each nibble value (the suits of one rank in a hand): its sub-nibbles of 1 and 2 cards.
 _SINGLES = [_subsets(n, 1) for n in range(16)]
 _PAIRS = [_subsets(n, 2) for n in range(16)]
-_TRIPLES = [_subsets(n, 3) for n in range(16)]
 _RANKS = range(2, 15)
 
 
@@ -175,8 +174,8 @@ _DOG = Combination(DOG_T, 0, 1, DOG_BIT)
 _MAHJONG_SINGLE = Combination(SINGLE_T, 1, 1, MAHJONG_BIT)
 _DRAGON_SINGLE = Combination(SINGLE_T, DRAGON_RANK, 1, DRAGON_BIT)
 # Per byte position of a suited card set and byte value: the singles of its cards.
-_BYTE_SINGLES = [[tuple(_SINGLE[c] for c in range(8 * k, min(8 * k + 8, 52)) if byte >> c - 8 * k & 1)
-                  for byte in range(256)] for k in range(7)]
+_BYTE_SINGLES = [[tuple(_SINGLE[c] for c in range(8 * k, min(8 * k + 8, 52))
+                        if byte >> c - 8 * k & 1) for byte in range(256)] for k in range(7)]
 # The Phoenix single led (over 0) or played over a single of each whole rank (constants).
 _PHOENIX_SINGLE_OVER = {r: Combination(SINGLE_T, phoenix_single_rank(
     Combination(SINGLE_T, r, 1, 0) if r else None), 1, PHOENIX_BIT) for r in range(15)}
