@@ -11,6 +11,7 @@ from itertools import chain, combinations
 from operator import getitem as _getitem
 
 from arena.rules.cards import (
+    BYTE_CARDS,
     DOG_BIT,
     DRAGON_BIT,
     DRAGON_RANK,
@@ -174,8 +175,10 @@ _DOG = Combination(DOG_T, 0, 1, DOG_BIT)
 _MAHJONG_SINGLE = Combination(SINGLE_T, 1, 1, MAHJONG_BIT)
 _DRAGON_SINGLE = Combination(SINGLE_T, DRAGON_RANK, 1, DRAGON_BIT)
 # Per byte position of a suited card set and byte value: the singles of its cards.
-_BYTE_SINGLES = [[tuple(_SINGLE[c] for c in range(8 * k, min(8 * k + 8, 52))
-                        if byte >> c - 8 * k & 1) for byte in range(256)] for k in range(7)]
+# (The last byte of a suited card set is below 16: it holds rank 14 and no special.)
+_BYTE_SINGLES = [[tuple(map(_SINGLE.__getitem__, cards))
+                  for cards in (by_value if k < 6 else by_value[:16])]
+                 for k, by_value in enumerate(BYTE_CARDS)]
 # The Phoenix single led (over 0) or played over a single of each whole rank (constants).
 _PHOENIX_SINGLE_OVER = {r: Combination(SINGLE_T, phoenix_single_rank(
     Combination(SINGLE_T, r, 1, 0) if r else None), 1, PHOENIX_BIT) for r in range(15)}
