@@ -119,22 +119,26 @@ class ExchangeOptions(Sequence):
 
 class PlayOptions(Sequence):
     """The options of a PLAY or BOMB decision: Pass first (where allowed), then one Play per
-    legal combination, built on demand (a random player looks at one of hundreds)."""
+    legal combination, built on demand (a random player looks at one of hundreds).
 
-    __slots__ = ("combinations", "can_pass", "_by_key", "_last", "taken")
+    `taken` is the Play indexing handed out last: the game applies that very object without
+    checking it again.
+    """
+
+    __slots__ = ("combinations", "can_pass", "_keys", "_last", "taken")
 
     def __init__(self, combinations: list[Combination], can_pass: bool) -> None:
         self.combinations = combinations
         self.can_pass = can_pass
-        self._by_key: dict[tuple[int, int], Combination] | None = None
-        self._last: Combination | None = None  # the combination of the Play built last
-        self.taken: Play | None = None  # the Play handed out last (the one of `_last`)
+        self._keys: set[tuple[int, int]] | None = None
+        self._last: Combination | None = None  # the combination of `taken`
+        self.taken: Play | None = None
 
     def __len__(self) -> int:
         return len(self.combinations) + self.can_pass
 
     def __getitem__(self, index):  # type: ignore[override]
-        if index.__class__ is int and index >= 0:  # the usual case, first
+        if index.__class__ is int and index >= 0:  # the usual case first
             if self.can_pass:
                 if not index:
                     return PASS
@@ -165,7 +169,9 @@ class PlayOptions(Sequence):
             return self.can_pass
         if not isinstance(action, Play):
             return False
-        return (action.cards, action.phoenix_as) in self._keys()
+        if self._keys is None:
+            self._keys = {(c.cards, c.phoenix_as) for c in self.combinations}
+        return (action.cards, action.phoenix_as) in self._keys
 
     def taken_combination(self) -> Combination | None:
         """The combination of `taken`, the Play these options handed out last."""
@@ -185,11 +191,6 @@ class PlayOptions(Sequence):
         if last is not None and last.cards == cards and last.phoenix_as == phoenix_as:
             return last
         return None
-
-    def _keys(self) -> dict[tuple[int, int], Combination]:
-        if self._by_key is None:
-            self._by_key = {(c.cards, c.phoenix_as): c for c in self.combinations}
-        return self._by_key
 
 
 # The Play of each combination that moves builds once (by the combination's id: hashing a

@@ -320,8 +320,8 @@ def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
     return out
 
 
-_COUNT = [n.bit_count() for n in range(16)]
-_TWO_PLUS = bytes(int(_COUNT[n] >= 2) for n in range(256) if n < 16) + bytes(240)
+# A bytes.translate table: a rank's nibble -> 1 if it holds two cards or more.
+_TWO_PLUS = bytes(int(n.bit_count() >= 2) for n in range(16)) + bytes(240)
 _PHOENIX_AS = [PHOENIX_BIT | r << 56 | 0xF << 60 for r in range(15)]  # the Phoenix as rank r
 _MIXED = 0xF << 60  # a partial straight that is not of one suit
 _PAIR_CARDS = [[[p << 4 * (r - 2) for p in _PAIRS[n]] for n in range(16)] if r >= 2 else []
