@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import random
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -30,12 +33,14 @@ class EngineFigures:
     seconds: float
 
     def lines(self) -> list[str]:
+        """Rounds/s first: games/s also depends on how often the players call (random
+        players never do, which shortens games), rounds/s much less."""
         s = self.seconds
         return [
-            f"games:      {self.games} in {s:.2f} s",
-            f"games/s:    {self.games / s:.1f}",
-            f"rounds/s:   {self.rounds / s:.0f}  ({self.rounds / self.games:.1f} rounds per game)",
-            f"decisions/s: {self.decisions / s:.0f}  ({self.decisions / self.games:.0f} per game)",
+            f"rounds/s:    {self.rounds / s:.0f}  ({self.rounds / self.games:.1f} rounds per game)",
+            f"decisions/s: {self.decisions / s:.0f}  "
+            f"({self.decisions / self.rounds:.0f} per round)",
+            f"games/s:     {self.games / s:.1f}  ({self.games} games in {s:.2f} s)",
         ]
 
 
@@ -50,6 +55,85 @@ def bench_engine(games: int, seed: int = 0) -> EngineFigures:
         rounds += summary.rounds
         decisions += summary.decisions
     return EngineFigures(games, rounds, decisions, time.perf_counter() - start)
+
+
+@dataclass(frozen=True)
+class InstructionFigures:
+    """Machine instructions of the engine workload (`bench_engine`) under callgrind, net of
+    the interpreter's start-up (the same command with no game, subtracted)."""
+
+    games: int
+    rounds: int
+    decisions: int
+    instructions: int  # net: the workload's run minus the start-up run
+
+    def lines(self) -> list[str]:
+        return [
+            f"instructions per round:    {self.instructions / self.rounds / 1e6:.2f} M  "
+            f"({self.games} games, {self.rounds} rounds; callgrind, start-up subtracted)",
+            f"instructions per decision: {self.instructions / self.decisions / 1e3:.1f} k  "
+            f"({self.decisions / self.rounds:.0f} decisions per round)",
+        ]
+
+
+# The workload measured under callgrind: `bench_engine` itself.
+_WORKLOAD = """
+import sys
+from arena.cli.bench import bench_engine
+figures = bench_engine(int(sys.argv[1]), int(sys.argv[2]))
+print("played", figures.rounds, figures.decisions)
+"""
+
+
+class CallgrindMissing(RuntimeError):
+    """valgrind is not installed (or fails to run): no instruction count is possible."""
+
+
+def count_instructions(games: int, seed: int = 0) -> InstructionFigures:
+    """The engine workload's instructions under ``valgrind --tool=callgrind``, per round.
+
+    Runs the workload twice, with `games` games and with none, and subtracts, so the figure
+    counts the games only. Hash randomisation is fixed (PYTHONHASHSEED=0) so that a run gives
+    the same count each time. Raises CallgrindMissing when valgrind cannot run.
+    """
+    runs = [_Callgrind(games, seed), _Callgrind(0, seed)]  # both at once: one per CPU
+    try:
+        (rounds, decisions), total = runs[0].result()
+        _, base = runs[1].result()
+    finally:
+        for run in runs:
+            run.stop()
+    return InstructionFigures(games, rounds, decisions, total - base)
+
+
+class _Callgrind:
+    """One run of the workload under callgrind, started at once; `result()` waits for it."""
+
+    def __init__(self, games: int, seed: int) -> None:
+        if shutil.which("valgrind") is None:
+            raise CallgrindMissing("valgrind is not installed (Debian: apt-get install valgrind)")
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                   sys.executable, "-c", _WORKLOAD, str(games), str(seed)]
+        # Run from the folder holding this `arena` package: `-c` puts the working folder
+        # first on sys.path, and another checkout there would be measured instead.
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, cwd=Path(__file__).resolve().parents[2],
+                                        env=dict(os.environ, PYTHONHASHSEED="0"))
+
+    def result(self) -> tuple[tuple[int, int], int]:
+        """((rounds, decisions), instructions); CallgrindMissing if the run failed."""
+        out, err = self.process.communicate()
+        collected = re.search(r"Collected : (\d+)", err)
+        played = re.search(r"played (\d+) (\d+)", out)
+        if self.process.returncode != 0 or collected is None or played is None:
+            raise CallgrindMissing(f"valgrind failed (exit code {self.process.returncode}): "
+                                   f"{err.strip()[-500:]}")
+        return (int(played[1]), int(played[2])), int(collected[1])
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
 
 _SLICES = 4  # (a) and (b) alternate in this many slices; (b) plays one game per slice

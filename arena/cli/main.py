@@ -21,15 +21,30 @@ def bench() -> None:
 
 
 @bench.command("engine")
-@click.option("-n", "--games", default=200, show_default=True, help="Games to play.")
+@click.option("-n", "--games", type=int, help="Games to play.  [default: 200, or 2 with "
+              "--compare-instructions]")
 @click.option("--seed", default=0, show_default=True, help="Seed of the first game.")
-def bench_engine_cmd(games: int, seed: int) -> None:
-    """Play full games to 1000 with four random players in one process; print throughput."""
-    from arena.cli.bench import bench_engine
+@click.option("--compare-instructions", is_flag=True,
+              help="Count machine instructions per round under valgrind's callgrind instead of "
+                   "timing: a figure to compare across machines and commits (slow: 2 games "
+                   "take about a minute).")
+def bench_engine_cmd(games: int | None, seed: int, compare_instructions: bool) -> None:
+    """Play full games to 1000 with four random players in one process; print throughput
+    (rounds/s first) or, with --compare-instructions, instructions per round."""
+    from arena.cli.bench import CallgrindMissing, bench_engine, count_instructions
 
+    if games is None:
+        games = 2 if compare_instructions else 200
     if games < 1:
         raise click.BadParameter("must be at least 1", param_hint="--games")
-    for line in bench_engine(games, seed).lines():
+    if compare_instructions:
+        try:
+            figures = count_instructions(games, seed)
+        except CallgrindMissing as exc:
+            raise click.ClickException(str(exc)) from None
+    else:
+        figures = bench_engine(games, seed)
+    for line in figures.lines():
         click.echo(line)
 
 

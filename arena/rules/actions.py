@@ -6,11 +6,12 @@ Card sets are bitmasks (see `cards`). Actions are tuples, so compare them with
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple, Union
 
+from arena.rules import moves
 from arena.rules.cards import MAHJONG_BIT, cards_of
 from arena.rules.combos import Combination
 
@@ -118,31 +119,44 @@ class ExchangeOptions(Sequence):
 
 class PlayOptions(Sequence):
     """The options of a PLAY or BOMB decision: Pass first (where allowed), then one Play per
-    legal combination, built on demand (a random player looks at one of hundreds)."""
+    legal combination, built on demand (a random player looks at one of hundreds).
 
-    __slots__ = ("combinations", "can_pass", "_keys")
+    `taken` is the Play indexing handed out last: the game applies that very object without
+    checking it again.
+    """
+
+    __slots__ = ("combinations", "can_pass", "_keys", "_last", "taken")
 
     def __init__(self, combinations: list[Combination], can_pass: bool) -> None:
         self.combinations = combinations
         self.can_pass = can_pass
         self._keys: set[tuple[int, int]] | None = None
+        self._last: Combination | None = None  # the combination of `taken`
+        self.taken: Play | None = None
 
     def __len__(self) -> int:
         return len(self.combinations) + self.can_pass
 
     def __getitem__(self, index):  # type: ignore[override]
+        if index.__class__ is int and index >= 0:  # the usual case first
+            if self.can_pass:
+                if not index:
+                    return PASS
+                index -= 1
+            c = self._last = self.combinations[index]
+            play = _PLAY_OF.get(id(c))
+            if play is None:
+                play = Play(c.cards, c.phoenix_as)
+            self.taken = play
+            return play
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
+        index = operator.index(index)  # a bool, an int subclass; TypeError for the rest
         if index < 0:
             index += len(self)
-        if self.can_pass:
-            if index == 0:
-                return PASS
-            index -= 1
-        if index < 0:
-            raise IndexError(index)
-        c = self.combinations[index]
-        return Play(c.cards, c.phoenix_as)
+            if index < 0:
+                raise IndexError(index)
+        return self[int(index)]
 
     def __iter__(self) -> Iterator[Action]:
         if self.can_pass:
@@ -159,9 +173,33 @@ class PlayOptions(Sequence):
             self._keys = {(c.cards, c.phoenix_as) for c in self.combinations}
         return (action.cards, action.phoenix_as) in self._keys
 
+    def taken_combination(self) -> Combination | None:
+        """The combination of `taken`, the Play these options handed out last."""
+        return self._last
 
-@dataclass(frozen=True)
-class Decision:
+    def combination_of(self, play: Play) -> Combination | None:
+        """The combination `play` forms if it is the option these options handed out last
+        (its free flags aside) and its wish is valid (0, or a rank 2..14 with the Mah Jong
+        played); None otherwise, and for any field that is not exactly an int: the engine
+        then checks the play rule by rule (cheaper than indexing every option once)."""
+        cards, phoenix_as, wish = play.cards, play.phoenix_as, play.wish
+        if type(cards) is not int or type(phoenix_as) is not int:
+            return None
+        if wish and not (type(wish) is int and 2 <= wish <= 14 and cards & MAHJONG_BIT):
+            return None
+        last = self._last
+        if last is not None and last.cards == cards and last.phoenix_as == phoenix_as:
+            return last
+        return None
+
+
+# The Play of each combination that moves builds once (by the combination's id: hashing a
+# Combination would call its enum's Python-level __hash__), so that most options taken
+# build no object.
+_PLAY_OF = {id(c): Play(c.cards, c.phoenix_as) for c in moves.constant_combinations()}
+
+
+class Decision(NamedTuple):
     """What one seat must decide now, and every legal option for it.
 
     `options` is the complete list of legal actions with their free flags unset: any option
@@ -169,6 +207,8 @@ class Decision:
     Mah Jong may carry any wish 2..14 (or 0, no wish). For PLAY and BOMB decisions the options
     are a `PlayOptions`, whose `combinations` give the combination each play forms.
     `must_fulfil_wish` says that every option holds a natural card of the wished rank.
+    (A NamedTuple rather than a frozen dataclass: the engine builds one per decision, and a
+    tuple is built several times faster; it is just as immutable.)
     """
 
     seat: int

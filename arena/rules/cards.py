@@ -14,6 +14,8 @@ Text encoding (used in logs and on the wire): a suited card is its rank characte
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import chain
+from operator import getitem
 
 SUITS = ("Jade", "Sword", "Pagoda", "Star")
 SUIT_LETTERS = "jspt"
@@ -69,7 +71,6 @@ def points_of(c: int) -> int:
 
 
 _RANK_POINTS = {5: 5, 10: 10, 13: 10}
-_CARD_POINTS = [points_of(c) for c in range(56)]
 _FIVES = rank_mask(5)
 _TENS_AND_KINGS = rank_mask(10) | rank_mask(13)
 
@@ -86,12 +87,20 @@ def points(cards: int) -> int:
 
 def cards_of(cards: int) -> list[int]:
     """The cards of a card set, ascending."""
+    if 0 <= cards <= FULL_DECK:  # a table look-up per byte (see card_names)
+        return list(chain.from_iterable(map(getitem, BYTE_CARDS, cards.to_bytes(7, "little"))))
     out = []
     while cards:
         low = cards & -cards
         out.append(low.bit_length() - 1)
         cards ^= low
     return out
+
+
+_BITS = [tuple(bit for bit in range(8) if value >> bit & 1) for value in range(256)]
+# The cards in each byte of a card set, by byte position (0..6) and byte value.
+BYTE_CARDS = [[tuple(map((8 * position).__add__, bits)) for bits in _BITS]
+              for position in range(7)]
 
 
 def mask_of(cards: Iterable[int]) -> int:
@@ -109,7 +118,8 @@ def card_name(c: int) -> str:
     return RANK_CHARS[c >> 2] + SUIT_LETTERS[c & 3]
 
 
-_BY_NAME = {card_name(c): c for c in range(56)}
+_NAMES = [card_name(c) for c in range(56)]
+_BY_NAME = {name: c for c, name in enumerate(_NAMES)}
 
 
 def parse_card(name: str) -> int:
@@ -121,8 +131,8 @@ def parse_card(name: str) -> int:
 
 
 # The names of the cards in each byte of a card set, by byte position and byte value.
-_BYTE_NAMES = [[tuple(card_name(8 * position + bit) for bit in range(8) if value >> bit & 1)
-                for value in range(256)] for position in range(7)]
+_BYTE_NAMES = [[tuple(map(_NAMES.__getitem__, cards)) for cards in by_value]
+               for by_value in BYTE_CARDS]
 
 
 def card_names(cards: int) -> list[str]:

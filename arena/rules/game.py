@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from arena.rules.errors import IllegalAction
 from arena.rules import moves
 from arena.rules.actions import (
+    PASS,
     Action,
     CallTichu,
     Decision,
@@ -31,7 +32,7 @@ from arena.rules.actions import (
     PlayOptions,
 )
 from arena.rules.cards import DOG_BIT, DRAGON_BIT, MAHJONG, MAHJONG_BIT, points, rank_mask
-from arena.rules.combos import DOG_T, FOUR_T, Combination, beats, classify
+from arena.rules.combos import DOG_T, FOUR_T, SINGLE_T, Combination, beats, classify
 
 DEFAULT_TARGET = 1000
 PUBLIC = -1
@@ -39,6 +40,11 @@ GRAND_TICHU_BONUS = 200
 TICHU_BONUS = 100
 DOUBLE_VICTORY_POINTS = 200
 
+# The phases as module constants: an enum member's attribute look-up goes through
+# EnumType.__getattr__ (Python 3.11), a dozen times slower than a global.
+_GRAND_TICHU, _EXCHANGE, _TICHU, _PLAY, _BOMB, _DRAGON_GIFT = (
+    DecisionKind.GRAND_TICHU, DecisionKind.EXCHANGE, DecisionKind.TICHU, DecisionKind.PLAY,
+    DecisionKind.BOMB, DecisionKind.DRAGON_GIFT)
 _GT_OPTIONS = (GrandTichu(False), GrandTichu(True))
 _TICHU_OPTIONS = (CallTichu(False), CallTichu(True))
 
@@ -55,6 +61,18 @@ class Event(NamedTuple):
     seat: int
     visible_to: int
     data: dict[str, Any]
+
+
+# The keys of each kind of event's `data`, in the order the game logs their values.
+_DATA_KEYS = {
+    "round_start": ("round", "scores"), "deal": ("cards",), "grand_tichu": ("called",),
+    "tichu": (), "exchange": ("received", "given"),
+    "play": ("cards", "combination", "out_of_turn"), "pass": (), "wish": ("rank",),
+    "wish_fulfilled": ("rank",), "dog": ("to",), "trick": ("taker", "cards", "points"),
+    "out": ("place",),
+    "round_end": ("card_points", "calls", "double_victory", "out_order", "scores"),
+    "game_end": ("scores", "winner"),
+}
 
 
 class Observation(NamedTuple):
@@ -91,13 +109,25 @@ class Observation(NamedTuple):
 def deal_order(seed: int, round_number: int) -> list[int]:
     """The shuffled deck of a round: seat s gets cards [14s, 14s+8) first, then [14s+8, 14s+14).
 
-    Pure and the same on every machine: a SHA-256 of the seed and round number seeds
-    Python's Mersenne Twister, whose shuffle is stable across platforms.
+    Pure and the same on every machine and Python version: a SHA-256 of the seed and round
+    number seeds Python's Mersenne Twister (`random.Random`, whose `getrandbits` is the same
+    everywhere), and the deck is shuffled as `random.shuffle` does (Python 3.11): from the
+    last place down, a swap with an index drawn by rejection from `getrandbits`. It is
+    written out here so that no change of the library can change a deal.
     """
     digest = hashlib.sha256(f"tichu-arena/deal/{seed}/{round_number}".encode()).digest()
+    getrandbits = random.Random(int.from_bytes(digest[:16], "big")).getrandbits
     deck = list(range(56))
-    random.Random(int.from_bytes(digest[:16], "big")).shuffle(deck)
+    for i in range(55, 0, -1):
+        bits = _DRAW_BITS[i]
+        j = getrandbits(bits)
+        while j > i:
+            j = getrandbits(bits)
+        deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+_DRAW_BITS = [(i + 1).bit_length() for i in range(56)]  # to draw an index 0..i
 
 
 def team_of(seat: int) -> int:
@@ -120,7 +150,11 @@ class Game:
         self._dealer = dealer
         self.scores = [0, 0]
         self.round_number = 0
-        self.events: list[Event] = []
+        self._events: list[Event] = []
+        # Events not built yet: (kind, seat, visible_to, data values in _DATA_KEYS order).
+        # Most self-play reads no event, so `events` and `observation` build them when read.
+        self._log: list[tuple[str, int, int, tuple[Any, ...]]] = []
+        self._seat_events: list[list[Event]] = [[], [], [], []]  # this round's, as each sees them
         self.actions: list[tuple[int, Action]] = []
         self.winner: int | None = None  # winning team once over
         self.phase: DecisionKind | None = None
@@ -140,47 +174,70 @@ class Game:
         return game
 
     @property
+    def events(self) -> list[Event]:
+        """Every event so far, in order, with who may see each (the list grows as the game
+        goes on; do not change it)."""
+        if self._log:
+            self._build_events()
+        return self._events
+
+    @property
     def over(self) -> bool:
         return self.phase is None
 
     def to_act(self) -> tuple[int, ...]:
         """The seats whose decision is awaited now (several in the simultaneous phases)."""
         phase = self.phase
-        if phase is DecisionKind.PLAY:
-            return (self.turn,)
-        if phase is DecisionKind.BOMB:
-            return (self._window[0],)
-        if phase is DecisionKind.DRAGON_GIFT:
-            return (self.table_seat,)
+        if phase is _PLAY:
+            return _ONE_SEAT[self.turn]
+        if phase is _BOMB:
+            return _ONE_SEAT[self._window[0]]
+        if phase is _DRAGON_GIFT:
+            return _ONE_SEAT[self.table_seat]
         if phase is None:
             return ()
-        return tuple(s for s in self._pending if s not in self._chosen)
+        return self._waiting
 
     def decision(self, seat: int) -> Decision:
         """The decision `seat` must make now; IllegalAction('not-your-turn') if none."""
-        cached = self._cache.get(seat)
-        if cached is not None:
-            return cached
-        if not (seat == self.turn if self.phase is DecisionKind.PLAY else seat in self.to_act()):
+        decision = self._cache.get(seat)
+        if decision is not None:
+            return decision
+        if self.phase is _PLAY and seat == self.turn:
+            decision = self._turn_decision(seat)
+        elif self.phase is not _PLAY and seat in self.to_act():
+            decision = self._build_decision(seat)
+        else:
             raise IllegalAction("not-your-turn", f"seat {seat} has no decision to make now")
-        decision = self._build_decision(seat)
         self._cache[seat] = decision
         return decision
 
     def apply(self, seat: int, action: Action) -> None:
         """Apply `seat`'s action; IllegalAction (naming the rule) leaves the game unchanged."""
-        decision = self.decision(seat)
+        decision = self._cache.get(seat)
+        if decision is None:
+            decision = self.decision(seat)
         kind = decision.kind
-        if getattr(action, "call_tichu", False) and not decision.may_call_tichu:
+        if kind is _PLAY and (action is PASS or action is decision.options.taken):
+            # The commonest actions, a pass or a play exactly as the options gave it:
+            # nothing to check but that a pass is allowed.
+            options = decision.options
+            if action is not PASS:
+                self._play(seat, options.taken_combination(), 0, False)
+            elif options.can_pass:
+                self._pass(seat)
+            else:
+                self._apply_turn(seat, decision, action)  # raises: the leader must play
+        elif getattr(action, "call_tichu", False) and not decision.may_call_tichu:
             raise IllegalAction("tichu-not-allowed", "Tichu may only be called by a seat that "
                                 "has played no card and has called neither Tichu nor Grand Tichu")
-        if kind is DecisionKind.PLAY or kind is DecisionKind.BOMB:
+        elif kind is _PLAY or kind is _BOMB:
             self._apply_turn(seat, decision, action)
-        elif kind is DecisionKind.GRAND_TICHU:
+        elif kind is _GRAND_TICHU:
             self._choose_simultaneous(seat, _expect(action, GrandTichu, kind))
-        elif kind is DecisionKind.EXCHANGE:
+        elif kind is _EXCHANGE:
             self._choose_simultaneous(seat, self._check_exchange(seat, action))
-        elif kind is DecisionKind.TICHU:
+        elif kind is _TICHU:
             self._choose_simultaneous(seat, _expect(action, CallTichu, kind))
         else:
             self._give_dragon(seat, _expect(action, GiveDragon, kind))
@@ -191,6 +248,8 @@ class Game:
         h0, h1, h2, h3 = self.hands
         w0, w1, w2, w3 = self.won
         given, received = self._exchanged[seat]
+        if self._log:
+            self._build_events()
         return Observation(
             seat, self.round_number, self.phase, self.to_act(), self.hands[seat],
             (h0.bit_count(), h1.bit_count(), h2.bit_count(), h3.bit_count()),
@@ -204,17 +263,18 @@ class Game:
 
     def _start_round(self) -> None:
         self.round_number += 1
-        self._seat_events: list[list[Event]] = [[], [], [], []]  # this round's, as each sees them
         self._exchanged: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), ())] * 4
         self.played_cards = 0
         self._scores_before = tuple(self.scores)
         self._deck = self._dealer(self.seed, self.round_number)
         if sorted(self._deck) != list(range(56)):
             raise ValueError("a dealer must return the 56 cards, each once")
-        self.hands = [sum(1 << c for c in self._deck[14 * s:14 * s + 8]) for s in range(4)]
+        deck = self._deck
+        self.hands = [sum(map(_CARD_BIT.__getitem__, deck[14 * s:14 * s + 8])) for s in range(4)]
         self.grand_tichu = [False] * 4
         self.tichu = [False] * 4
         self.played = [False] * 4
+        self._may_call = 0b1111  # seats that have played no card and called nothing
         self.won = [0, 0, 0, 0]
         self.out_order: list[int] = []
         self.wish = 0
@@ -228,26 +288,27 @@ class Game:
         self._round_over_after_gift = False
         self._bombs: list[list[Combination]] = [[], [], [], []]
         self._bomb_seats = 0  # seats holding any bomb, as a bitmask
-        self._emit("round_start", -1, PUBLIC, round=self.round_number, scores=self._scores_before)
+        self._emit("round_start", -1, PUBLIC, self.round_number, self._scores_before)
         for s in range(4):
-            self._emit("deal", s, s, cards=self.hands[s])
-        self._begin_simultaneous(DecisionKind.GRAND_TICHU, range(4))
+            self._emit("deal", s, s, self.hands[s])
+        self._begin_simultaneous(_GRAND_TICHU, range(4))
 
     def _begin_simultaneous(self, phase: DecisionKind, seats: Iterable[int]) -> None:
         self.phase = phase
-        self._pending = tuple(seats)
+        self._pending = self._waiting = tuple(seats)  # all asked, and those yet to choose
         self._chosen: dict[int, Action] = {}
         self._cache.clear()
 
     def _choose_simultaneous(self, seat: int, action: Action) -> None:
         self._chosen[seat] = action
+        self._waiting = tuple(s for s in self._waiting if s != seat)
         self._cache.pop(seat, None)
         if len(self._chosen) < len(self._pending):
             return
         chosen = self._chosen
-        if self.phase is DecisionKind.GRAND_TICHU:
+        if self.phase is _GRAND_TICHU:
             self._finish_grand_tichu(chosen)
-        elif self.phase is DecisionKind.EXCHANGE:
+        elif self.phase is _EXCHANGE:
             self._finish_exchange(chosen)
         else:
             self._finish_tichu_window(chosen)
@@ -255,33 +316,37 @@ class Game:
     def _finish_grand_tichu(self, chosen: dict[int, Action]) -> None:
         for s in range(4):
             self.grand_tichu[s] = chosen[s].call
-            self._emit("grand_tichu", s, PUBLIC, called=chosen[s].call)
+            if chosen[s].call:
+                self._may_call &= ~(1 << s)
+            self._emit("grand_tichu", s, PUBLIC, chosen[s].call)
         for s in range(4):
-            rest = sum(1 << c for c in self._deck[14 * s + 8:14 * s + 14])
+            rest = sum(map(_CARD_BIT.__getitem__, self._deck[14 * s + 8:14 * s + 14]))
             self.hands[s] |= rest
-            self._emit("deal", s, s, cards=rest)
-        self._begin_simultaneous(DecisionKind.EXCHANGE, range(4))
+            self._emit("deal", s, s, rest)
+        self._begin_simultaneous(_EXCHANGE, range(4))
 
     def _finish_exchange(self, chosen: dict[int, Action]) -> None:
         for s in range(4):
             if chosen[s].call_tichu:
                 self._call_tichu(s)
-        received = [[0, 0, 0, 0] for _ in range(4)]
+        hands = self.hands
+        received = [[0, 0, 0, 0] for _ in range(4)]  # received[seat][giver]
         for s in range(4):
-            for i, c in enumerate(chosen[s].give):
-                self.hands[s] &= ~(1 << c)
-                received[(s + 1 + i) % 4][s] = c
+            a, b, c = chosen[s].give
+            hands[s] &= ~(_CARD_BIT[a] | _CARD_BIT[b] | _CARD_BIT[c])
+            received[(s + 1) % 4][s] = a
+            received[(s + 2) % 4][s] = b
+            received[(s + 3) % 4][s] = c
         for s in range(4):
-            for giver in range(4):
-                if giver != s:
-                    self.hands[s] |= 1 << received[s][giver]
-            self._emit("exchange", s, s, received=tuple(received[s]),
-                       given=tuple(chosen[s].give))
-            self._exchanged[s] = (tuple(chosen[s].give),
-                                  tuple(received[s][(s + k) % 4] for k in (1, 2, 3)))
+            got = received[s]
+            by_order = (got[(s + 1) % 4], got[(s + 2) % 4], got[(s + 3) % 4])
+            hands[s] |= _CARD_BIT[by_order[0]] | _CARD_BIT[by_order[1]] | _CARD_BIT[by_order[2]]
+            given = tuple(chosen[s].give)
+            self._emit("exchange", s, s, tuple(got), given)
+            self._exchanged[s] = (given, by_order)
         eligible = [s for s in range(4) if not self.grand_tichu[s] and not self.tichu[s]]
         if eligible:
-            self._begin_simultaneous(DecisionKind.TICHU, eligible)
+            self._begin_simultaneous(_TICHU, eligible)
         else:
             self._start_play()
 
@@ -292,6 +357,9 @@ class Game:
         self._start_play()
 
     def _start_play(self) -> None:
+        self._active = 0b1111  # the seats still holding cards
+        self._leads: list[list[Combination] | None] = [None, None, None, None]
+        self._leads_hand = [0, 0, 0, 0]  # the hand each seat's list of leads is for
         for s in range(4):
             self._refresh_bombs(s)
         leader = next(s for s in range(4) if self.hands[s] >> MAHJONG & 1)
@@ -303,50 +371,73 @@ class Game:
         self.trick = 0
         self._passed = 0
         self.turn = leader
-        self.phase = DecisionKind.PLAY
+        self.phase = _PLAY
         self._cache.clear()
 
     def _call_tichu(self, seat: int) -> None:
         self.tichu[seat] = True
+        self._may_call &= ~(1 << seat)
         self._emit("tichu", seat, PUBLIC)
 
     # ----- decisions ----------------------------------------------------------------------
 
     def _build_decision(self, seat: int) -> Decision:
+        """The decision of any phase but a regular turn (`_turn_decision`)."""
         phase = self.phase
-        may_call = (phase is not DecisionKind.GRAND_TICHU and not self.played[seat]
-                    and not self.tichu[seat] and not self.grand_tichu[seat]
-                    and phase is not DecisionKind.DRAGON_GIFT and phase is not DecisionKind.TICHU)
-        if phase is DecisionKind.PLAY:
-            return self._turn_decision(seat, may_call)
-        if phase is DecisionKind.BOMB:
+        may_call = (phase is not _GRAND_TICHU and phase is not _DRAGON_GIFT
+                    and phase is not _TICHU and bool(self._may_call >> seat & 1))
+        if phase is _BOMB:
             bombs = [b for b in self._bombs[seat] if beats(b, self.table)]
-            return _play_decision(seat, DecisionKind.BOMB, bombs, True, may_call, False)
-        if phase is DecisionKind.GRAND_TICHU:
-            return Decision(seat, phase, _GT_OPTIONS)
-        if phase is DecisionKind.EXCHANGE:
+            return Decision(seat, _BOMB, PlayOptions(bombs, True), may_call)
+        if phase is _GRAND_TICHU:
+            return _GT_DECISIONS[seat]
+        if phase is _EXCHANGE:
             return Decision(seat, phase, ExchangeOptions(self.hands[seat]), may_call)
-        if phase is DecisionKind.TICHU:
-            return Decision(seat, phase, _TICHU_OPTIONS)
+        if phase is _TICHU:
+            return _TICHU_DECISIONS[seat]
         opponents = (GiveDragon((seat + 1) % 4), GiveDragon((seat + 3) % 4))
         return Decision(seat, phase, opponents)
 
-    def _turn_decision(self, seat: int, may_call: bool) -> Decision:
+    def _turn_decision(self, seat: int) -> Decision:
         hand = self.hands[seat]
         table = self.table
         if table is None:
-            combos = moves.lead_options(hand)
-        else:
-            combos = moves.follow_options(hand, table)
+            combos = self._lead_options(seat, hand)
+        else:  # moves.follow_options, with the bombs the game keeps track of
+            if (table.type is SINGLE_T and not hand & moves.SINGLE_BEATERS[table.rank]
+                    and not (self._may_call | self._bomb_seats) >> seat & 1):
+                return _ONLY_PASS[seat]  # no card beats the single: a forced pass
+            combos = moves.follows_in_kind(hand, table)
+            if self._bomb_seats >> seat & 1:
+                combos = combos + [b for b in self._bombs[seat] if beats(b, table)]
         forced = False
         if self.wish:
-            wished = rank_mask(self.wish)
+            wished = _RANK_MASK[self.wish]
             if hand & wished:
                 fulfilling = [c for c in combos if c.cards & wished]
                 if fulfilling:
                     combos, forced = fulfilling, True
+        may_call = bool(self._may_call >> seat & 1)
+        if not combos and not may_call:  # nothing beats the table: passing is all there is
+            return _ONLY_PASS[seat]
         can_pass = table is not None and not forced
-        return _play_decision(seat, DecisionKind.PLAY, combos, can_pass, may_call, forced)
+        return _new(Decision, (seat, _PLAY, PlayOptions(combos, can_pass), may_call, forced))
+
+    def _lead_options(self, seat: int, hand: int) -> list[Combination]:
+        """`moves.lead_options(hand)`, generated once per seat and round and then filtered as
+        cards leave the hand: a hand's leads are the leads of any hand holding it that use
+        only its cards, in the same order (`moves.lead_options` promises it)."""
+        leads = self._leads[seat]
+        if leads is None:
+            leads = moves.lead_options(hand)
+        elif self._leads_hand[seat] != hand:
+            gone = ~hand
+            leads = [c for c in leads if not c.cards & gone]
+        else:
+            return leads
+        self._leads[seat] = leads
+        self._leads_hand[seat] = hand
+        return leads
 
     def _refresh_bombs(self, seat: int) -> None:
         bombs = self._bombs[seat] = moves.bombs(self.hands[seat], None)
@@ -358,7 +449,7 @@ class Game:
     # ----- validation ---------------------------------------------------------------------
 
     def _check_exchange(self, seat: int, action: Action) -> Exchange:
-        action = _expect(action, Exchange, DecisionKind.EXCHANGE)
+        action = _expect(action, Exchange, _EXCHANGE)
         give = tuple(action.give) if isinstance(action.give, (tuple, list)) else ()
         if len(give) != 3:
             raise IllegalAction("exchange-three-cards", "give exactly one card to each other seat")
@@ -384,7 +475,7 @@ class Game:
             raise IllegalAction("card-not-held", f"seat {seat} does not hold every card played")
         table = self.table
         combo = classify(cards, action.phoenix_as, table)  # raises if no combination
-        if decision.kind is DecisionKind.BOMB and combo.type < FOUR_T:
+        if decision.kind is _BOMB and combo.type < FOUR_T:
             raise IllegalAction("bomb-window-takes-bombs", "out of turn only a bomb may be played")
         if table is not None:
             if combo.type is DOG_T:
@@ -401,14 +492,14 @@ class Game:
 
     def _apply_turn(self, seat: int, decision: Decision, action: Action) -> None:
         if isinstance(action, Pass):
-            if not decision.can_pass:
+            if not decision.options.can_pass:
                 if decision.must_fulfil_wish:
                     raise IllegalAction("must-fulfil-wish", f"seat {seat} can play the wished "
                                         f"rank {self.wish} and must do so")
                 raise IllegalAction("leader-must-play", "the leader of a trick may not pass")
             if action.call_tichu:
                 self._call_tichu(seat)
-            if decision.kind is DecisionKind.BOMB:
+            if decision.kind is _BOMB:
                 self._decline_bomb()
             else:
                 self._pass(seat)
@@ -416,72 +507,83 @@ class Game:
         if not isinstance(action, Play):
             raise IllegalAction("wrong-decision",
                                 f"a {decision.kind.value} decision takes Play or Pass")
-        combo = self._check_play(seat, decision, action)
+        combo = decision.options.combination_of(action)
+        if combo is None:  # not the option taken last: check it rule by rule
+            combo = self._check_play(seat, decision, action)
         if action.call_tichu:
             self._call_tichu(seat)
-        self._play(seat, combo, action.wish, out_of_turn=decision.kind is DecisionKind.BOMB)
+        self._play(seat, combo, action.wish, out_of_turn=decision.kind is _BOMB)
 
     def _play(self, seat: int, combo: Combination, wish: int, out_of_turn: bool) -> None:
         cards = combo.cards
-        self.hands[seat] &= ~cards
+        hand = self.hands[seat] = self.hands[seat] & ~cards
         self.played_cards |= cards
         self.played[seat] = True
+        self._may_call &= ~(1 << seat)
         if self._bomb_seats >> seat & 1:
             self._refresh_bombs(seat)
-        self._cache.clear()
-        self._emit("play", seat, PUBLIC, cards=cards, combination=combo, out_of_turn=out_of_turn)
-        if self.wish and cards & rank_mask(self.wish):
-            self._emit("wish_fulfilled", seat, PUBLIC, rank=self.wish)
+        self._log.append(("play", seat, PUBLIC, (cards, combo, out_of_turn)))
+        if self.wish and cards & _RANK_MASK[self.wish]:
+            self._emit("wish_fulfilled", seat, PUBLIC, self.wish)
             self.wish = 0
         if wish:
             self.wish = wish
-            self._emit("wish", seat, PUBLIC, rank=wish)
+            self._emit("wish", seat, PUBLIC, wish)
         self.table = combo
         self.table_seat = seat
         self.trick |= cards
         self._passed = 0
-        if not self.hands[seat]:
+        if not hand:
+            self._active &= ~(1 << seat)
             self.out_order.append(seat)
-            self._emit("out", seat, PUBLIC, place=len(self.out_order))
+            self._emit("out", seat, PUBLIC, len(self.out_order))
             if self._round_over():
                 return
         if combo.type is DOG_T:
             self._dog(seat)
             return
-        self._before_turn(self._next_active(seat), gather=False)
+        self._before_turn(_NEXT_ACTIVE[self._active][seat], False)
 
     def _pass(self, seat: int) -> None:
-        self._passed |= 1 << seat
+        passed = self._passed = self._passed | 1 << seat
+        self._log.append(("pass", seat, PUBLIC, ()))
+        active = self._active
+        others = active & ~(1 << self.table_seat)
+        if self._bomb_seats:
+            self._before_turn(_NEXT_ACTIVE[active][seat], passed & others == others)
+            return
+        self.turn = _NEXT_ACTIVE[active][seat]  # _before_turn without bombs, inlined
         self._cache.clear()
-        self._emit("pass", seat, PUBLIC)
-        others = self._active_mask() & ~(1 << self.table_seat)
-        nxt = self._next_active(seat)
-        self._before_turn(nxt, gather=self._passed & others == others)
+        if passed & others == others:
+            self._gather()
 
     def _dog(self, seat: int) -> None:
         partner = (seat + 2) % 4
         receiver = partner if self.hands[partner] else self._next_active(partner)
-        self._emit("dog", seat, PUBLIC, to=receiver)
+        self._emit("dog", seat, PUBLIC, receiver)
         self.won[receiver] |= DOG_BIT
         self._new_trick(receiver)
 
     def _before_turn(self, nxt: int, gather: bool) -> None:
         """Open the bomb window before the next regular turn (or before gathering)."""
-        window = []
+        self.turn = nxt
+        self._cache.clear()
         if self._bomb_seats:
+            window = []
             table = self.table
             for k in range(4):
                 s = (nxt + k) % 4
                 if self._bomb_seats >> s & 1 and any(beats(b, table) for b in self._bombs[s]):
                     window.append(s)
-        self.turn = nxt
-        self._gather_after_window = gather
-        self._cache.clear()
-        if window:
-            self._window = window
-            self.phase = DecisionKind.BOMB
+            if window:
+                self._gather_after_window = gather
+                self._window = window
+                self.phase = _BOMB
+                return
+        if gather:
+            self._gather()
         else:
-            self._after_window()
+            self.phase = _PLAY
 
     def _decline_bomb(self) -> None:
         self._window.pop(0)
@@ -493,12 +595,12 @@ class Game:
         if self._gather_after_window:
             self._gather()
         else:
-            self.phase = DecisionKind.PLAY
+            self.phase = _PLAY
 
     def _gather(self) -> None:
         winner = self.table_seat
         if self.table.cards == DRAGON_BIT:
-            self.phase = DecisionKind.DRAGON_GIFT
+            self.phase = _DRAGON_GIFT
             self._cache.clear()
             return
         self._take_trick(winner, winner)
@@ -515,21 +617,11 @@ class Game:
 
     def _take_trick(self, winner: int, taker: int) -> None:
         self.won[taker] |= self.trick
-        self._emit("trick", winner, PUBLIC, taker=taker, cards=self.trick,
-                   points=points(self.trick))
+        self._emit("trick", winner, PUBLIC, taker, self.trick, points(self.trick))
         self.trick = 0
 
     def _next_active(self, seat: int) -> int:
-        hands = self.hands
-        for k in (1, 2, 3):
-            s = (seat + k) % 4
-            if hands[s]:
-                return s
-        return seat
-
-    def _active_mask(self) -> int:
-        h = self.hands
-        return (h[0] and 1) | (h[1] and 2) | (h[2] and 4) | (h[3] and 8)
+        return _NEXT_ACTIVE[self._active][seat]
 
     # ----- end of round and game -----------------------------------------------------------
 
@@ -543,7 +635,7 @@ class Game:
             return False
         if self.table.cards == DRAGON_BIT:  # the last trick's Dragon is still given away
             self._round_over_after_gift = True
-            self.phase = DecisionKind.DRAGON_GIFT
+            self.phase = _DRAGON_GIFT
             self._cache.clear()
             return True
         self._take_trick(self.table_seat, self.table_seat)
@@ -570,28 +662,59 @@ class Game:
             calls[team_of(s)] += bonus if s == first else -bonus
         for t in (0, 1):
             self.scores[t] += card_points[t] + calls[t]
-        self._emit("round_end", -1, PUBLIC, card_points=tuple(card_points), calls=tuple(calls),
-                   double_victory=double, out_order=tuple(out), scores=tuple(self.scores))
+        self._emit("round_end", -1, PUBLIC, tuple(card_points), tuple(calls), double,
+                   tuple(out), tuple(self.scores))
         self._cache.clear()
         high = max(self.scores)
         if high >= self.target and self.scores[0] != self.scores[1]:
             self.winner = 0 if self.scores[0] > self.scores[1] else 1
             self.phase = None
-            self._emit("game_end", -1, PUBLIC, scores=tuple(self.scores), winner=self.winner)
+            self._emit("game_end", -1, PUBLIC, tuple(self.scores), self.winner)
         else:
             self._start_round()
 
-    def _emit(self, kind: str, seat: int, visible_to: int, **data: Any) -> None:
-        event = Event(kind, seat, visible_to, data)
-        self.events.append(event)
-        if visible_to == PUBLIC:
-            a, b, c, d = self._seat_events
-            a.append(event)
-            b.append(event)
-            c.append(event)
-            d.append(event)
-        else:
-            self._seat_events[visible_to].append(event)
+    def _emit(self, kind: str, seat: int, visible_to: int, *values: Any) -> None:
+        """Log an event; `values` are its data in the order of _DATA_KEYS[kind]."""
+        self._log.append((kind, seat, visible_to, values))
+
+    def _build_events(self) -> None:
+        """Build the logged events, in order, into `events` and each seat's round events."""
+        events = self._events
+        by_seat = self._seat_events
+        for kind, seat, visible_to, values in self._log:
+            if kind == "round_start":
+                by_seat = self._seat_events = [[], [], [], []]
+            event = Event(kind, seat, visible_to, dict(zip(_DATA_KEYS[kind], values)))
+            events.append(event)
+            if visible_to == PUBLIC:
+                a, b, c, d = by_seat
+                a.append(event)
+                b.append(event)
+                c.append(event)
+                d.append(event)
+            else:
+                by_seat[visible_to].append(event)
+        self._log.clear()
+
+
+# Decision(...) without the named tuple's __new__, a Python function: about half the cost.
+_new = tuple.__new__
+
+
+def _next_seat(active: int, seat: int) -> int:
+    """The next seat after `seat` in play order among the seats in `active` (a bitmask);
+    `seat` itself when no other is active."""
+    for k in (1, 2, 3):
+        s = (seat + k) % 4
+        if active >> s & 1:
+            return s
+    return seat
+
+
+_ONE_SEAT = ((0,), (1,), (2,), (3,))
+_CARD_BIT = [1 << c for c in range(56)]
+_NEXT_ACTIVE = [[_next_seat(active, seat) for seat in range(4)] for active in range(16)]
+_RANK_MASK = [rank_mask(r) if r >= 2 else 0 for r in range(15)]
 
 
 def _is_int(value: object) -> bool:
@@ -605,6 +728,10 @@ def _expect(action: Action, cls: type, kind: DecisionKind) -> Any:
     return action
 
 
-def _play_decision(seat: int, kind: DecisionKind, combos: list[Combination], can_pass: bool,
-                   may_call: bool, forced: bool) -> Decision:
-    return Decision(seat, kind, PlayOptions(combos, can_pass), may_call, forced)
+# The decisions that are the same every time for a seat, built once.
+_GT_DECISIONS = tuple(Decision(s, _GRAND_TICHU, _GT_OPTIONS) for s in range(4))
+_TICHU_DECISIONS = tuple(Decision(s, _TICHU, _TICHU_OPTIONS) for s in range(4))
+# The decision of a seat that can only pass (about a third of all decisions), built once.
+_ONLY_PASS = tuple(Decision(s, _PLAY, PlayOptions([], True)) for s in range(4))
+
+

@@ -7,12 +7,15 @@ function returns a list of `Combination`; each distinct (cards, Phoenix rank) ap
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import chain, combinations
+from operator import getitem as _getitem
 
 from arena.rules.cards import (
+    BYTE_CARDS,
     DOG_BIT,
     DRAGON_BIT,
     DRAGON_RANK,
+    FULL_DECK,
     MAHJONG_BIT,
     PHOENIX_BIT,
     SUITED_MASK,
@@ -38,26 +41,37 @@ def _subsets(nibble: int, size: int) -> list[int]:
     return [sum(c) for c in combinations(bits, size)]
 
 
-# For each nibble value (the suits of one rank in a hand): its sub-nibbles of 1, 2 and 3 cards.
+# For each nibble value (the suits of one rank in a hand): its sub-nibbles of 1 and 2 cards.
 _SINGLES = [_subsets(n, 1) for n in range(16)]
 _PAIRS = [_subsets(n, 2) for n in range(16)]
-_TRIPLES = [_subsets(n, 3) for n in range(16)]
 _RANKS = range(2, 15)
 
 
 def nibbles(hand: int) -> list[int]:
     """The suit nibble of each rank, indexed by rank (entries 0 and 1 are 0)."""
-    suited = hand & SUITED_MASK
-    return [0, 0] + [suited >> ((r - 2) * 4) & 0xF for r in _RANKS]
+    # Byte by byte (two ranks each) through a table: every operation on a 56-bit int costs
+    # about as much as a dozen on small ints.
+    d = (hand & SUITED_MASK).to_bytes(7, "little")
+    t = _LOW_HIGH
+    return [0, 0, *t[d[0]], *t[d[1]], *t[d[2]], *t[d[3]], *t[d[4]], *t[d[5]], d[6]]
+
+
+_chain = chain.from_iterable
+_LOW_HIGH = [(byte & 0xF, byte >> 4) for byte in range(256)]
 
 
 def lead_options(hand: int) -> list[Combination]:
-    """Every combination `hand` can lead (bombs included, as ordinary leads)."""
+    """Every combination `hand` can lead (bombs included, as ordinary leads).
+
+    The order depends on the combinations only, never on the rest of the hand: the leads of
+    a hand holding fewer cards are exactly those of this list that use only its cards, in
+    this order (the engine filters a seat's list as it plays instead of generating anew).
+    """
     nib = nibbles(hand)
     phoenix = bool(hand & PHOENIX_BIT)
     out = singles(hand, None)
     if hand & DOG_BIT:
-        out.append(Combination(DOG_T, 0, 1, DOG_BIT))
+        out.append(_DOG)
     out += pairs(nib, phoenix, 0)
     out += triples(nib, phoenix, 0)
     out += full_houses(nib, phoenix, 0)
@@ -72,45 +86,53 @@ def lead_options(hand: int) -> list[Combination]:
 
 
 def follow_options(hand: int, table: Combination) -> list[Combination]:
-    """Every combination of `hand` that beats `table` (bombs included)."""
-    t = table.type
-    if t is DOG_T:
+    """Every combination of `hand` that beats `table` (bombs included, last)."""
+    if table.type is DOG_T:
         return []
+    return follows_in_kind(hand, table) + bombs(hand, table)
+
+
+def follows_in_kind(hand: int, table: Combination) -> list[Combination]:
+    """The combinations of `hand` of the type and size of `table` that beat it (no bombs;
+    none on a bomb or the Dog)."""
+    t = table.type
     if t is SINGLE_T:
-        return singles(hand, table) + bombs(hand, table)
+        return singles(hand, table)
+    if t is DOG_T or t >= FOUR_T:
+        return []
     nib = nibbles(hand)
     phoenix = bool(hand & PHOENIX_BIT)
     rank = table.rank
     if t is PAIR_T:
-        out = pairs(nib, phoenix, rank)
-    elif t is TRIPLE_T:
-        out = triples(nib, phoenix, rank)
-    elif t is FULL_HOUSE_T:
-        out = full_houses(nib, phoenix, rank)
-    elif t is STAIRS_T:
-        out = stairs(nib, phoenix, table.length // 2, rank)
-    elif t is STRAIGHT_T:
-        out = straights(nib, phoenix, bool(hand & MAHJONG_BIT), table.length, rank)
-    else:
-        out = []
-    return out + bombs(hand, table)
+        return pairs(nib, phoenix, rank)
+    if t is TRIPLE_T:
+        return triples(nib, phoenix, rank)
+    if t is FULL_HOUSE_T:
+        return full_houses(nib, phoenix, rank)
+    if t is STAIRS_T:
+        return stairs(nib, phoenix, table.length // 2, rank)
+    return straights(nib, phoenix, bool(hand & MAHJONG_BIT), table.length, rank)
 
 
 def singles(hand: int, table: Combination | None) -> list[Combination]:
     """Singles beating `table` (a single) or, with None, every single to lead."""
-    above = table.rank if table is not None else 0
-    out = []
-    if table is None and hand & MAHJONG_BIT:
-        out.append(_MAHJONG_SINGLE)
-    suited = hand & _SUITED_FROM[int(above) + 1 if above >= 2 else 2]
-    while suited:
-        low = suited & -suited
-        out.append(_SINGLE[low.bit_length() - 1])
-        suited ^= low
-    if hand & PHOENIX_BIT and above < DRAGON_RANK:
-        out.append(Combination(SINGLE_T, phoenix_single_rank(table), 1, PHOENIX_BIT))
-    if hand & DRAGON_BIT and above < DRAGON_RANK:
-        out.append(_DRAGON_SINGLE)
+    specials = hand >> 52  # bits: Mah Jong 1, Dog 2, Phoenix 4, Dragon 8
+    if table is None:
+        above = 0
+        out = [_MAHJONG_SINGLE] if specials & 1 else []
+    else:
+        above = table.rank
+        out = []
+    mask, first, tables = _ABOVE[above]
+    suited = hand & mask
+    if suited:  # the suited cards ranked above, a table look-up per byte (two ranks)
+        out += _chain(map(_getitem, tables, suited.to_bytes(7, "little")[first:]))
+    if above < DRAGON_RANK:
+        if specials & 4:
+            out.append(_PHOENIX_SINGLE_OVER.get(above)
+                       or Combination(SINGLE_T, phoenix_single_rank(table), 1, PHOENIX_BIT))
+        if specials & 8:
+            out.append(_DRAGON_SINGLE)
     return out
 
 
@@ -149,13 +171,49 @@ def _kind_table(combo_type: ComboType, size: int, with_phoenix: bool) -> list[li
 
 
 _SINGLE = [Combination(SINGLE_T, (c >> 2) + 2, 1, 1 << c) for c in range(52)]
+_DOG = Combination(DOG_T, 0, 1, DOG_BIT)
 _MAHJONG_SINGLE = Combination(SINGLE_T, 1, 1, MAHJONG_BIT)
 _DRAGON_SINGLE = Combination(SINGLE_T, DRAGON_RANK, 1, DRAGON_BIT)
+# Per byte position of a suited card set and byte value: the singles of its cards.
+# (The last byte of a suited card set is below 16: it holds rank 14 and no special.)
+_BYTE_SINGLES = [[tuple(map(_SINGLE.__getitem__, cards))
+                  for cards in (by_value if k < 6 else by_value[:16])]
+                 for k, by_value in enumerate(BYTE_CARDS)]
+# The Phoenix single led (over 0) or played over a single of each whole rank (constants).
+_PHOENIX_SINGLE_OVER = {r: Combination(SINGLE_T, phoenix_single_rank(
+    Combination(SINGLE_T, r, 1, 0) if r else None), 1, PHOENIX_BIT) for r in range(15)}
 _SUITED_FROM = [SUITED_MASK & ~((1 << (max(r, 2) - 2) * 4) - 1) for r in range(17)]
+
+
+def _above(rank: float) -> tuple[int, int, list[list[tuple[Combination, ...]]]]:
+    """For singles over `rank`: the suited cards ranked above, the first byte of a card set
+    holding one, and the byte tables from there on."""
+    lowest = int(rank) + 1 if rank >= 2 else 2
+    first = min(lowest - 2 >> 1, 7)
+    return _SUITED_FROM[min(lowest, 16)], first, _BYTE_SINGLES[first:]
+
+
+# Every rank a single can have: 0 (none, a lead), the Mah Jong's 1, 2..14 and the Dragon's
+# 15, and each plus one half (the Phoenix over them).
+_ABOVE = {r / 2: _above(r / 2) for r in range(0, 32)}
+# Per rank of a single on the table: the cards that beat it as singles.
+SINGLE_BEATERS = {rank: mask | (PHOENIX_BIT | DRAGON_BIT if rank < DRAGON_RANK else 0)
+                  for rank, (mask, _, _) in _ABOVE.items()}
 _PAIR = _kind_table(PAIR_T, 2, False)
 _PHOENIX_PAIR = _kind_table(PAIR_T, 2, True)
 _TRIPLE = _kind_table(TRIPLE_T, 3, False)
 _PHOENIX_TRIPLE = _kind_table(TRIPLE_T, 3, True)
+
+
+def constant_combinations() -> list[Combination]:
+    """The combinations this module builds once and hands out again and again (every
+    single, pair and triple, the Dog), as opposed to those built per hand."""
+    out = [*_SINGLE, _MAHJONG_SINGLE, _DRAGON_SINGLE, _DOG, *_PHOENIX_SINGLE_OVER.values()]
+    for table in (_PAIR, _PHOENIX_PAIR, _TRIPLE, _PHOENIX_TRIPLE):
+        for by_nibble in table:
+            for combos in by_nibble:
+                out += combos
+    return out
 
 
 def full_houses(nib: list[int], phoenix: bool, above: float) -> list[Combination]:
@@ -165,40 +223,50 @@ def full_houses(nib: list[int], phoenix: bool, above: float) -> list[Combination
         return []
     twos = pairs(nib, phoenix, 0)
     out = []
-    for t in threes:
-        for p in twos:
-            if p.rank != t.rank and not (t.phoenix_as and p.phoenix_as):
-                out.append(Combination(FULL_HOUSE_T, t.rank, 5, t.cards | p.cards,
-                                       t.phoenix_as or p.phoenix_as))
+    for _, t_rank, _, t_cards, t_as in threes:
+        out += [_new(Combination, (FULL_HOUSE_T, t_rank, 5, t_cards | p_cards, t_as or p_as))
+                for _, p_rank, _, p_cards, p_as in twos
+                if p_rank != t_rank and not (t_as and p_as)]
     return out
+
+
+# Combination(...) without the named tuple's __new__, a Python function: half the cost, for
+# the combinations built by the thousand (full houses, stairs, straights).
+_new = tuple.__new__
 
 
 def stairs(nib: list[int], phoenix: bool, n_pairs: int, above: float) -> list[Combination]:
     """Stairs of exactly `n_pairs` consecutive pairs whose top pair ranks above `above`."""
     out = []
-    lowest_top = max(int(above) + 1, n_pairs + 1)
-    have_one = _rank_set(nib, 1)
-    have_two = _rank_set(nib, 2)
-    for top in range(lowest_top, 15):
-        window = ((1 << n_pairs) - 1) << (top - n_pairs + 1)
-        if window & ~have_one or (window & ~have_two).bit_count() > phoenix:
+    present = bytes(nib)  # by rank: 0 where the hand holds none of it
+    two_plus = present.translate(_TWO_PLUS)  # by rank: 1 where it holds two or more
+    if two_plus.count(1) + phoenix < n_pairs:
+        return []  # not enough pairs, even completed by the Phoenix
+    size = 2 * n_pairs
+    for top in range(max(int(above) + 1, n_pairs + 1), 15):
+        low = top - n_pairs + 1
+        if 0 in present[low:top + 1] or two_plus[low:top + 1].count(0) > phoenix:
             continue  # a rank is missing, or more than the Phoenix can complete
-        partial = [(0, 0)]  # (cards, Phoenix rank)
-        for r in range(top - n_pairs + 1, top + 1):
+        # Partial stairs as ints: the cards, and the Phoenix's rank from bit 56 (see
+        # _PHOENIX_AS); each rank adds its pairs, then (Phoenix unused) a card and the Phoenix.
+        partial = [0]
+        for r in range(low, top + 1):
             n = nib[r]
-            shift = (r - 2) * 4
+            natural = _PAIR_CARDS[r][n]
+            completed = _PHOENIX_PAIR_CARDS[r][n] if phoenix else ()
             grown = []
-            for cards, p_as in partial:
-                for p in _PAIRS[n]:
-                    grown.append((cards | p << shift, p_as))
-                if phoenix and not p_as:
-                    for b in _SINGLES[n]:
-                        grown.append((cards | b << shift | PHOENIX_BIT, r))
+            append = grown.append
+            for c in partial:
+                for m in natural:
+                    append(c | m)
+                if completed and not c & PHOENIX_BIT:
+                    for m in completed:
+                        append(c | m)
             partial = grown
             if not partial:
                 break
-        for cards, p_as in partial:
-            out.append(Combination(STAIRS_T, top, 2 * n_pairs, cards, p_as))
+        for c in partial:
+            out.append(_new(Combination, (STAIRS_T, top, size, c & FULL_DECK, c >> 56)))
     return out
 
 
@@ -209,52 +277,59 @@ def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
     The Mah Jong may start a straight as rank 1; the Phoenix may stand for any one rank 2..14.
     """
     out = []
-    have = _rank_set(nib, 1) | mahjong << 1
+    present = bytes(nib)  # by rank: 0 where the hand holds none of it
     shortest = length or 5
     for start in range(max(1, int(above) - shortest + 2), 16 - shortest):
         if start == 1 and not mahjong:
             continue  # only the Mah Jong is a 1
-        if (((1 << shortest) - 1) << start & ~have).bit_count() > phoenix:
+        if present[start:start + shortest].count(0) - (start == 1) > phoenix:
             continue  # too many ranks missing for even the shortest straight from here
+        # Partial straights as ints: the cards, the Phoenix's rank from bit 56, and from bit
+        # 60 the suits that some natural card is not of (all four but for a one-suit run,
+        # a bomb: see _STRAIGHT_CARDS); each rank adds its cards, then (unused) the Phoenix.
         if start == 1:
-            partial = [(MAHJONG_BIT, 0, 0)]  # (cards, common suits, Phoenix rank)
+            partial = [MAHJONG_BIT | _MIXED]
         else:
-            partial = _straight_extend([(0, 0xF, 0)], nib[start], start, phoenix)
-        for r in range(start + 1, 15):
-            partial = _straight_extend(partial, nib[r], r, phoenix)
+            partial = [0]
+        for r in range(start if start > 1 else 2, 15):
+            natural = _STRAIGHT_CARDS[r][nib[r]]
+            grown = []
+            append = grown.append
+            if phoenix:
+                as_r = _PHOENIX_AS[r]
+                for c in partial:
+                    for m in natural:
+                        append(c | m)
+                    if not c & PHOENIX_BIT:
+                        append(c | as_r)
+            else:
+                for c in partial:
+                    for m in natural:
+                        append(c | m)
+            partial = grown
             if not partial:
                 break
             size = r - start + 1
             if size >= 5 and r > above and (length == 0 or size == length):
-                for cards, suits, p_as in partial:
-                    if not suits:  # a natural one-suit run is a bomb, never a straight
-                        out.append(Combination(STRAIGHT_T, r, size, cards, p_as))
+                for c in partial:  # (a loop: a comprehension is a function call in 3.11)
+                    if c >= _MIXED:
+                        out.append(_new(Combination,
+                                        (STRAIGHT_T, r, size, c & FULL_DECK, c >> 56 & 0xF)))
             if length and size >= length:
                 break
     return out
 
 
-def _rank_set(nib: list[int], at_least: int) -> int:
-    """The ranks holding at least `at_least` cards, as a bitmask with bit r for rank r."""
-    out = 0
-    for r in _RANKS:
-        if _COUNT[nib[r]] >= at_least:
-            out |= 1 << r
-    return out
-
-
-_COUNT = [n.bit_count() for n in range(16)]
-
-
-def _straight_extend(partial: list, n: int, r: int, phoenix: bool) -> list:
-    shift = (r - 2) * 4
-    grown = []
-    for cards, suits, p_as in partial:
-        for b in _SINGLES[n]:
-            grown.append((cards | b << shift, suits & b, p_as))
-        if phoenix and not p_as:
-            grown.append((cards | PHOENIX_BIT, 0, r))
-    return grown
+# A bytes.translate table: a rank's nibble -> 1 if it holds two cards or more.
+_TWO_PLUS = bytes(int(n.bit_count() >= 2) for n in range(16)) + bytes(240)
+_PHOENIX_AS = [PHOENIX_BIT | r << 56 | 0xF << 60 for r in range(15)]  # the Phoenix as rank r
+_MIXED = 0xF << 60  # a partial straight that is not of one suit
+_PAIR_CARDS = [[[p << 4 * (r - 2) for p in _PAIRS[n]] for n in range(16)] if r >= 2 else []
+               for r in range(15)]
+_PHOENIX_PAIR_CARDS = [[[b << 4 * (r - 2) | _PHOENIX_AS[r] & ~_MIXED for b in _SINGLES[n]]
+                        for n in range(16)] if r >= 2 else [] for r in range(15)]
+_STRAIGHT_CARDS = [[[b << 4 * (r - 2) | (0xF ^ b) << 60 for b in _SINGLES[n]]
+                    for n in range(16)] if r >= 2 else [] for r in range(15)]
 
 
 def bombs(hand: int, table: Combination | None) -> list[Combination]:

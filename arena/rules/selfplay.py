@@ -44,11 +44,10 @@ class GameSummary:
 def play_game(seed: int, players: Sequence[Player], target: int = 1000) -> tuple[Game, GameSummary]:
     """Play one game to `target` with one player per seat; the finished game and its summary."""
     game = Game(seed, target)
-    decisions = 0
-    while not game.over:
-        for seat in game.to_act():
-            game.apply(seat, players[seat](game.decision(seat)))
-            decisions += 1
+    apply, decision, to_act = game.apply, game.decision, game.to_act
+    while game.phase is not None:  # not game.over, without a property call per decision
+        for seat in to_act():
+            apply(seat, players[seat](decision(seat)))
     summary = GameSummary(seed, (game.scores[0], game.scores[1]), game.winner, game.round_number,
-                          decisions)
+                          len(game.actions))
     return game, summary

@@ -77,3 +77,18 @@ def test_generated_leads_of_full_hands_classify_to_themselves(seed: int) -> None
     hand = sum(1 << c for c in random.Random(seed).sample(range(56), 14))
     for combo in lead_options(hand):
         assert classify(combo.cards, combo.phoenix_as, None) == combo
+
+
+full_hands = st.lists(st.integers(0, 55), min_size=14, max_size=14, unique=True).map(
+    lambda cs: sum(1 << c for c in cs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(full_hands, st.randoms(use_true_random=False))
+def test_leads_of_a_smaller_hand_are_the_leads_of_the_larger_one_that_it_holds(
+        hand: int, rng: random.Random) -> None:
+    leads = lead_options(hand)
+    smaller = hand
+    for c in rng.sample(cards_of(hand), 13):
+        smaller &= ~(1 << c)
+        assert lead_options(smaller) == [x for x in leads if not x.cards & ~smaller]
