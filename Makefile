@@ -24,9 +24,10 @@ demo: $(STAMP)
 	sh scripts/setup-bots.sh
 	$(BIN)/arena tournament tournaments/demo.toml
 
+# Four tests at a time (pytest-xdist): most of them wait on bot processes, not on a CPU.
 test: $(TRAIN)
 	sh scripts/setup-bots.sh
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 4 --dist worksteal
 
 bench: $(STAMP)
 	$(BIN)/arena bench engine

@@ -226,11 +226,18 @@ def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchu
 
 
 def _header(store: Any) -> dict[str, str]:
-    """Lines to print above the standings, by format (terminal and markdown only): public
-    deals (a fixed seed), entrants the last run left out."""
-    from arena.tournament.runner import left_out, stored_deals
+    """Lines to print above the standings, by format (terminal and markdown only): how the
+    bots were isolated, public deals (a fixed seed), entrants the last run left out."""
+    from arena.tournament.runner import isolations, left_out, stored_deals
 
     lines = []
+    levels = isolations(store)
+    if levels == ["sandbox"]:
+        lines.append("Isolation: sandbox (every bot process in a sandbox of its own).")
+    elif levels:
+        lines.append("Isolation: none in " + ("every run" if levels == ["none"] else "some runs")
+                     + ": bots ran as the referee's user, unsandboxed, so a hostile entrant "
+                       "could have read or changed what it must not (arena doctor says why).")
     deals = stored_deals(store)
     if deals is not None and deals != "secret":
         lines.append(f"Deals: fixed seed {deals.split()[1]} (tournament.seed): reproducible, "

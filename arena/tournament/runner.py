@@ -304,13 +304,14 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
     listener = listener or Listener()
     skip = config.skip_unbuildable if skip_unbuildable is None else skip_unbuildable
     count = config.workers(workers)
-    resolve_isolation(config.isolation)  # refuse before anything starts if it cannot be had
+    isolation = resolve_isolation(config.isolation)  # refuse before anything starts
     with run_lock(config.storage, f"arena tournament {config.path}"), \
             open_store(config) as store:
         sweep_pending(config.records, store)
         entrants, left_out = prepare(config, store, listener, skip)
         store.set_meta({"left_out": json.dumps([[f.manifest.name, f.reason]
-                                                for f in left_out])})
+                                                for f in left_out]),
+                        "isolation": json.dumps(sorted({*isolations(store), isolation.value}))})
         if len(entrants) < 2:
             raise ConfigError(f"{config.path}: key 'tournament.entrants': a tournament needs "
                               f"at least two entrants, it has {len(entrants)}"
@@ -376,6 +377,11 @@ class LiveStandings:
 def left_out(store: Store) -> list[tuple[str, str]]:
     """(name, reason) of each entrant the last run left out because it could not be built."""
     return [tuple(e) for e in json.loads(store.meta("left_out") or "[]")]
+
+
+def isolations(store: Store) -> list[str]:
+    """The isolation levels ('sandbox', 'none') the runs of this store played under."""
+    return json.loads(store.meta("isolation") or "[]")
 
 
 def _ignore_records_in_git(records: Path) -> None:

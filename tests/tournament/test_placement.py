@@ -119,8 +119,10 @@ def test_tournament_workers_and_their_bots_are_pinned_to_a_cpu_each(tmp_path, mo
                                        "--no-standings"])
     assert result.exit_code == 0, result.output
     seen = [{int(c) for c in p.read_text().split()} for p in reports.iterdir()]
-    # two workers, each with two sets of four bot processes (first games, second games)
-    assert len(seen) == 16
+    # each worker that got a pair starts a set of four bot processes for its first game and
+    # another for its second: 16 in all. On a busy machine one worker may play both pairs
+    # before the other asks; its second set then plays the next pair's first game: 12
+    assert len(seen) in (12, 16)
     if flag == "--pin":
         # each on a CPU of its worker's own, unless other arena processes of this user (other
         # runs, other tests) hold every free CPU: then its worker runs unpinned

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from arena.cli.main import main
 from arena.tournament.store import read_record
 from tests.processes import bot_processes
-from tests.tournament.conftest import (alive, copy_bot, game_rows, hostile_bot, kill_all, reap,
+from tests.tournament.conftest import (alive, children, copy_bot, game_rows, hostile_bot, kill_all, reap,
                                        start_cli, stored_games, wait_until, workers_of,
                                        write_config)
 
@@ -62,8 +62,11 @@ def test_workers_stopped_or_killed_alone_end_the_run_clearly_and_it_resumes(tmp_
     config = write_config(tmp_path, ["random", "heuristic"], games=8, target=300)
     run = start_cli("tournament", str(config), "-j", "2", "--no-standings")
     try:
+        # both workers playing (bots started: a worker still starting up has no SIGTERM
+        # handler yet, and dies of the signal as any process would)
         wait_until(lambda: stored_games(tmp_path / "t.sqlite") >= 1
-                   and len(workers_of(run.pid)) == 2, "a game stored by two workers",
+                   and len(workers := workers_of(run.pid)) == 2
+                   and all(children(w) for w in workers), "a game stored, two workers playing",
                    proc=run)
         first, second = workers_of(run.pid)
         os.kill(first, signal.SIGTERM)
