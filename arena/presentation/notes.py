@@ -72,6 +72,11 @@ def column_notes(standings: Standings, bootstrap: bool, labels: Labels | None = 
                      "resamples of the pairs (a cross-check).")
     lines.append("Margin: mean of own minus opponent's final score per rated game that ended "
                  "normally (forfeited games left out).")
+    if any(s.void_games for s in standings.stats.values()):
+        lines.append("Void: games left out of the rating: no winner and no seat to charge "
+                     "(seats of both teams failed together), or in a pair with a harness "
+                     "fault. Harness faults: of those, the games of pairs voided by the "
+                     "referee's own failure, which no bot caused.")
     lines.append(f"K-Elo: classic incremental Elo (K = {standings.k_factor:g}) over the games "
                  "in schedule order; it depends on that order: for comparison only, never the "
                  "ranking.")

@@ -123,6 +123,7 @@ def _standings_rows(standings: Standings, labels: Labels | None) -> list[dict[st
             "win_pct": _round(100.0 * stats.win_rate) if stats and stats.games else None,
             "margin": _round(stats.score_margin) if stats and stats.games else None,
             "void_games": stats.void_games if stats else 0,
+            "harness_voided": stats.harness_voided if stats else 0,
             "incremental_elo": _round(standings.incremental.get(key)),
             "scale": scale_text(standings, key, labels),
             "anchor": fit is not None and fit.anchor == key,
@@ -180,6 +181,10 @@ def _standings_columns(rows: Sequence[Mapping[str, Any]], bootstrap: bool,
     # Only the kinds that happened, to keep the table narrow; CSV and JSON carry all of them.
     columns += [_Column(k.value, k.value.replace("_", " ")) for k in ForfeitKind
                 if any(row[k.value] for row in rows)]
+    # Unrated games, and of them those the harness voided (the referee's own failure).
+    columns += [_Column(key, title) for key, title in (("void_games", "Void"),
+                                                       ("harness_voided", "Harness faults"))
+                if any(row[key] for row in rows)]
     columns.append(_Column("incremental_elo", "K-Elo", _fixed(1)))
     return columns
 
@@ -232,7 +237,7 @@ def standings_table(standings: Standings, labels: Labels | None = None,
                 "ci95", "confidence_bound"]
         keys += ["boot_low", "boot_high"] if standings.bootstraps else []
         keys += ["games", "wins", "win_pct", "margin", *[k.value for k in ForfeitKind],
-                 "void_games", "incremental_elo", "anchor", "scale"]
+                 "void_games", "harness_voided", "incremental_elo", "anchor", "scale"]
         return _csv(rows, keys)
     shown = _human_rows(rows)
     columns = _standings_columns(rows, standings.bootstrap is not None, len(standings.fits) > 1)

@@ -37,6 +37,8 @@ class EntrantStats:
     """Rated games this entrant forfeited, by kind (every kind present, zero or not)."""
     void_games: int = 0
     """Games left out of the rating (void, or in a pair voided by a harness fault)."""
+    harness_voided: int = 0
+    """Of the void games, those in a pair with a harness fault (the referee's own failure)."""
 
     @property
     def losses(self) -> int:
@@ -52,14 +54,17 @@ def entrant_stats(results: Iterable[GameResult]) -> dict[str, EntrantStats]:
     """Games, wins, mean score margin, forfeits by kind and void games per entrant."""
     results = list(results)
     rated = {id(g) for g in rated_games(results)}
+    harness = {g.pair_id for g in results if g.harness_fault}
     games: dict[str, list[float]] = {}
     forfeits: dict[str, dict[ForfeitKind, int]] = {}
     for g in results:
         for team, e in enumerate(g.entrants):
-            row = games.setdefault(e, [0, 0, 0.0, 0, 0])  # games, wins, margin sum, void, normal
+            # games, wins, margin sum, void, normal, voided by a harness fault
+            row = games.setdefault(e, [0, 0, 0.0, 0, 0, 0])
             forfeits.setdefault(e, {k: 0 for k in ForfeitKind})
             if id(g) not in rated:
                 row[3] += 1
+                row[5] += g.pair_id in harness
                 continue
             row[0] += 1
             row[1] += g.rated_winner == team
@@ -69,7 +74,7 @@ def entrant_stats(results: Iterable[GameResult]) -> dict[str, EntrantStats]:
             elif g.forfeit[0] == team:
                 forfeits[e][ForfeitKind(g.forfeit[1])] += 1
     return {e: EntrantStats(int(r[0]), int(r[1]), r[2] / r[4] if r[4] else 0.0, forfeits[e],
-                            int(r[3]))
+                            int(r[3]), int(r[5]))
             for e, r in sorted(games.items())}
 
 

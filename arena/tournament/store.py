@@ -14,7 +14,8 @@ Tables (see `_SCHEMA`): `meta` (key/value: name, deals, target, ratings anchor, 
 secret...), `entrants` (key "name@version", folder, content hash, retired flag),
 `submissions` (bot folders added with `arena submit`), `games` (one row per finished game:
 pair, seats, seed, scores, rounds, termination, fault, link to its record), `failures` (per
-entrant and bot fault kind: how many games it forfeited so), `build_outputs` (per bot
+entrant and bot fault kind: how many games it forfeited so, or failed in a game voided
+because seats of both teams failed), `build_outputs` (per bot
 folder, the files its build wrote: left out of its version hash).
 
 The store holds the tournament's deal secret (meta `deal_secret`, made with the store): it
@@ -131,13 +132,36 @@ class GameRow:
     seconds: float
     record: str
     """The record file, relative to the store's folder."""
+    team_faults: tuple[tuple[int, str], ...] = ()
+    """(team, bot fault kind) of each team whose seat failed: the forfeiting team, or both
+    teams of a game voided because seats of both failed together (empty: the forfeiting
+    team of `fault_seat` alone)."""
+
+    def failed_teams(self) -> tuple[tuple[int, str], ...]:
+        """(team, bot fault kind) of each team whose seat failed."""
+        if self.team_faults:
+            return self.team_faults
+        if self.termination.is_bot_fault and self.fault_seat is not None:
+            return ((self.fault_seat & 1, self.termination.value),)
+        return ()
 
     @classmethod
     def from_record(cls, game: ScheduledGame, record: GameRecord, path: str) -> GameRow:
         fault = record.fault
         return cls(game, record.scores, record.winner, record.rounds, record.termination,
                    fault.seat if fault else None, fault.message if fault else None,
-                   record.seconds, path)
+                   record.seconds, path, _team_faults(record))
+
+
+def _team_faults(record: GameRecord) -> tuple[tuple[int, str], ...]:
+    """Each team's first fault kind in a game voided because seats of both teams failed."""
+    fault = record.fault
+    if fault is None or fault.seat is not None or not record.termination.is_bot_fault:
+        return ()
+    kinds: dict[int, str] = {}  # both teams failed: each seat's fault is in the details
+    for each in (fault.details or {}).get("faults", []):
+        kinds.setdefault(each["seat"] & 1, each["kind"])
+    return tuple(sorted(kinds.items()))
 
 
 @dataclass(frozen=True)
@@ -302,10 +326,9 @@ class Store:
                         teams[1], row.scores[0], row.scores[1], row.winner, row.rounds,
                         row.termination.value, row.fault_seat, fault_team, row.fault_message,
                         row.seconds, row.record, _now()))
-            if row.termination.is_bot_fault and fault_team is not None:
-                db.execute("INSERT INTO failures VALUES (?, ?, 1) ON CONFLICT (entrant, kind) "
+            db.executemany("INSERT INTO failures VALUES (?, ?, 1) ON CONFLICT (entrant, kind) "
                            "DO UPDATE SET count = count + 1",
-                           (teams[fault_team], row.termination.value))
+                           [(teams[team], kind) for team, kind in row.failed_teams()])
         return True
 
     def _conflict(self, game_id: str, stored: tuple, values: tuple) -> str:

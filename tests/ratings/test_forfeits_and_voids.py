@@ -50,6 +50,7 @@ def test_a_harness_fault_voids_the_whole_pair():
     assert fit_ratings(results, anchor="y").elo == fit_ratings(good, anchor="y").elo
     stats = entrant_stats(results)
     assert (stats["x"].games, stats["x"].wins, stats["x"].void_games) == (2, 1, 2)
+    assert stats["x"].harness_voided == stats["y"].harness_voided == 2  # both games of its pair
     assert pair_outcomes(results, "x", "y") == [1]
 
 
@@ -58,6 +59,8 @@ def test_a_void_game_leaves_its_pair_incomplete_but_its_other_game_rated():
     pair[1] = GameResult("p", ("y", "x"), (0, 0), None)
     results = pair + duplicate_pair("q", "x", "y", False, True)
     assert len(rated_games(results)) == 3
+    stats = entrant_stats(results)
+    assert (stats["x"].void_games, stats["x"].harness_voided) == (1, 0)
     assert pair_outcomes(results, "x", "y") == [1]
     (summary,) = matchup_summaries(results, fit_ratings(results, anchor="y"))
     assert (summary.a, summary.split, summary.incomplete, summary.wins, summary.losses) == (

@@ -35,7 +35,7 @@ def rows(text: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-def test_standings_terminal(standings):
+def test_standings_terminal(standings, results):
     text = standings_table(standings, LABELS)
     lines = text.splitlines()
     assert lines[0].split()[:6] == ["Rank", "Entrant", "Version", "Elo", "±95%", "CI"]
@@ -46,6 +46,11 @@ def test_standings_terminal(standings):
     assert lines[4].split()[1:5] == ["Random", "1.0", "0.0", "anchor"]
     notes = text[text.index("Notes:"):]
     assert "K-Elo: classic incremental Elo" in notes and "Margin: mean of own" in notes
+    # the harness-faulted game of a and b: unrated, and counted as such
+    assert "Void" in lines[0] and "Harness faults" in lines[0]
+    assert "Void: games left out of the rating" in notes
+    assert "Void" not in standings_table(compute_standings(
+        [r for r in results if not r.harness_fault], anchor="random"), LABELS)
 
 
 def test_standings_markdown(standings):
@@ -71,6 +76,7 @@ def test_standings_csv_carries_numbers_and_every_forfeit_kind(standings):
     assert a["bound"] == "" and a["scale"] == "anchor Random = 0.0"
     assert (a["timeout"], a["crash"], a["handshake_failure"]) == ("1", "0", "0")
     assert int(a["games"]) == 2 * 12 * 2 + 1 and a["void_games"] == "1"
+    assert a["harness_voided"] == "1"
     assert float(a["boot_low"]) < float(a["elo"]) < float(a["boot_high"])
 
 
