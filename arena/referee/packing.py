@@ -1,0 +1,207 @@
+"""The referee's requests packed from precomputed pieces: the bytes of
+`protocol.codec.pack(wire.request_message(...))`, without building the maps each time.
+
+A request is mostly things that recur: card sets, option maps (the same combinations come
+back all game), events (each one goes to up to four seats), the same keys. Each piece is
+packed once and cached, and a request is the concatenation of its pieces behind the map
+headers msgpack itself would write. The result is byte for byte what the map path gives
+(tests/referee/test_packing.py holds it on random games), so the wire does not change:
+`wire` stays the one definition of every message, this module only a faster way to its
+bytes. `EventFeed` converts each engine event to its wire map and its bytes once, for every
+seat that may see it.
+
+Caches are keyed by values of one type each (a card set, a tuple of ints, a combination),
+never by mixed values: msgpack tells True from 1, a dict key does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+import msgpack
+
+from arena.referee import wire
+from arena.rules import PUBLIC, Combination, Decision, DecisionKind, Event, Game, Observation
+from arena.rules.actions import PlayOptions
+
+Message = dict[str, Any]
+_packb: Callable[[Any], bytes] = msgpack.Packer(use_bin_type=True).pack  # autoreset: bytes
+_NIL, _TRUE, _FALSE = b"\xc0", b"\xc3", b"\xc2"
+_SMALL_INTS = {n: _packb(n) for n in range(-32, 1 << 16)}  # ids, deadlines, points, seats
+
+
+def _int(n: int) -> bytes:
+    packed = _SMALL_INTS.get(n)
+    return packed if packed is not None and type(n) is int else _packb(n)
+
+
+def _bool(b: bool) -> bytes:
+    return _TRUE if b is True else _FALSE if b is False else _packb(b)
+
+
+def _key(name: str) -> bytes:
+    return _packb(name)
+
+
+def _array_header(n: int) -> bytes:
+    return msgpack.Packer().pack_array_header(n)
+
+
+_ARRAY_HEADERS = [_array_header(n) for n in range(256)]
+
+
+def _array(items: list[bytes]) -> bytes:
+    n = len(items)
+    return b"".join((_ARRAY_HEADERS[n] if n < 256 else _array_header(n), *items))
+
+
+@lru_cache(maxsize=1 << 16)
+def cards_bytes(cards: int) -> bytes:
+    """A card set's wire list (`wire.cards_text`), packed."""
+    return _packb(wire.cards_text(cards))
+
+
+@lru_cache(maxsize=1 << 12)
+def _ints_bytes(values: tuple[int, ...]) -> bytes:
+    return _packb(values)  # only ever tuples of ints (see the module docstring)
+
+
+@lru_cache(maxsize=64)
+def _flags_bytes(values: tuple[bool, ...]) -> bytes:
+    return _packb(values)  # only ever tuples of bools
+
+
+@lru_cache(maxsize=1 << 12)
+def _table_bytes(table: Combination | None, seat: int) -> bytes:
+    if table is None:
+        return _NIL
+    return _packb({"seat": seat, "cards": wire.cards_text(table.cards),
+                   "combination": wire.combination_name(table),
+                   "phoenix_as": wire.rank_text(table.phoenix_as)})
+
+
+@lru_cache(maxsize=1 << 10)
+def _exchange_bytes(given: tuple[int, ...], received: tuple[int, ...]) -> bytes:
+    if not given:
+        return _NIL
+    return _packb({"given": [wire.card_name(c) for c in given],
+                   "received": [wire.card_name(c) for c in received]})
+
+
+@lru_cache(maxsize=16)
+def _rank_bytes(rank: int) -> bytes:
+    return _packb(wire.rank_text(rank))
+
+
+def _keys(*names: str) -> list[bytes]:
+    return [_key(name) for name in names]
+
+
+_OBSERVATION_KEYS = _keys("seat", "round", "hand", "hand_counts", "grand_tichu", "tichu",
+                          "out_order", "wish", "table", "trick", "trick_points", "played",
+                          "points_taken", "exchange", "scores", "target")
+(_K_SEAT, _K_ROUND, _K_HAND, _K_HAND_COUNTS, _K_GRAND, _K_TICHU, _K_OUT, _K_WISH, _K_TABLE,
+ _K_TRICK, _K_TRICK_POINTS, _K_PLAYED, _K_POINTS_TAKEN, _K_EXCHANGE, _K_SCORES,
+ _K_TARGET) = _OBSERVATION_KEYS
+_OBSERVATION_HEAD = msgpack.Packer().pack_map_header(len(_OBSERVATION_KEYS)) + _K_SEAT
+
+
+def observation_bytes(obs: Observation) -> bytes:
+    """`wire.observation_map(obs)`, packed."""
+    return b"".join((
+        _OBSERVATION_HEAD, _int(obs.seat), _K_ROUND, _int(obs.round_number),
+        _K_HAND, cards_bytes(obs.hand), _K_HAND_COUNTS, _ints_bytes(obs.hand_counts),
+        _K_GRAND, _flags_bytes(obs.grand_tichu), _K_TICHU, _flags_bytes(obs.tichu),
+        _K_OUT, _ints_bytes(obs.out_order), _K_WISH, _rank_bytes(obs.wish),
+        _K_TABLE, _table_bytes(obs.table, obs.table_seat), _K_TRICK, cards_bytes(obs.trick),
+        _K_TRICK_POINTS, _int(obs.trick_points), _K_PLAYED, cards_bytes(obs.played),
+        _K_POINTS_TAKEN, _ints_bytes(obs.points_taken),
+        _K_EXCHANGE, _exchange_bytes(obs.exchange_given, obs.exchange_received),
+        _K_SCORES, _ints_bytes(obs.scores), _K_TARGET, _int(obs.target)))
+
+
+_PASS_BYTES = _packb(wire.PASS_OPTION)
+
+
+@lru_cache(maxsize=1 << 16)
+def _play_bytes(combo: Combination) -> bytes:
+    return _packb(wire.play_map(combo))
+
+
+def options_bytes(decision: Decision) -> bytes:
+    """`wire.option_maps(decision)`, packed."""
+    if decision.kind is DecisionKind.PLAY or decision.kind is DecisionKind.BOMB:
+        options = wire.ordered_options(decision)
+        assert isinstance(options, PlayOptions)
+        items = [_PASS_BYTES] if options.can_pass else []
+        items += map(_play_bytes, options.combinations)
+        return _array(items)
+    return _packb(wire.option_maps(decision))
+
+
+_REQUEST_HEAD = (msgpack.Packer().pack_map_header(9) + _key("type") + _packb("request")
+                 + _key("id"))
+_K_KIND, _K_DEADLINE, _K_MAY_CALL, _K_MUST_FULFIL, _K_OBSERVATION, _K_OPTIONS, _K_EVENTS = \
+    _keys("kind", "deadline_ms", "may_call_tichu", "must_fulfil_wish", "observation",
+          "options", "events")
+_KINDS = {kind: _packb(kind.value) for kind in DecisionKind}
+
+
+def request_bytes(decision: Decision, obs: Observation, events: list[bytes], request_id: int,
+                  deadline_ms: int, with_options: bool = True) -> bytes:
+    """`codec.pack(wire.request_message(decision, obs, maps, ...))` where `events` holds the
+    packed maps (`EventFeed.unsent_bytes`). Not checked against the message size cap: the
+    caller sends it through the same check as every message (`codec.bounded`)."""
+    return b"".join((
+        _REQUEST_HEAD, _int(request_id), _K_KIND, _KINDS[decision.kind],
+        _K_DEADLINE, _int(deadline_ms), _K_MAY_CALL, _bool(decision.may_call_tichu),
+        _K_MUST_FULFIL, _bool(decision.must_fulfil_wish),
+        _K_OBSERVATION, observation_bytes(obs),
+        _K_OPTIONS, options_bytes(decision) if with_options else _NIL,
+        _K_EVENTS, _array(events)))
+
+
+class EventFeed:
+    """A game's events in wire form, each converted (and packed) once whichever seats see it;
+    hands each seat the events it may see and has not been handed yet."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.maps: list[Message] = []   # game.events so far, in wire form
+        self.packed: list[bytes] = []  # the same, packed
+        self.sent = [0, 0, 0, 0]       # per seat: how many of game.events it has been handed
+
+    def _visible(self, seat: int) -> list[int]:
+        """The indices of the events `seat` may see and has not been handed (now handed)."""
+        events = self.game.events
+        maps = self.maps
+        for event in events[len(maps):]:
+            maps.append(wire.event_map(event))
+        start, end = self.sent[seat], len(events)
+        self.sent[seat] = end
+        return [i for i in range(start, end) if _visible(events[i], seat)]
+
+    def unsent(self, seat: int) -> list[Message]:
+        """The wire maps of the events `seat` may see that it has not been handed yet."""
+        maps = self.maps
+        return [maps[i] for i in self._visible(seat)]
+
+    def unsent_bytes(self, seat: int) -> list[bytes]:
+        """`unsent(seat)`, each map packed."""
+        indices = self._visible(seat)
+        packed, maps = self.packed, self.maps
+        if len(packed) < len(maps):
+            packed += map(_packb, maps[len(packed):])
+        return [packed[i] for i in indices]
+
+    def all(self) -> list[Message]:
+        """Every event of the game so far in wire form (nobody is handed anything)."""
+        for event in self.game.events[len(self.maps):]:
+            self.maps.append(wire.event_map(event))
+        return self.maps
+
+
+def _visible(event: Event, seat: int) -> bool:
+    return event.visible_to == PUBLIC or event.visible_to == seat
