@@ -57,42 +57,30 @@ def _array(items: list[bytes]) -> bytes:
     return b"".join((_ARRAY_HEADERS[n] if n < 256 else _array_header(n), *items))
 
 
-@lru_cache(maxsize=1 << 16)
+# Per byte of a card set (by position and value): how many cards it holds, their names packed.
+_BYTE_CARDS = [[(len(names), b"".join(map(_packb, names)))
+                for names in (wire.cards_text(value << 8 * position) for value in range(256))]
+               for position in range(7)]
+
+
 def cards_bytes(cards: int) -> bytes:
-    """A card set's wire list (`wire.cards_text`), packed."""
-    return _packb(wire.cards_text(cards))
+    """A card set's wire list (`wire.cards_text`), packed: a table lookup per byte (card
+    sets rarely recur: a hand, the cards played, a trick change all the time)."""
+    count = 0
+    parts = []
+    for table in _BYTE_CARDS:
+        if not cards:
+            break
+        n, packed = table[cards & 0xFF]
+        count += n
+        parts.append(packed)
+        cards >>= 8
+    return _ARRAY_HEADERS[count] + b"".join(parts)
 
 
 @lru_cache(maxsize=1 << 12)
 def _ints_bytes(values: tuple[int, ...]) -> bytes:
     return _packb(values)  # only ever tuples of ints (see the module docstring)
-
-
-@lru_cache(maxsize=64)
-def _flags_bytes(values: tuple[bool, ...]) -> bytes:
-    return _packb(values)  # only ever tuples of bools
-
-
-@lru_cache(maxsize=1 << 12)
-def _table_bytes(table: Combination | None, seat: int) -> bytes:
-    if table is None:
-        return _NIL
-    return _packb({"seat": seat, "cards": wire.cards_text(table.cards),
-                   "combination": wire.combination_name(table),
-                   "phoenix_as": wire.rank_text(table.phoenix_as)})
-
-
-@lru_cache(maxsize=1 << 10)
-def _exchange_bytes(given: tuple[int, ...], received: tuple[int, ...]) -> bytes:
-    if not given:
-        return _NIL
-    return _packb({"given": [wire.card_name(c) for c in given],
-                   "received": [wire.card_name(c) for c in received]})
-
-
-@lru_cache(maxsize=16)
-def _rank_bytes(rank: int) -> bytes:
-    return _packb(wire.rank_text(rank))
 
 
 def _keys(*names: str) -> list[bytes]:
@@ -109,17 +97,51 @@ _OBSERVATION_HEAD = msgpack.Packer().pack_map_header(len(_OBSERVATION_KEYS)) + _
 
 
 def observation_bytes(obs: Observation) -> bytes:
-    """`wire.observation_map(obs)`, packed."""
+    """`wire.observation_map(obs)`, packed: the fields in runs that change together, each
+    run cached (the seat and round; the calls; the wish and table; the trick; the
+    exchange, scores and target change once a round at most)."""
     return b"".join((
-        _OBSERVATION_HEAD, _int(obs.seat), _K_ROUND, _int(obs.round_number),
-        _K_HAND, cards_bytes(obs.hand), _K_HAND_COUNTS, _ints_bytes(obs.hand_counts),
-        _K_GRAND, _flags_bytes(obs.grand_tichu), _K_TICHU, _flags_bytes(obs.tichu),
-        _K_OUT, _ints_bytes(obs.out_order), _K_WISH, _rank_bytes(obs.wish),
-        _K_TABLE, _table_bytes(obs.table, obs.table_seat), _K_TRICK, cards_bytes(obs.trick),
-        _K_TRICK_POINTS, _int(obs.trick_points), _K_PLAYED, cards_bytes(obs.played),
+        _head_bytes(obs.seat, obs.round_number), cards_bytes(obs.hand),
+        _K_HAND_COUNTS, _ints_bytes(obs.hand_counts),
+        _calls_bytes(obs.grand_tichu, obs.tichu), _ints_bytes(obs.out_order),
+        _table_bytes(obs.wish, obs.table, obs.table_seat),
+        _trick_bytes(obs.trick, obs.trick_points), cards_bytes(obs.played),
         _K_POINTS_TAKEN, _ints_bytes(obs.points_taken),
-        _K_EXCHANGE, _exchange_bytes(obs.exchange_given, obs.exchange_received),
-        _K_SCORES, _ints_bytes(obs.scores), _K_TARGET, _int(obs.target)))
+        _tail_bytes(obs.exchange_given, obs.exchange_received, obs.scores, obs.target)))
+
+
+@lru_cache(maxsize=256)
+def _head_bytes(seat: int, round_number: int) -> bytes:
+    return b"".join((_OBSERVATION_HEAD, _int(seat), _K_ROUND, _int(round_number), _K_HAND))
+
+
+@lru_cache(maxsize=256)
+def _calls_bytes(grand_tichu: tuple[bool, ...], tichu: tuple[bool, ...]) -> bytes:
+    # only ever tuples of bools: no int can take a bool's place in this cache
+    return b"".join((_K_GRAND, _packb(grand_tichu), _K_TICHU, _packb(tichu), _K_OUT))
+
+
+@lru_cache(maxsize=1 << 12)
+def _table_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
+    packed = _NIL if table is None else _packb({
+        "seat": seat, "cards": wire.cards_text(table.cards),
+        "combination": wire.combination_name(table),
+        "phoenix_as": wire.rank_text(table.phoenix_as)})
+    return b"".join((_K_WISH, _packb(wire.rank_text(wish)), _K_TABLE, packed, _K_TRICK))
+
+
+def _trick_bytes(trick: int, trick_points: int) -> bytes:
+    return b"".join((cards_bytes(trick), _K_TRICK_POINTS, _int(trick_points), _K_PLAYED))
+
+
+@lru_cache(maxsize=1 << 10)
+def _tail_bytes(given: tuple[int, ...], received: tuple[int, ...], scores: tuple[int, ...],
+                target: int) -> bytes:
+    exchange = _NIL if not given else _packb({
+        "given": [wire.card_name(c) for c in given],
+        "received": [wire.card_name(c) for c in received]})
+    return b"".join((_K_EXCHANGE, exchange, _K_SCORES, _ints_bytes(scores), _K_TARGET,
+                     _int(target)))
 
 
 _PASS_BYTES = _packb(wire.PASS_OPTION)

@@ -292,8 +292,9 @@ def action_from_reply(reply: Message, decision: Decision, options_sent: bool = T
         raise IllegalAction("wish-not-allowed", "only a play holding the Mah Jong may wish")
     if chosen is None:
         return _action(reply["action"], call, wish)
-    if isinstance(chosen, Play):
-        return chosen._replace(wish=rank_value(wish), call_tichu=call)
+    if isinstance(chosen, Play):  # an option has its free flags unset
+        return chosen if wish is None and not call else \
+            Play(chosen.cards, chosen.phoenix_as, rank_value(wish), call)
     return Pass(call) if isinstance(chosen, Pass) else chosen
 
 
