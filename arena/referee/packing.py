@@ -29,7 +29,7 @@ from arena.rules.actions import PlayOptions
 Message = dict[str, Any]
 _packb: Callable[[Any], bytes] = msgpack.Packer(use_bin_type=True).pack  # autoreset: bytes
 _NIL, _TRUE, _FALSE = b"\xc0", b"\xc3", b"\xc2"
-_SMALL_INTS = {n: _packb(n) for n in range(-32, 1 << 16)}  # ids, deadlines, points, seats
+_SMALL_INTS = {n: _packb(n) for n in range(-32, 1024)}  # seats, points, small ids
 
 
 def _int(n: int) -> bytes:
