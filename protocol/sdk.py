@@ -49,6 +49,7 @@ logger = logging.getLogger(__name__)
 Message = dict[str, Any]
 ENDPOINT_VAR = "TICHU_ENDPOINT"
 TOKEN_VAR = "TICHU_TOKEN"
+TRANSPORT_VAR = "TICHU_SDK_TRANSPORT"  # "pyzmq": connect through libzmq, not protocol.zmtp
 STRICT_VAR = "TICHU_STRICT"  # "1": validate every referee message in full (for bot authors' tests)
 
 
@@ -255,7 +256,50 @@ def run(bot: Bot | Callable[[Message], Message], endpoint: str | None = None,
 
 
 def _serve(session: Session, endpoint: str, strict: bool = False) -> int:
-    """Serve one session; `strict` validates every referee message in full (slower)."""
+    """Serve one session; `strict` validates every referee message in full (slower).
+
+    The connection is the SDK's own ZMTP DEALER (`protocol.zmtp`: no I/O thread, a syscall
+    per message); TICHU_SDK_TRANSPORT=pyzmq uses a libzmq DEALER instead (the same wire)."""
+    if os.environ.get(TRANSPORT_VAR, "") == "pyzmq":
+        return _serve_pyzmq(session, endpoint, strict)
+    from protocol.zmtp import Dealer, ZmtpError
+
+    label = session.bot.name
+    parent = os.getppid()
+    debug = logger.isEnabledFor(logging.DEBUG)
+    read = (lambda frame: decode(frame, "referee")) if strict else unpack
+    try:
+        sock = Dealer(endpoint, MAX_MESSAGE_BYTES)
+    except (OSError, ValueError) as exc:
+        print(f"{label}: cannot connect to the referee at {endpoint}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        _send(sock, session.hello(), label, debug)
+        while not session.done:
+            frame = sock.recv(1.0)
+            if frame is None:
+                if os.getppid() != parent:  # the referee is gone: nobody will talk to us
+                    logger.warning("%s: parent process gone, exiting", label)
+                    return 1
+                continue
+            if debug:
+                logger.debug("%s: << %r", label, frame[:300])
+            reply = session.handle(read(frame))
+            if reply is not None:
+                _send(sock, reply, label, debug)
+        return 0
+    except Stopped as stop:
+        print(f"{label}: stopped by the referee: {stop}", file=sys.stderr)
+        return 1
+    except ZmtpError as exc:
+        print(f"{label}: connection to the referee lost: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        sock.close()
+
+
+def _serve_pyzmq(session: Session, endpoint: str, strict: bool = False) -> int:
+    """`_serve` over a libzmq DEALER (pyzmq)."""
     import zmq
 
     context = zmq.Context()
