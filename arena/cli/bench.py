@@ -179,6 +179,11 @@ class Spent:
         return self.wall_us - (self.referee_user_us + self.referee_sys_us + self.bots_user_us
                                + self.bots_sys_us)
 
+    @property
+    def cpu_us(self) -> float:
+        """CPU of every process of the match per asked decision."""
+        return self.referee_user_us + self.referee_sys_us + self.bots_user_us + self.bots_sys_us
+
     def cells(self) -> list[str]:
         return [f"{self.wall_us:.0f} us",
                 f"{self.referee_user_us:.0f} + {self.referee_sys_us:.0f} us",
@@ -232,6 +237,8 @@ class TransportFigures:
             ["(c) decisions per game (asked over the wire)"]
             + [f"{f.decisions_per_game:.0f} ({f.asked_per_game:.0f})" for _, f in columns],
         ]
+        rows.append(["(c) games/s on a CPU of its own: 1 / CPU per game"]
+                    + [f"{1e6 / (f.spent.cpu_us * f.asked_per_game):.2f}" for _, f in columns])
         names = ["(c) per asked decision: wall", "(c)   referee CPU, user + kernel",
                  "(c)   bots CPU, user + kernel", "(c)   off CPU (waiting, wake-ups)",
                  "(c)   switches: referee vol + invol / bots"]
