@@ -17,6 +17,7 @@ never by mixed values: msgpack tells True from 1, a dict key does not.
 from __future__ import annotations
 
 from collections.abc import Callable
+import functools
 from functools import lru_cache
 from typing import Any
 
@@ -27,7 +28,8 @@ from arena.rules import PUBLIC, Combination, Decision, DecisionKind, Event, Game
 from arena.rules.actions import PlayOptions
 
 Message = dict[str, Any]
-_packb: Callable[[Any], bytes] = msgpack.Packer(use_bin_type=True).pack  # autoreset: bytes
+# msgpack.packb, not one shared Packer: a Packer is not safe across threads
+_packb: Callable[[Any], bytes] = functools.partial(msgpack.packb, use_bin_type=True)
 _NIL, _TRUE, _FALSE = b"\xc0", b"\xc3", b"\xc2"
 _SMALL_INTS = {n: _packb(n) for n in range(-32, 1024)}  # seats, points, small ids
 
