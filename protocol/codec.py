@@ -41,7 +41,7 @@ _BOT_LIMITS = {"max_array_len": MAX_BOT_ITEMS,
 __all__ = [
     "PROTOCOL_VERSION", "SUPPORTED_VERSIONS", "MAX_MESSAGE_BYTES", "MAX_BOT_MESSAGE_BYTES",
     "ProtocolError",
-    "validate", "encode", "decode", "pack", "unpack", "MESSAGES", "BOT_MESSAGES",
+    "validate", "encode", "decode", "pack", "bounded", "unpack", "MESSAGES", "BOT_MESSAGES",
     "REFEREE_MESSAGES",
 ]
 
@@ -105,7 +105,12 @@ def pack(message: dict[str, Any]) -> bytes:
     For trusted producers only (the referee's own `arena.referee.wire` builds canonical maps; a test
     checks that `pack` and `encode` agree on them). Oversize still raises ProtocolError.
     """
-    data = msgpack.packb(message, use_bin_type=True)
+    return bounded(msgpack.packb(message, use_bin_type=True))
+
+
+def bounded(data: bytes) -> bytes:
+    """`data`, the packed bytes of a message; ProtocolError if it is over MAX_MESSAGE_BYTES
+    (the cap every message sent to a bot is held to, however it was packed)."""
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum "
                             f"{MAX_MESSAGE_BYTES}")

@@ -49,6 +49,7 @@ logger = logging.getLogger(__name__)
 Message = dict[str, Any]
 ENDPOINT_VAR = "TICHU_ENDPOINT"
 TOKEN_VAR = "TICHU_TOKEN"
+TRANSPORT_VAR = "TICHU_SDK_TRANSPORT"  # "pyzmq": connect through libzmq, not protocol.zmtp
 STRICT_VAR = "TICHU_STRICT"  # "1": validate every referee message in full (for bot authors' tests)
 
 
@@ -255,25 +256,29 @@ def run(bot: Bot | Callable[[Message], Message], endpoint: str | None = None,
 
 
 def _serve(session: Session, endpoint: str, strict: bool = False) -> int:
-    """Serve one session; `strict` validates every referee message in full (slower)."""
-    import zmq
+    """Serve one session; `strict` validates every referee message in full (slower).
 
-    context = zmq.Context()
-    sock = context.socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 1000)
-    sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-    sock.setsockopt(zmq.RCVTIMEO, 1000)
-    sock.connect(endpoint)
+    The connection is the SDK's own ZMTP DEALER (`protocol.zmtp`: no I/O thread, a syscall
+    per message); TICHU_SDK_TRANSPORT=pyzmq uses a libzmq DEALER instead (the same wire)."""
     label = session.bot.name
+    try:
+        if os.environ.get(TRANSPORT_VAR, "") == "pyzmq":
+            sock: Any = _Pyzmq(endpoint)
+        else:
+            from protocol.zmtp import Dealer
+
+            sock = Dealer(endpoint, MAX_MESSAGE_BYTES)
+    except (OSError, ValueError) as exc:
+        print(f"{label}: cannot connect to the referee at {endpoint}: {exc}", file=sys.stderr)
+        return 1
     parent = os.getppid()
     debug = logger.isEnabledFor(logging.DEBUG)
     read = (lambda frame: decode(frame, "referee")) if strict else unpack
     try:
         _send(sock, session.hello(), label, debug)
         while not session.done:
-            try:
-                frame = sock.recv()
-            except zmq.Again:
+            frame = sock.recv(1.0)
+            if frame is None:
                 if os.getppid() != parent:  # the referee is gone: nobody will talk to us
                     logger.warning("%s: parent process gone, exiting", label)
                     return 1
@@ -287,9 +292,42 @@ def _serve(session: Session, endpoint: str, strict: bool = False) -> int:
     except Stopped as stop:
         print(f"{label}: stopped by the referee: {stop}", file=sys.stderr)
         return 1
+    except ConnectionError as exc:
+        print(f"{label}: connection to the referee lost: {exc}", file=sys.stderr)
+        return 1
     finally:
         sock.close()
-        context.term()
+
+
+class _Pyzmq:
+    """A libzmq DEALER (pyzmq) with the interface of `protocol.zmtp.Dealer`."""
+
+    def __init__(self, endpoint: str) -> None:
+        import zmq
+
+        self.zmq = zmq
+        self.context = zmq.Context()
+        self.sock = self.context.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.LINGER, 1000)
+        self.sock.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+        self.sock.connect(endpoint)
+        self.timeout_ms: int | None = None
+
+    def send(self, data: bytes) -> None:
+        self.sock.send(data)
+
+    def recv(self, timeout: float) -> bytes | None:
+        if int(timeout * 1000) != self.timeout_ms:
+            self.timeout_ms = int(timeout * 1000)
+            self.sock.setsockopt(self.zmq.RCVTIMEO, self.timeout_ms)
+        try:
+            return self.sock.recv()
+        except self.zmq.Again:
+            return None
+
+    def close(self) -> None:
+        self.sock.close()
+        self.context.term()
 
 
 def _send(sock: Any, message: Message, label: str, debug: bool) -> None:

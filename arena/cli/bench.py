@@ -14,7 +14,7 @@ from pathlib import Path
 import zmq
 from tabulate import tabulate
 
-from arena.referee.inprocess import load_bot
+from arena.referee.inprocess import Meter, load_bot
 from arena.referee.inprocess import play_game as play_local_game
 from arena.referee.manifest import folder_hash, load_manifest
 from arena.referee.placement import pinned
@@ -144,6 +144,59 @@ class PlacementFigures:
     games_per_s: float
     decisions_per_game: float
     asked_per_game: float
+    spent: Spent  # (c)'s time per asked decision, by side
+
+
+@dataclass(frozen=True)
+class Spent:
+    """Where (c)'s time goes, per asked decision, in microseconds (CPU times from /proc,
+    in clock ticks: coarse, but summed over a thousand decisions a game): the referee's
+    process (its user and kernel time; all its threads), the four bot processes (and their
+    sandboxes), and the wall clock; switches: context switches per asked decision, the
+    voluntary ones (a process waits: each hand-over of the turn) and the involuntary ones
+    (preempted: the CPU is busy with other work)."""
+
+    wall_us: float
+    referee_user_us: float
+    referee_sys_us: float
+    bots_user_us: float
+    bots_sys_us: float
+    referee_switches: tuple[float, float]  # voluntary, involuntary
+    bots_switches: tuple[float, float]
+
+    @property
+    def other_us(self) -> float:
+        """Wall time not spent on the CPU by any process of the match: waiting for a CPU (other
+        processes of the machine) and for wake-ups."""
+        return self.wall_us - (self.referee_user_us + self.referee_sys_us + self.bots_user_us
+                               + self.bots_sys_us)
+
+    @property
+    def cpu_us(self) -> float:
+        """CPU of every process of the match per asked decision."""
+        return self.referee_user_us + self.referee_sys_us + self.bots_user_us + self.bots_sys_us
+
+    def cells(self) -> list[str]:
+        return [f"{self.wall_us:.0f} us",
+                f"{self.referee_user_us:.0f} + {self.referee_sys_us:.0f} us",
+                f"{self.bots_user_us:.0f} + {self.bots_sys_us:.0f} us",
+                f"{self.other_us:.0f} us",
+                "{:.1f} + {:.1f} / {:.1f} + {:.1f}".format(*self.referee_switches,
+                                                         *self.bots_switches)]
+
+
+@dataclass(frozen=True)
+class InProcessFigures:
+    """CPU per asked decision of in-process games between trivial bots (no sockets, no
+    processes: `arena.referee.inprocess` with a `Meter`), in microseconds: the referee's work
+    as `Match` does it (events, packing the request, decoding and checking the reply), the
+    bots' (the SDK reading the request as over the wire, the decision, the reply packed) and
+    the engine's."""
+
+    asked: int
+    referee_us: float
+    bots_us: float
+    engine_us: float
 
 
 @dataclass(frozen=True)
@@ -155,6 +208,7 @@ class TransportFigures:
     request_bytes: int  # the median size
     pinned: PlacementFigures | None  # None: no affinity support, or every CPU claimed
     shared: PlacementFigures
+    inprocess: InProcessFigures
 
     def lines(self) -> list[str]:
         columns = [("one CPU (pinned)", self.pinned)] if self.pinned else []
@@ -175,11 +229,22 @@ class TransportFigures:
             ["(c) decisions per game (asked over the wire)"]
             + [f"{f.decisions_per_game:.0f} ({f.asked_per_game:.0f})" for _, f in columns],
         ]
+        rows.append(["(c) games/s on a CPU of its own: 1 / CPU per game"]
+                    + [f"{1e6 / (f.spent.cpu_us * f.asked_per_game):.2f}" for _, f in columns])
+        names = ["(c) per asked decision: wall", "(c)   referee CPU, user + kernel",
+                 "(c)   bots CPU, user + kernel", "(c)   off CPU (waiting, wake-ups)",
+                 "(c)   switches: referee vol + invol / bots"]
+        for i, name in enumerate(names):
+            rows.append([name] + [f.spent.cells()[i] for _, f in columns])
         table = tabulate(rows, headers=[""] + [name for name, _ in columns], tablefmt="simple")
+        inproc = self.inprocess
         return [f"(a) sends in turn the {self.requests} requests (median {self.request_bytes} "
                 "bytes) that the trivial bot gets in (b)'s games. Medians over single round "
                 "trips; (b) counts asked decisions only (the others are passed by the "
-                "referee: auto_pass).", "", *table.splitlines()]
+                "referee: auto_pass).", "", *table.splitlines(), "",
+                f"In-process, CPU per asked decision ({inproc.asked} decisions, trivial bots): "
+                f"referee {inproc.referee_us:.1f} us, bots {inproc.bots_us:.1f} us, engine "
+                f"{inproc.engine_us:.1f} us."]
 
 
 def bench_transport(games: int = 3, round_trips: int = 2000, seed: int = 0) -> TransportFigures:
@@ -189,8 +254,20 @@ def bench_transport(games: int = 3, round_trips: int = 2000, seed: int = 0) -> T
     with pinned() as cpu:
         if cpu is not None:
             pinned_figures = _measure(requests, games, round_trips, seed)
+    shared_figures = _measure(requests, games, round_trips, seed)
     return TransportFigures(len(requests), sorted(map(len, requests))[len(requests) // 2],
-                            pinned_figures, _measure(requests, games, round_trips, seed))
+                            pinned_figures, shared_figures, bench_inprocess(2, seed))
+
+
+def bench_inprocess(games: int, seed: int = 0) -> InProcessFigures:
+    """CPU per asked decision of `games` in-process games to 1000 between trivial bots."""
+    make_bot = load_bot(_TRIVIAL)
+    meter = Meter()
+    for i in range(games):
+        play_local_game(seed + i, [make_bot(s) for s in range(4)], meter=meter)
+    per = 1e6 / max(1, meter.asked)
+    return InProcessFigures(meter.asked, meter.referee * per, meter.bots * per,
+                            meter.engine * per)
 
 
 def _measure(requests: list[bytes], games: int, round_trips: int,
@@ -214,16 +291,68 @@ def _measure(requests: list[bytes], games: int, round_trips: int,
     decisions = asked = 0
     with Match(rand, rand) as match:  # processes start once and play every game (multi_game)
         match.play(GameSpec("bench-warm-up", seed, (rand, rand), target=100), last=False)
+        bots = _descendants(os.getpid())
+        before = _cpu([os.getpid()]), _cpu(bots)
         start = time.perf_counter()
         for i in range(games):
             spec = GameSpec(f"bench-random-{i}", seed + i, (rand, rand))
-            played = match.play(spec, last=i == games - 1).decisions
+            played = match.play(spec, last=False).decisions  # processes measured after
             decisions += len(played)
             asked += sum(1 for d in played if not d.get("auto"))
         seconds = time.perf_counter() - start
+        after = _cpu([os.getpid()]), _cpu(bots)
+    per = 1e6 / max(1, asked)
+    referee, bot = (_minus(after[k], before[k], per) for k in (0, 1))
+    spent = Spent(seconds * per, referee[0], referee[1], bot[0], bot[1], referee[2:], bot[2:])
     return PlacementFigures(_median_p90(sorted(raw_bytes)), _median_p90(sorted(raw_msgpack)),
                             _median_p90(sorted(latencies)), games, games / seconds,
-                            decisions / games, asked / games)
+                            decisions / games, asked / games, spent)
+
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _descendants(root: int) -> list[int]:
+    """The processes below `root` (Linux /proc; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            parent = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+
+
+def _cpu(pids: list[int]) -> tuple[float, float, int, int]:
+    """Seconds of user and kernel CPU, voluntary and involuntary context switches, summed
+    over every thread of `pids` (those still running)."""
+    user = system = voluntary = involuntary = 0
+    for pid in pids:
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                fields = (task / "stat").read_text().rpartition(")")[2].split()
+                status = (task / "status").read_text()
+            except OSError:
+                continue
+            user += int(fields[11])
+            system += int(fields[12])
+            voluntary += int(re.search(r"^voluntary_ctxt_switches:\s*(\d+)", status, re.M)[1])
+            involuntary += int(re.search(r"^nonvoluntary_ctxt_switches:\s*(\d+)", status,
+                                         re.M)[1])
+    return user / _TICK, system / _TICK, voluntary, involuntary
+
+
+def _minus(after: tuple[float, ...], before: tuple[float, ...],
+           per: float) -> tuple[float, ...]:
+    """Per asked decision: CPU in microseconds, switches as counts."""
+    diff = [a - b for a, b in zip(after, before)]
+    return diff[0] * per, diff[1] * per, diff[2] * per / 1e6, diff[3] * per / 1e6
 
 
 def _entrant(folder: Path) -> Entrant:

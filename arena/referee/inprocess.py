@@ -14,12 +14,14 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.referee import wire
+from arena.referee import packing, wire
+from arena.referee.packing import EventFeed
 from arena.rules import PASS, Game
 from protocol import codec
 from protocol.sdk import Bot, Session
@@ -40,15 +42,31 @@ def load_bot(folder: str | Path) -> BotFactory:
     return module.make_bot
 
 
+class Meter:
+    """CPU seconds of an in-process game (this thread's), split by side: `bots` (each seat's
+    session: reading the request as the SDK does over the wire, deciding, packing its
+    reply), `engine` (the rules: decisions, observations, applying actions) and the rest,
+    `referee`: events, packing requests, decoding and checking replies, as `Match` does."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+        self.total = self.bots = self.engine = 0.0
+
+    @property
+    def referee(self) -> float:
+        return self.total - self.bots - self.engine
+
+
 class _Link:
     """Carries messages between the harness and one seat's session, optionally as bytes."""
 
     def __init__(self, seat: int, session: Session, wire_bytes: bool,
-                 record: Recorder | None) -> None:
+                 record: Recorder | None, meter: Meter | None) -> None:
         self.seat = seat
         self.session = session
-        self.wire_bytes = wire_bytes or record is not None
+        self.wire_bytes = wire_bytes or record is not None or meter is not None
         self.record = record
+        self.meter = meter
 
     def carry(self, message: dict[str, Any], sender: str) -> dict[str, Any]:
         if not self.wire_bytes:
@@ -63,38 +81,81 @@ class _Link:
         reply = self.session.handle(self.carry(message, "referee"))
         return None if reply is None else self.carry(reply, "bot")
 
+    def ask(self, data: bytes) -> dict[str, Any]:
+        """A request packed by the referee's path (`packing.request_bytes`) to the bot; its
+        reply, decoded and validated as the referee decodes a bot's."""
+        meter = self.meter
+        if meter is not None:  # the bot reads it as the SDK does over the wire (unvalidated)
+            start = time.thread_time()
+            reply = codec.pack(self.session.handle(codec.unpack(data)))
+            meter.bots += time.thread_time() - start
+            return codec.decode(reply, "bot")
+        request = codec.decode(data, "referee")  # also proves the packed bytes a valid request
+        if self.record is not None:
+            self.record(self.seat, "referee", request, data)
+        reply = self.session.handle(request)
+        assert reply is not None  # a session answers every request (or raises)
+        return self.carry(reply, "bot")
+
 
 def play_game(seed: int, bots: Sequence[Bot], target: int = 1000, wire_bytes: bool = False,
-              record: Recorder | None = None, game_id: str = "local") -> Game:
+              record: Recorder | None = None, game_id: str = "local",
+              meter: Meter | None = None) -> Game:
     """Play one game to `target` with one bot per seat; the finished game.
+
+    With `wire_bytes` (or `record`, or `meter`), requests are the bytes the referee sends
+    (`arena.referee.packing`) and replies are decoded as the referee decodes them; `meter`
+    measures the CPU time of each side.
 
     A bot's illegal or malformed reply raises (IllegalAction, ProtocolError): in-process,
     that is a bug to see, not a forfeit to record.
     """
-    links = [_Link(s, Session(bot, f"token-{s}"), wire_bytes, record)
+    links = [_Link(s, Session(bot, f"token-{s}"), wire_bytes, record, meter)
              for s, bot in enumerate(bots)]
     capabilities = [_handshake(link, seed, target, bots, game_id) for link in links]
     with_options = ["no_options" not in c for c in capabilities]
+    clock = time.thread_time if meter is not None else _no_clock
+    start = clock()
     game = Game(seed, target)
-    sent = [0, 0, 0, 0]
-    request_id = 0
+    feed = EventFeed(game)
+    as_bytes = links[0].wire_bytes
+    request_id = asked = 0
+    engine = 0.0
     while not game.over:  # one seat at a time, as the referee asks
+        mark = clock()
         seat = game.to_act()[0]
         decision = game.decision(seat)
         request_id += 1
         if decision.only_pass and "auto_pass" in capabilities[seat]:
             game.apply(seat, PASS)  # as the referee does: no request, but a request id
+            engine += clock() - mark
             continue
-        events = wire.events_for(seat, game.events[sent[seat]:])
-        sent[seat] = len(game.events)
-        reply = links[seat].to_bot(wire.request_message(
-            decision, game.observation(seat), events, request_id - 1, DEADLINE_MS,
-            with_options[seat]))
-        game.apply(seat, wire.action_from_reply(reply, decision, with_options[seat]))
+        asked += 1
+        observation = game.observation(seat)
+        engine += clock() - mark
+        if as_bytes:
+            reply = links[seat].ask(packing.request_bytes(
+                decision, observation, feed.unsent_bytes(seat), request_id - 1, DEADLINE_MS,
+                with_options[seat]))
+        else:
+            reply = links[seat].to_bot(wire.request_message(
+                decision, observation, feed.unsent(seat), request_id - 1, DEADLINE_MS,
+                with_options[seat]))
+        action = wire.action_from_reply(reply, decision, with_options[seat])
+        mark = clock()
+        game.apply(seat, action)
+        engine += clock() - mark
+    if meter is not None:  # the decisions only: hellos, welcomes and ends are once a game
+        meter.total += clock() - start
+        meter.engine += engine
+        meter.asked += asked
     for link in links:
-        events = wire.events_for(link.seat, game.events[sent[link.seat]:])
-        link.to_bot(wire.end_message(game.scores, game.winner, events))
+        link.to_bot(wire.end_message(game.scores, game.winner, feed.unsent(link.seat)))
     return game
+
+
+def _no_clock() -> float:
+    return 0.0
 
 
 def _handshake(link: _Link, seed: int, target: int, bots: Sequence[Bot],

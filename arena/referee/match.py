@@ -40,12 +40,12 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from arena.errors import ArenaError
-from arena.referee import peers, wire
+from arena.referee import packing, peers, wire
 from arena.referee.manifest import BotManifest
 from arena.referee.process import BotProcess
 from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
 from arena.referee.transport import STRANGER, Incoming, RefereeSocket
-from arena.rules import PASS, PUBLIC, Decision, Game, IllegalAction
+from arena.rules import PASS, Decision, Game, IllegalAction
 from arena.sandbox import Isolation, resolve
 from protocol import codec
 from protocol.codec import ProtocolError
@@ -298,6 +298,18 @@ class Match:
         if not self.socket.send(conn.identity, data):
             logger.debug("%s: disconnected, message dropped", conn.label)
 
+    def send_packed(self, conn: _Conn, data: bytes, kind: str, request_id: int) -> None:
+        """Send a message packed already (`arena.referee.packing`), held to the same size
+        cap as every other."""
+        if conn.identity is None:
+            return
+        codec.bounded(data)
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("%s: << %r", conn.label, {"type": kind, "id": request_id,
+                                                   "bytes": len(data)})
+        if not self.socket.send(conn.identity, data):
+            logger.debug("%s: disconnected, message dropped", conn.label)
+
 
 class _GameRun:
     """One game of a match: the handshakes, the decision loop and the record."""
@@ -312,8 +324,7 @@ class _GameRun:
         self.record = GameRecord(spec.game_id, spec.seed, spec.target,
                                  (spec.entrants[0].info(), spec.entrants[1].info()),
                                  isolation=match.isolation.value)
-        self.sent_events = [0] * 4
-        self.wire_events: list[dict[str, Any]] = []  # game.events in wire form, so far
+        self.events = packing.EventFeed(self.game)  # each event converted once, for all seats
         self.pending: _Pending | None = None
         self.playing = False  # the welcomes are sent
         self.checked = 0.0  # when the processes were last checked (_check_alive)
@@ -621,10 +632,12 @@ class _GameRun:
         limit = max(0.0, min(time_control.decision, left))
         request_id = self.match.next_request_id
         self.match.next_request_id += 1
-        message = wire.request_message(decision, game.observation(seat), self._unsent(seat),
-                                       request_id, _ms(limit), conn.with_options)
+        data = packing.request_bytes(decision, game.observation(seat),
+                                     self.events.unsent_bytes(seat), request_id, _ms(limit),
+                                     conn.with_options)
         pending = self.pending = _Pending(seat, request_id, decision, limit)
-        self.match.send(conn, message)  # then straight to the receive: the clock is running
+        self.match.send_packed(conn, data, "request", request_id)
+        # then straight to the receive: the clock is running
         pending.sent_at = sent_at = time.monotonic()
         # grace is a margin on the decision's limit, never past the bank
         pending.deadline = sent_at + max(0.0, min(limit + time_control.grace, left))
@@ -778,16 +791,8 @@ class _GameRun:
             conn.ended = not more
 
     def _unsent(self, seat: int) -> list[dict[str, Any]]:
-        """The wire events `seat` may see that it has not been sent yet (each event is
-        converted once, whichever seats see it)."""
-        events = self.game.events
-        converted = self.wire_events
-        for event in events[len(converted):]:
-            converted.append(wire.event_map(event))
-        start = self.sent_events[seat]
-        self.sent_events[seat] = len(events)
-        return [converted[i] for i in range(start, len(events))
-                if events[i].visible_to == PUBLIC or events[i].visible_to == seat]
+        """The wire events `seat` may see that it has not been sent yet."""
+        return self.events.unsent(seat)
 
     def _close_record(self) -> None:
         game = self.game
@@ -796,9 +801,8 @@ class _GameRun:
         record.round_scores = [tuple(e.data["scores"]) for e in game.events
                                if e.kind == "round_end"]
         record.rounds = len(record.round_scores)
-        self._unsent(0)  # converts every event
         record.events = [m | {"visible_to": e.visible_to}
-                         for m, e in zip(self.wire_events, game.events)]
+                         for m, e in zip(self.events.all(), game.events)]
 
 
 def run_game(spec: GameSpec, transport: str = "tcp",

@@ -168,8 +168,8 @@ def option_maps(decision: Decision) -> list[Message] | None:
     if kind is DecisionKind.DRAGON_GIFT:
         return [{"action": "give_dragon", "to": o.to} for o in decision.options]
     options = ordered_options(decision)
-    out: list[Message] = [_PASS_MAP] if options.can_pass else []
-    out += [_play_map(c) for c in options.combinations]
+    out: list[Message] = [PASS_OPTION] if options.can_pass else []
+    out += [play_map(c) for c in options.combinations]
     return out
 
 
@@ -194,11 +194,11 @@ def ordered_options(decision: Decision) -> Sequence[Action]:
     return PlayOptions(sorted(options.combinations), options.can_pass)
 
 
-_PASS_MAP: Message = {"action": "pass"}
+PASS_OPTION: Message = {"action": "pass"}  # the wire option of a pass (callers only read it)
 
 
 @lru_cache(maxsize=1 << 16)
-def _play_map(combo: Combination) -> Message:
+def play_map(combo: Combination) -> Message:
     """The wire option of one combination (cached: the same combinations recur all game;
     callers only read the map)."""
     return {"action": "play", "cards": cards_text(combo.cards),
@@ -292,8 +292,9 @@ def action_from_reply(reply: Message, decision: Decision, options_sent: bool = T
         raise IllegalAction("wish-not-allowed", "only a play holding the Mah Jong may wish")
     if chosen is None:
         return _action(reply["action"], call, wish)
-    if isinstance(chosen, Play):
-        return chosen._replace(wish=rank_value(wish), call_tichu=call)
+    if isinstance(chosen, Play):  # an option has its free flags unset
+        return chosen if wish is None and not call else \
+            Play(chosen.cards, chosen.phoenix_as, rank_value(wish), call)
     return Pass(call) if isinstance(chosen, Pass) else chosen
 
 

@@ -1,0 +1,231 @@
+"""The referee's requests packed from precomputed pieces: the bytes of
+`protocol.codec.pack(wire.request_message(...))`, without building the maps each time.
+
+A request is mostly things that recur: card sets, option maps (the same combinations come
+back all game), events (each one goes to up to four seats), the same keys. Each piece is
+packed once and cached, and a request is the concatenation of its pieces behind the map
+headers msgpack itself would write. The result is byte for byte what the map path gives
+(tests/referee/test_packing.py holds it on random games), so the wire does not change:
+`wire` stays the one definition of every message, this module only a faster way to its
+bytes. `EventFeed` converts each engine event to its wire map and its bytes once, for every
+seat that may see it.
+
+Caches are keyed by values of one type each (a card set, a tuple of ints, a combination),
+never by mixed values: msgpack tells True from 1, a dict key does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+import functools
+from functools import lru_cache
+from typing import Any
+
+import msgpack
+
+from arena.referee import wire
+from arena.rules import PUBLIC, Combination, Decision, DecisionKind, Event, Game, Observation
+from arena.rules.actions import PlayOptions
+
+Message = dict[str, Any]
+# msgpack.packb, not one shared Packer: a Packer is not safe across threads
+_packb: Callable[[Any], bytes] = functools.partial(msgpack.packb, use_bin_type=True)
+_NIL, _TRUE, _FALSE = b"\xc0", b"\xc3", b"\xc2"
+_SMALL_INTS = {n: _packb(n) for n in range(-32, 1024)}  # seats, points, small ids
+
+
+def _int(n: int) -> bytes:
+    packed = _SMALL_INTS.get(n)
+    return packed if packed is not None and type(n) is int else _packb(n)
+
+
+def _bool(b: bool) -> bytes:
+    return _TRUE if b is True else _FALSE if b is False else _packb(b)
+
+
+def _key(name: str) -> bytes:
+    return _packb(name)
+
+
+def _array_header(n: int) -> bytes:
+    return msgpack.Packer().pack_array_header(n)
+
+
+_ARRAY_HEADERS = [_array_header(n) for n in range(256)]
+
+
+def _array(items: list[bytes]) -> bytes:
+    n = len(items)
+    return b"".join((_ARRAY_HEADERS[n] if n < 256 else _array_header(n), *items))
+
+
+# Per byte of a card set (by position and value): how many cards it holds, their names packed.
+_BYTE_CARDS = [[(len(names), b"".join(map(_packb, names)))
+                for names in (wire.cards_text(value << 8 * position) for value in range(256))]
+               for position in range(7)]
+
+
+def cards_bytes(cards: int) -> bytes:
+    """A card set's wire list (`wire.cards_text`), packed: a table lookup per byte (card
+    sets rarely recur: a hand, the cards played, a trick change all the time)."""
+    count = 0
+    parts = []
+    for table in _BYTE_CARDS:
+        if not cards:
+            break
+        n, packed = table[cards & 0xFF]
+        count += n
+        parts.append(packed)
+        cards >>= 8
+    return _ARRAY_HEADERS[count] + b"".join(parts)
+
+
+@lru_cache(maxsize=1 << 12)
+def _ints_bytes(values: tuple[int, ...]) -> bytes:
+    return _packb(values)  # only ever tuples of ints (see the module docstring)
+
+
+def _keys(*names: str) -> list[bytes]:
+    return [_key(name) for name in names]
+
+
+_OBSERVATION_KEYS = _keys("seat", "round", "hand", "hand_counts", "grand_tichu", "tichu",
+                          "out_order", "wish", "table", "trick", "trick_points", "played",
+                          "points_taken", "exchange", "scores", "target")
+(_K_SEAT, _K_ROUND, _K_HAND, _K_HAND_COUNTS, _K_GRAND, _K_TICHU, _K_OUT, _K_WISH, _K_TABLE,
+ _K_TRICK, _K_TRICK_POINTS, _K_PLAYED, _K_POINTS_TAKEN, _K_EXCHANGE, _K_SCORES,
+ _K_TARGET) = _OBSERVATION_KEYS
+_OBSERVATION_HEAD = msgpack.Packer().pack_map_header(len(_OBSERVATION_KEYS)) + _K_SEAT
+
+
+def observation_bytes(obs: Observation) -> bytes:
+    """`wire.observation_map(obs)`, packed: the fields in runs that change together, each
+    run cached (the seat and round; the calls; the wish and table; the trick; the
+    exchange, scores and target change once a round at most)."""
+    return b"".join((
+        _head_bytes(obs.seat, obs.round_number), cards_bytes(obs.hand),
+        _K_HAND_COUNTS, _ints_bytes(obs.hand_counts),
+        _calls_bytes(obs.grand_tichu, obs.tichu), _ints_bytes(obs.out_order),
+        _table_bytes(obs.wish, obs.table, obs.table_seat),
+        _trick_bytes(obs.trick, obs.trick_points), cards_bytes(obs.played),
+        _K_POINTS_TAKEN, _ints_bytes(obs.points_taken),
+        _tail_bytes(obs.exchange_given, obs.exchange_received, obs.scores, obs.target)))
+
+
+@lru_cache(maxsize=256)
+def _head_bytes(seat: int, round_number: int) -> bytes:
+    return b"".join((_OBSERVATION_HEAD, _int(seat), _K_ROUND, _int(round_number), _K_HAND))
+
+
+@lru_cache(maxsize=256)
+def _calls_bytes(grand_tichu: tuple[bool, ...], tichu: tuple[bool, ...]) -> bytes:
+    # only ever tuples of bools: no int can take a bool's place in this cache
+    return b"".join((_K_GRAND, _packb(grand_tichu), _K_TICHU, _packb(tichu), _K_OUT))
+
+
+@lru_cache(maxsize=1 << 12)
+def _table_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
+    packed = _NIL if table is None else _packb({
+        "seat": seat, "cards": wire.cards_text(table.cards),
+        "combination": wire.combination_name(table),
+        "phoenix_as": wire.rank_text(table.phoenix_as)})
+    return b"".join((_K_WISH, _packb(wire.rank_text(wish)), _K_TABLE, packed, _K_TRICK))
+
+
+def _trick_bytes(trick: int, trick_points: int) -> bytes:
+    return b"".join((cards_bytes(trick), _K_TRICK_POINTS, _int(trick_points), _K_PLAYED))
+
+
+@lru_cache(maxsize=1 << 10)
+def _tail_bytes(given: tuple[int, ...], received: tuple[int, ...], scores: tuple[int, ...],
+                target: int) -> bytes:
+    exchange = _NIL if not given else _packb({
+        "given": [wire.card_name(c) for c in given],
+        "received": [wire.card_name(c) for c in received]})
+    return b"".join((_K_EXCHANGE, exchange, _K_SCORES, _ints_bytes(scores), _K_TARGET,
+                     _int(target)))
+
+
+_PASS_BYTES = _packb(wire.PASS_OPTION)
+
+
+@lru_cache(maxsize=1 << 16)
+def _play_bytes(combo: Combination) -> bytes:
+    return _packb(wire.play_map(combo))
+
+
+def options_bytes(decision: Decision) -> bytes:
+    """`wire.option_maps(decision)`, packed."""
+    if decision.kind is DecisionKind.PLAY or decision.kind is DecisionKind.BOMB:
+        options = wire.ordered_options(decision)
+        assert isinstance(options, PlayOptions)
+        items = [_PASS_BYTES] if options.can_pass else []
+        items += map(_play_bytes, options.combinations)
+        return _array(items)
+    return _packb(wire.option_maps(decision))
+
+
+_REQUEST_HEAD = (msgpack.Packer().pack_map_header(9) + _key("type") + _packb("request")
+                 + _key("id"))
+_K_KIND, _K_DEADLINE, _K_MAY_CALL, _K_MUST_FULFIL, _K_OBSERVATION, _K_OPTIONS, _K_EVENTS = \
+    _keys("kind", "deadline_ms", "may_call_tichu", "must_fulfil_wish", "observation",
+          "options", "events")
+_KINDS = {kind: _packb(kind.value) for kind in DecisionKind}
+
+
+def request_bytes(decision: Decision, obs: Observation, events: list[bytes], request_id: int,
+                  deadline_ms: int, with_options: bool = True) -> bytes:
+    """`codec.pack(wire.request_message(decision, obs, maps, ...))` where `events` holds the
+    packed maps (`EventFeed.unsent_bytes`). Not checked against the message size cap: the
+    caller sends it through the same check as every message (`codec.bounded`)."""
+    return b"".join((
+        _REQUEST_HEAD, _int(request_id), _K_KIND, _KINDS[decision.kind],
+        _K_DEADLINE, _int(deadline_ms), _K_MAY_CALL, _bool(decision.may_call_tichu),
+        _K_MUST_FULFIL, _bool(decision.must_fulfil_wish),
+        _K_OBSERVATION, observation_bytes(obs),
+        _K_OPTIONS, options_bytes(decision) if with_options else _NIL,
+        _K_EVENTS, _array(events)))
+
+
+class EventFeed:
+    """A game's events in wire form, each converted (and packed) once whichever seats see it;
+    hands each seat the events it may see and has not been handed yet."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.maps: list[Message] = []   # game.events so far, in wire form
+        self.packed: list[bytes] = []  # the same, packed
+        self.sent = [0, 0, 0, 0]       # per seat: how many of game.events it has been handed
+
+    def _visible(self, seat: int) -> list[int]:
+        """The indices of the events `seat` may see and has not been handed (now handed)."""
+        events = self.game.events
+        maps = self.maps
+        for event in events[len(maps):]:
+            maps.append(wire.event_map(event))
+        start, end = self.sent[seat], len(events)
+        self.sent[seat] = end
+        return [i for i in range(start, end) if _visible(events[i], seat)]
+
+    def unsent(self, seat: int) -> list[Message]:
+        """The wire maps of the events `seat` may see that it has not been handed yet."""
+        maps = self.maps
+        return [maps[i] for i in self._visible(seat)]
+
+    def unsent_bytes(self, seat: int) -> list[bytes]:
+        """`unsent(seat)`, each map packed."""
+        indices = self._visible(seat)
+        packed, maps = self.packed, self.maps
+        if len(packed) < len(maps):
+            packed += map(_packb, maps[len(packed):])
+        return [packed[i] for i in indices]
+
+    def all(self) -> list[Message]:
+        """Every event of the game so far in wire form (nobody is handed anything)."""
+        for event in self.game.events[len(self.maps):]:
+            self.maps.append(wire.event_map(event))
+        return self.maps
+
+
+def _visible(event: Event, seat: int) -> bool:
+    return event.visible_to == PUBLIC or event.visible_to == seat

@@ -1,0 +1,203 @@
+"""A ZeroMQ DEALER for Python bots in a few syscalls: ZMTP 3.0 over one TCP or IPC connection.
+
+The SDK's default transport (`protocol.sdk.run`). It speaks the same wire as a libzmq DEALER
+(ZMTP 3.0, NULL security mechanism; PROTOCOL.md 3), so the referee cannot tell them apart,
+but without libzmq's I/O thread: a message is one `send` of its frame, a reply one `recv`
+into a buffer kept for the session, and no thread hands anything to another on the way (with
+pyzmq, each message crosses a thread and wakes it through an eventfd, on both sides). What a
+bot gives up: libzmq's reconnection (the referee never drops a live bot's connection, and a
+bot whose connection broke has lost its game anyway).
+
+Bounded like the referee: a message longer than `max_in` is refused at its frame header.
+Imports nothing outside the standard library.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+_SIGNATURE = b"\xff" + bytes(8) + b"\x7f"
+_GREETING = _SIGNATURE + b"\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x00" + bytes(31)
+_MORE, _LONG, _COMMAND = 1, 2, 4
+_READ = 1 << 16
+
+
+class ZmtpError(ConnectionError):
+    """The connection broke, or the peer broke ZMTP or a bound."""
+
+
+def _command(name: bytes, body: bytes) -> bytes:
+    data = bytes((len(name),)) + name + body
+    n = len(data)
+    head = bytes((_COMMAND, n)) if n < 256 else bytes((_COMMAND | _LONG,)) + n.to_bytes(8, "big")
+    return head + data
+
+
+_READY = _command(b"READY", bytes((11,)) + b"Socket-Type" + (6).to_bytes(4, "big") + b"DEALER")
+
+
+def frame(data: bytes) -> bytes:
+    """The ZMTP frame of a single-frame message (flags, length, body)."""
+    n = len(data)
+    return (b"\x00" + bytes((n,)) if n < 256 else b"\x02" + n.to_bytes(8, "big")) + data
+
+
+class Dealer:
+    """One connection to a ZeroMQ ROUTER at `endpoint` (``tcp://host:port``, ``ipc://path``).
+
+    `connect_timeout`: how long to retry a refused connection (the listener may not be up
+    yet). ZmtpError if the handshake fails or the peer is not a ROUTER.
+    """
+
+    def __init__(self, endpoint: str, max_in: int, connect_timeout: float = 10.0) -> None:
+        self.max_in = max_in
+        self._buf = bytearray()
+        self._chunk = bytearray(_READ)
+        self._view = memoryview(self._chunk)
+        self.sock = _connect(endpoint, connect_timeout)
+        try:
+            self.sock.sendall(_GREETING + _READY)
+            self._greeting()
+        except BaseException:
+            self.sock.close()
+            raise
+
+    def send(self, data: bytes) -> None:
+        """Send one single-frame message."""
+        self.sock.sendall(frame(data))
+
+    def recv(self, timeout: float | None) -> bytes | None:
+        """The next frame (a message's parts come one call each, as pyzmq's `recv` gives
+        them), waiting at most `timeout` seconds (None: forever); None if none came."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            data = self._frame()
+            if data is not None:
+                return data
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self.sock.settimeout(left)
+            else:
+                self.sock.settimeout(None)
+            try:
+                self._fill()
+            except TimeoutError:
+                return None
+
+    def close(self) -> None:
+        self.sock.close()
+
+    # ----- internals ---------------------------------------------------------------------------
+
+    def _fill(self) -> None:
+        n = self.sock.recv_into(self._view)
+        if not n:
+            raise ZmtpError("the referee closed the connection")
+        self._buf += self._view[:n]
+
+    def _need(self, n: int) -> None:
+        while len(self._buf) < n:
+            self._fill()
+
+    def _greeting(self) -> None:
+        self.sock.settimeout(10.0)
+        self._need(11)
+        buf = self._buf
+        if buf[0] != 0xFF or not buf[9] & 1 or buf[10] < 3:
+            raise ZmtpError("the referee did not answer with a ZMTP 3 greeting")
+        self._need(64)
+        if bytes(buf[12:32]).rstrip(b"\x00") != b"NULL":
+            raise ZmtpError("the referee asks for a security mechanism other than NULL")
+        del buf[:64]
+        while True:  # its READY
+            self._need(2)
+            if not buf[0] & _COMMAND:
+                raise ZmtpError("the referee sent a message before READY")
+            name, _body = self._take_command()
+            if name == b"READY":
+                return
+            if name == b"ERROR":
+                raise ZmtpError("the referee sent ERROR during the handshake")
+
+    def _header(self) -> tuple[int, int] | None:
+        buf = self._buf
+        if len(buf) < 2:
+            return None
+        if buf[0] & _LONG:
+            if len(buf) < 9:
+                return None
+            return 9, int.from_bytes(buf[1:9], "big")
+        return 2, buf[1]
+
+    def _take_command(self) -> tuple[bytes, bytes]:
+        while (header := self._header()) is None:
+            self._fill()
+        head, size = header
+        if size > 1024:
+            raise ZmtpError(f"a ZMTP command of {size} bytes")
+        self._need(head + size)
+        body = bytes(self._buf[head:head + size])
+        del self._buf[:head + size]
+        if not body or body[0] + 1 > len(body):
+            raise ZmtpError("a malformed ZMTP command")
+        return body[1:1 + body[0]], body[1 + body[0]:]
+
+    def _frame(self) -> bytes | None:
+        """A whole frame from the buffer, commands answered on the way; None if more bytes
+        are needed."""
+        buf = self._buf
+        while (header := self._header()) is not None:
+            flags = buf[0]
+            if flags & _COMMAND:
+                head, size = header
+                if len(buf) < head + size:
+                    return None
+                name, body = self._take_command()
+                if name == b"PING":  # ZMTP 3.1 heartbeat: answer with its context
+                    self.sock.sendall(_command(b"PONG", body[2:18]))
+                elif name == b"ERROR":
+                    raise ZmtpError("the referee sent ERROR")
+                continue
+            head, size = header
+            if size > self.max_in:
+                raise ZmtpError(f"a frame of {size} bytes, over the maximum {self.max_in}")
+            if len(buf) < head + size:
+                return None
+            with memoryview(buf) as view:
+                data = bytes(view[head:head + size])
+            del buf[:head + size]
+            return data
+        return None
+
+
+def _connect(endpoint: str, timeout: float) -> socket.socket:
+    scheme, _, address = endpoint.partition("://")
+    if scheme == "tcp":
+        host, _, port = address.rpartition(":")
+        family, target = socket.AF_INET, (host.strip("[]"), int(port))
+        if ":" in host:
+            family = socket.AF_INET6
+    elif scheme == "ipc":
+        family, target = socket.AF_UNIX, address
+    else:
+        raise ValueError(f"endpoint must be tcp://host:port or ipc://path, not {endpoint!r}")
+    deadline = time.monotonic() + timeout
+    while True:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.connect(target)
+        except (ConnectionRefusedError, FileNotFoundError):
+            sock.close()
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+            continue
+        except BaseException:
+            sock.close()
+            raise
+        if family != socket.AF_UNIX:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
