@@ -222,18 +222,25 @@ def test_a_late_reply_of_an_innocent_seat_does_not_forfeit_its_next_game(monkeyp
     assert not bot_processes(THINKER) and not bot_processes(FAULTY)
 
 
-def test_where_no_process_can_be_traced_a_token_presented_twice_voids_the_game(
-        monkeypatch, random_bot, faulty_bot):
-    """Without /proc (another OS), the token alone names a seat: a stolen token cannot be
-    told from the real one, so the game is void, and nobody is charged."""
+def _untraceable_game_with_a_stolen_token(monkeypatch, random_bot, faulty_bot, isolation):
+    """A game where no connection can be traced to its process (no /proc) and a stranger
+    connects to the referee's endpoint with seat 0's token."""
     def untraceable(sock, roots):
         raise peers.OwnerUnknown("no /proc here")
     monkeypatch.setattr(peers, "connection_owner", untraceable)
     predictable_tokens(monkeypatch)
     monkeypatch.delenv("TICHU_TEST_FAULT", raising=False)
-    with Match(random_bot, faulty_bot, isolation=Isolation.NONE) as match, \
+    with Match(random_bot, faulty_bot, isolation=isolation) as match, \
             stranger(match.socket.endpoint, "seat-token-0"):
-        record = match.play(GameSpec("leak", 1, (random_bot, faulty_bot), time=FAST))
+        return match.play(GameSpec("leak", 1, (random_bot, faulty_bot), time=FAST))
+
+
+def test_where_no_process_can_be_traced_a_token_presented_twice_voids_the_game(
+        monkeypatch, random_bot, faulty_bot):
+    """Without /proc (another OS), the token alone names a seat: a stolen token cannot be
+    told from the real one, so the game is void, and nobody is charged."""
+    record = _untraceable_game_with_a_stolen_token(monkeypatch, random_bot, faulty_bot,
+                                                   Isolation.NONE)
     assert record.termination is Termination.HARNESS_FAULT, record.fault
     assert record.winner is None and "leaked" in record.fault.message
 
@@ -244,13 +251,6 @@ def test_sandboxed_a_stranger_with_a_stolen_token_costs_nobody_anything(
     sandbox, so whatever connects to the referee's own endpoint is a stranger, closed unread,
     even where connections cannot be traced and it holds a seat's token."""
     need_sandbox()
-
-    def untraceable(sock, roots):
-        raise peers.OwnerUnknown("no /proc here")
-    monkeypatch.setattr(peers, "connection_owner", untraceable)
-    predictable_tokens(monkeypatch)
-    monkeypatch.delenv("TICHU_TEST_FAULT", raising=False)
-    with Match(random_bot, faulty_bot, isolation=Isolation.SANDBOX) as match, \
-            stranger(match.socket.endpoint, "seat-token-0"):
-        record = match.play(GameSpec("leak", 1, (random_bot, faulty_bot), time=FAST))
+    record = _untraceable_game_with_a_stolen_token(monkeypatch, random_bot, faulty_bot,
+                                                   Isolation.SANDBOX)
     assert record.termination is Termination.NORMAL, record.fault
