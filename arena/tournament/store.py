@@ -23,13 +23,16 @@ must stay where no bot can read it, as the sandbox keeps the tournament folder.
 
 from __future__ import annotations
 
+import collections
 import fcntl
 import gzip
 import json
 import os
+import queue
 import secrets
 import sqlite3
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -163,6 +166,15 @@ class StoredGame:
     finished_at: str
 
 
+def _connect(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), WAL, durable commits."""
+    db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA foreign_keys=ON")
+    return db
+
+
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
@@ -182,10 +194,7 @@ class Store:
                               "first)")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db = _connect(self.path)
             # schema 1 lacked build_outputs and the deal secret: both are added here
             self.db.executescript(
                 f"BEGIN IMMEDIATE; {_SCHEMA} INSERT OR IGNORE INTO meta VALUES "
@@ -283,41 +292,8 @@ class Store:
         False (and nothing changed) if the game is stored already with the same result: a
         game is never counted twice. IntegrityError if it is stored with another result.
         """
-        g = row.game
-        teams = g.teams
-        fault_team = None if row.fault_seat is None else row.fault_seat & 1
-        values = (g.seed, teams[0], teams[1], row.scores[0], row.scores[1], row.winner,
-                  row.rounds, row.termination.value, row.fault_seat, row.fault_message)
         with self.transaction() as db:
-            stored = db.execute(f"SELECT game_id, {', '.join(_RESULT_COLUMNS)} FROM games "
-                                "WHERE game_id = ? OR (pair_id = ? AND game_index = ?)",
-                                (g.game_id, g.pair_id, g.game_index)).fetchone()
-            if stored is not None:
-                if stored[0] == g.game_id and tuple(stored[1:]) == values:
-                    return False
-                raise IntegrityError(self._conflict(g.game_id, stored, values))
-            db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                       "?, ?, ?)",
-                       (g.game_id, g.pair_id, g.pair_index, g.game_index, g.seed, teams[0],
-                        teams[1], row.scores[0], row.scores[1], row.winner, row.rounds,
-                        row.termination.value, row.fault_seat, fault_team, row.fault_message,
-                        row.seconds, row.record, _now()))
-            if row.termination.is_bot_fault and fault_team is not None:
-                db.execute("INSERT INTO failures VALUES (?, ?, 1) ON CONFLICT (entrant, kind) "
-                           "DO UPDATE SET count = count + 1",
-                           (teams[fault_team], row.termination.value))
-        return True
-
-    def _conflict(self, game_id: str, stored: tuple, values: tuple) -> str:
-        differ = [f"{name} {old!r} stored, {new!r} played" for name, old, new
-                  in zip(_RESULT_COLUMNS, stored[1:], values) if old != new]
-        if stored[0] != game_id:
-            differ.insert(0, f"stored as game {stored[0]!r}")
-        return (f"{self.path}: integrity error: game {game_id} is stored already with another "
-                f"result than the one just played ({'; '.join(differ)}). Something other than "
-                "this run wrote to the store, so its results cannot be trusted; the run stops "
-                "here. Check who can write to it, and start the tournament with a new storage "
-                "path.")
+            return _insert_game(db, row, self.path)
 
     def result_of_record(self, relative: str) -> tuple[str, int, int, str] | None:
         """(game id, score0, score1, termination) of the stored game whose row names this
@@ -377,6 +353,158 @@ class Store:
         with self.transaction() as db:
             db.executemany("INSERT OR IGNORE INTO build_outputs VALUES (?, ?)",
                            [(str(folder), p) for p in paths])
+
+
+def _insert_game(db: sqlite3.Connection, row: GameRow, path: Path) -> bool:
+    """Insert one finished game and count its failure, in the open transaction of `db`;
+    False if it is stored already with the same result, IntegrityError (nothing inserted) if
+    with another."""
+    g = row.game
+    teams = g.teams
+    fault_team = None if row.fault_seat is None else row.fault_seat & 1
+    values = (g.seed, teams[0], teams[1], row.scores[0], row.scores[1], row.winner,
+              row.rounds, row.termination.value, row.fault_seat, row.fault_message)
+    stored = db.execute(f"SELECT game_id, {', '.join(_RESULT_COLUMNS)} FROM games "
+                        "WHERE game_id = ? OR (pair_id = ? AND game_index = ?)",
+                        (g.game_id, g.pair_id, g.game_index)).fetchone()
+    if stored is not None:
+        if stored[0] == g.game_id and tuple(stored[1:]) == values:
+            return False
+        raise IntegrityError(_conflict(path, g.game_id, stored, values))
+    db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               (g.game_id, g.pair_id, g.pair_index, g.game_index, g.seed, teams[0], teams[1],
+                row.scores[0], row.scores[1], row.winner, row.rounds, row.termination.value,
+                row.fault_seat, fault_team, row.fault_message, row.seconds, row.record, _now()))
+    if row.termination.is_bot_fault and fault_team is not None:
+        db.execute("INSERT INTO failures VALUES (?, ?, 1) ON CONFLICT (entrant, kind) "
+                   "DO UPDATE SET count = count + 1",
+                   (teams[fault_team], row.termination.value))
+    return True
+
+
+def _conflict(path: Path, game_id: str, stored: tuple, values: tuple) -> str:
+    differ = [f"{name} {old!r} stored, {new!r} played" for name, old, new
+              in zip(_RESULT_COLUMNS, stored[1:], values) if old != new]
+    if stored[0] != game_id:
+        differ.insert(0, f"stored as game {stored[0]!r}")
+    return (f"{path}: integrity error: game {game_id} is stored already with another "
+            f"result than the one just played ({'; '.join(differ)}). Something other than "
+            "this run wrote to the store, so its results cannot be trusted; the run stops "
+            "here. Check who can write to it, and start the tournament with a new storage "
+            "path.")
+
+
+class GameWriter:
+    """The coordinator's writer: stores finished games from a thread of its own, as many per
+    transaction as arrived while the previous one committed (group commit), and gives each
+    record its final name once its row is committed.
+
+    `add` hands a game over and returns at once: the loop that receives games and hands out
+    pairs never waits for a disk. At a few games per second each game is a transaction of
+    its own, as with `Store.add_game`; at thousands, one commit (one fsync) serves hundreds.
+    `stored` gives the games committed since it was last asked, in commit order: only those
+    may be reported stored. `close` stores everything added, then raises the first error met.
+
+    A stop at any moment keeps the store's promise: a row is committed before its record is
+    renamed from its pending name (written and synced by the worker) to the name the row
+    gives, so a killed coordinator loses only games not yet committed, whose records keep
+    their pending names and are deleted by the next run's `sweep_pending`; a committed game
+    whose rename was lost is linked by that sweep. (So the rename needs no sync of its
+    folder: the sweep redoes it.) A game stored already with another result raises the
+    store's IntegrityError from the next `add` (or `close`), its record deleted; the games
+    around it are stored. A database error ends the writer: its batch is rolled back (and
+    swept later), and the error is raised likewise.
+    """
+
+    def __init__(self, store: Store, max_batch: int = 1000) -> None:
+        self.path = store.path
+        self.max_batch = max_batch
+        self._queue: queue.SimpleQueue[tuple[GameRow, Path] | None] = queue.SimpleQueue()
+        self._stored: collections.deque[tuple[GameRow, bool]] = collections.deque()
+        self._error: BaseException | None = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="arena-store-writer",
+                                        daemon=True)
+        self._thread.start()
+
+    def __enter__(self) -> GameWriter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
+        self.close(raise_error=exc_type is None)
+
+    def add(self, row: GameRow, pending: Path) -> None:
+        """Store a finished game (its record written under `pending`) soon; raises the
+        writer's error, if it met one (the record is then deleted)."""
+        if self._error is not None or self._closed:
+            pending.unlink(missing_ok=True)
+            self._raise()
+            raise ArenaError("the store's writer is closed")
+        self._queue.put((row, pending))
+
+    def stored(self) -> list[tuple[GameRow, bool]]:
+        """(row, new) of each game committed since the last call; new is False for a game
+        that was stored already with the same result (not counted twice)."""
+        done = []
+        while self._stored:
+            done.append(self._stored.popleft())
+        return done
+
+    def close(self, raise_error: bool = True) -> None:
+        """Store everything added, stop the thread; then raise the first error met (unless
+        `raise_error` is false: an error is on its way already)."""
+        if not self._closed:
+            self._closed = True
+            self._queue.put(None)
+            self._thread.join()
+        if raise_error:
+            self._raise()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        db = _connect(self.path)
+        try:
+            while True:
+                batch = [self._queue.get()]
+                while batch[-1] is not None and len(batch) < self.max_batch:
+                    try:
+                        batch.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                games = [item for item in batch if item is not None]
+                if games:
+                    self._commit(db, games)
+                if batch[-1] is None:
+                    return
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller by add/close
+            self._error = self._error or exc
+        finally:
+            db.close()
+
+    def _commit(self, db: sqlite3.Connection, games: list[tuple[GameRow, Path]]) -> None:
+        kept = []
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for row, pending in games:
+                try:
+                    kept.append((row, pending, _insert_game(db, row, self.path)))
+                except IntegrityError as exc:  # nothing of it inserted: the others go on
+                    pending.unlink(missing_ok=True)
+                    self._error = self._error or exc
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        for row, pending, new in kept:
+            if new:
+                os.replace(pending, self.path.parent / row.record)
+            else:
+                pending.unlink(missing_ok=True)
+            self._stored.append((row, new))
 
 
 # ----- one run per store -----------------------------------------------------------------
