@@ -35,7 +35,7 @@ import enum
 import math
 import operator
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.errors import ArenaError
@@ -655,6 +655,26 @@ def fit_ratings(results: Iterable[GameResult], *, anchor: str | None = None,
     return _fit_data(_Data.from_results(results), anchor, anchor_elo, prior)
 
 
+def rate(results: Iterable[GameResult], *, anchor: str | None = None, anchor_elo: float = 0.0,
+         prior: float = 2.0) -> dict[str, float]:
+    """The ratings `fit_ratings` gives, without their intervals (a fraction of the work: no
+    covariance), e.g. for a live standings line. Raises RatingsError as `fit_ratings` does."""
+    data = _Data.from_results(results)
+    solution = _solve(data, anchor, prior)
+    to_elo = _elo_scale(solution, anchor is None, anchor_elo)
+    return {e: to_elo(t) for e, t in zip(data.entrants, solution.theta)}
+
+
+def _elo_scale(solution: _Solution, centred: bool,
+               anchor_elo: float) -> Callable[[float], float]:
+    """Logits to Elo: the anchor (or, centred, the mean of the reference group) at
+    `anchor_elo`."""
+    theta = solution.theta
+    members = [k for k, c in enumerate(solution.component) if c == solution.home]
+    base = sum(theta[k] for k in members) / len(members) if centred else theta[solution.ref]
+    return lambda t: (t - base) * ELO_PER_LOGIT + anchor_elo
+
+
 def _fit_data(data: _Data, anchor: str | None, anchor_elo: float, prior: float) -> RatingFit:
     solution = _solve(data, anchor, prior)
     n, ref, theta = len(data.entrants), solution.ref, solution.theta
@@ -675,10 +695,7 @@ def _fit_data(data: _Data, anchor: str | None, anchor_elo: float, prior: float) 
                 for b, j in enumerate(members):
                     target[i][j] = small[a][b]
     centred = anchor is None
-    base = sum(theta[k] for k in members) / len(members) if centred else theta[ref]
-
-    def to_elo(t: float) -> float:
-        return (t - base) * ELO_PER_LOGIT + anchor_elo
+    to_elo = _elo_scale(solution, centred, anchor_elo)
 
     def scale(m: Matrix) -> tuple[tuple[float, ...], ...]:
         m = _centre_on(m, members) if centred else m

@@ -1,12 +1,15 @@
 """The tournament store: one SQLite file (WAL) with the tournament, its entrants and its games.
 
 Only the runner's main process writes, and only one run writes a store at a time
-(`run_lock`: a second run is refused, naming the first). Each finished game is one
-transaction: its row and its entrants' failure counters are committed together. Its record
-file is written first under a name of its own (`pending_record`), atomically, and renamed to
-the name the row gives only once the row is committed (`link_record`), so a stop at any
-moment (Ctrl-C, kill -9, power loss) leaves either the whole game or none of it, and no
-record file ever disagrees with its row. `synchronous=FULL` makes a commit durable. A game
+(`run_lock`: a second run is refused, naming the first). A finished game's row and its
+entrants' failure counters are committed together, in one transaction of their own
+(`Store.add_game`) or with the other games that finished meanwhile (`GameWriter`, the run's
+writer: group commits). Its record file is written first under a name of its own
+(`pending_record`), atomically, and renamed to the name the row gives only once the row is
+committed (`link_record`), so a stop at any moment (Ctrl-C, kill -9, power loss) leaves either
+the whole game or none of it, and no record file ever disagrees with its row: the next run's
+`sweep_pending` deletes the pending records of games never committed and links those of
+games committed. `synchronous=FULL` makes a commit durable. A game
 stored already with another result than a new one is an `IntegrityError` that stops the run:
 the store was changed by something other than the run, and is not to be trusted.
 
@@ -187,11 +190,17 @@ class IntegrityError(ArenaError):
 class Store:
     """A tournament's SQLite store; a context manager closing the connection."""
 
-    def __init__(self, path: str | Path, create: bool = True) -> None:
+    def __init__(self, path: str | Path, create: bool = True, read_only: bool = False) -> None:
+        """Open (or, with `create`, make) the store at `path`; `read_only`: a connection
+        that only reads an existing store (it never takes the write lock)."""
         self.path = Path(path).resolve()
-        if not create and not self.path.is_file():
+        if (read_only or not create) and not self.path.is_file():
             raise ConfigError(f"{self.path}: no tournament store here (run the tournament "
                               "first)")
+        if read_only:
+            self.db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=30.0,
+                                      isolation_level=None)
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = _connect(self.path)
