@@ -137,13 +137,17 @@ def group_pairs(results: Iterable[GameResult]) -> dict[str, list[GameResult]]:
     """
     pairs: dict[str, list[GameResult]] = {}
     for game in results:
-        games = pairs.setdefault(game.pair_id, [])
-        if games and set(games[0].entrants) != set(game.entrants):
+        games = pairs.get(game.pair_id)
+        if games is None:
+            pairs[game.pair_id] = [game]
+            continue
+        first = games[0].entrants
+        if first != game.entrants and first != game.entrants[::-1]:
             raise RatingsError(f"pair {game.pair_id} mixes matchups {games[0].entrants} "
                                f"and {game.entrants}")
-        games.append(game)
-        if len(games) > 2:
+        if len(games) == 2:
             raise RatingsError(f"pair {game.pair_id} has more than two games")
+        games.append(game)
     return pairs
 
 
@@ -162,7 +166,13 @@ def rated_pairs(results: Iterable[GameResult]) -> dict[str, list[GameResult]]:
 def rated_games(results: Iterable[GameResult]) -> list[GameResult]:
     """The games that count, in their given order (see `rated_pairs`)."""
     results = list(results)
-    keep = {id(g) for games in rated_pairs(results).values() for g in games}
+    return rated_games_of(results, rated_pairs(results))
+
+
+def rated_games_of(results: Sequence[GameResult],
+              pairs: Mapping[str, Sequence[GameResult]]) -> list[GameResult]:
+    """The games of `pairs` (rated pairs of `results`) in the order of `results`."""
+    keep = {id(g) for games in pairs.values() for g in games}
     return [g for g in results if id(g) in keep]
 
 
@@ -235,7 +245,11 @@ class _Data:
 
     @classmethod
     def from_results(cls, results: Iterable[GameResult]) -> _Data:
-        pairs = rated_pairs(results)
+        return cls.from_pairs(rated_pairs(results))
+
+    @classmethod
+    def from_pairs(cls, pairs: Mapping[str, Sequence[GameResult]]) -> _Data:
+        """From rated pairs (`rated_pairs`)."""
         entrants = tuple(sorted({e for games in pairs.values() for g in games for e in g.entrants}))
         index = {e: k for k, e in enumerate(entrants)}
         clusters = []
@@ -655,6 +669,13 @@ def fit_ratings(results: Iterable[GameResult], *, anchor: str | None = None,
     return _fit_data(_Data.from_results(results), anchor, anchor_elo, prior)
 
 
+def fit_rated_pairs(pairs: Mapping[str, Sequence[GameResult]], *, anchor: str | None = None,
+                    anchor_elo: float = 0.0, prior: float = 2.0) -> RatingFit:
+    """`fit_ratings` of results whose rated pairs (`rated_pairs`) are `pairs`: for a caller
+    that selected them already."""
+    return _fit_data(_Data.from_pairs(pairs), anchor, anchor_elo, prior)
+
+
 def rate(results: Iterable[GameResult], *, anchor: str | None = None, anchor_elo: float = 0.0,
          prior: float = 2.0) -> dict[str, float]:
     """The ratings `fit_ratings` gives, without their intervals (a fraction of the work: no
@@ -753,9 +774,18 @@ def bootstrap_ratings(results: Iterable[GameResult], *, anchor: str | None = Non
     cannot be fitted are skipped and counted; with fewer than two fitted, the figures are
     empty. Raises RatingsError if the results themselves cannot be fitted.
     """
+    return bootstrap_rated_pairs(rated_pairs(results), anchor=anchor, anchor_elo=anchor_elo,
+                                 prior=prior, replicates=replicates, seed=seed)
+
+
+def bootstrap_rated_pairs(pairs: Mapping[str, Sequence[GameResult]], *,
+                          anchor: str | None = None, anchor_elo: float = 0.0,
+                          prior: float = 2.0, replicates: int = 200,
+                          seed: int = 0) -> BootstrapResult:
+    """`bootstrap_ratings` of results whose rated pairs (`rated_pairs`) are `pairs`."""
     if replicates < 2:
         raise ValueError("a bootstrap needs at least two replicates")
-    data = _Data.from_results(results)
+    data = _Data.from_pairs(pairs)
     original = _solve(data, anchor, prior).theta
     finite = [math.isfinite(t) for t in original]
     start = [t if ok else 0.0 for t, ok in zip(original, finite)]
@@ -808,8 +838,15 @@ def incremental_elo(results: Iterable[GameResult], *, k_factor: float = 16.0,
     Everyone starts at `anchor_elo`; at the end all ratings shift so that the anchor (if
     given and rated) sits at `anchor_elo`. For display beside the fit, never for ranking.
     """
+    return incremental_rated(rated_games(results), k_factor=k_factor, anchor=anchor,
+                             anchor_elo=anchor_elo)
+
+
+def incremental_rated(games: Iterable[GameResult], *, k_factor: float = 16.0,
+                      anchor: str | None = None, anchor_elo: float = 0.0) -> dict[str, float]:
+    """`incremental_elo` of games that are all rated (`rated_games`), in their order."""
     elo: dict[str, float] = {}
-    for g in rated_games(results):
+    for g in games:
         a, b = g.entrants
         ra, rb = elo.setdefault(a, anchor_elo), elo.setdefault(b, anchor_elo)
         expected = 1.0 / (1.0 + 10.0 ** ((rb - ra) / 400.0))
