@@ -49,6 +49,7 @@ from arena.tournament.schedule import ScheduledGame, new_secret
 
 SCHEMA_VERSION = 2
 _PENDING = ".pending"
+_TEMP = ".tmp"  # a record file being written (`write_record`)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -564,9 +565,13 @@ def link_record(pending: Path, path: Path) -> None:
 
 def sweep_pending(records: Path, store: Store) -> None:
     """Finish what a stopped run left in `records`: a pending record whose game was committed
-    gets its final name; one whose game was not is deleted. Run only under the run lock."""
+    gets its final name; one whose game was not is deleted, and so is a record file cut
+    short while being written (`write_record`'s temporary file). Run only under the run
+    lock."""
     if not records.is_dir():
         return
+    for temp in records.rglob(f".*{_TEMP}"):
+        temp.unlink(missing_ok=True)
     for pending in sorted(records.rglob(f"*{_PENDING}")):
         final = pending.with_name(pending.name.rsplit(".", 2)[0])
         stored = store.result_of_record(os.path.relpath(final, store.path.parent))
@@ -592,7 +597,7 @@ def write_record(record: GameRecord, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = gzip.compress(json.dumps(record.to_json(), separators=(",", ":")).encode() + b"\n",
                          compresslevel=6, mtime=0)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=_TEMP)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
