@@ -179,45 +179,65 @@ def rated_games_of(results: Sequence[GameResult],
 # --- Small dense linear algebra (the number of entrants is small) --------------------------
 
 Matrix = list[list[float]]
+_SINGULAR = "singular information matrix: some entrants are not connected"
+
+
+def _cholesky(a: Matrix) -> Matrix:
+    """Lower-triangular L (rows of growing length) with a = L L^T, for a symmetric positive
+    definite `a` (an information matrix, a Laplacian without its reference); RatingsError if
+    it is not (entrants not connected). n^3/6 multiply-adds, each row a dot product in C."""
+    low: Matrix = []
+    for i, row in enumerate(a):
+        li: list[float] = []
+        for j in range(i):
+            lj = low[j]
+            li.append((row[j] - sum(map(operator.mul, li, lj[:j]))) / lj[j])
+        pivot = row[i] - sum(map(operator.mul, li, li))
+        if not pivot > 1e-300 * max(1.0, abs(row[i])):
+            raise RatingsError(_SINGULAR)
+        li.append(math.sqrt(pivot))
+        low.append(li)
+    return low
+
+
+def _lower_inverse(low: Matrix) -> Matrix:
+    """The inverse of a lower-triangular L from `_cholesky`, as rows of growing length."""
+    n = len(low)
+    inv: Matrix = []
+    for i in range(n):
+        li = low[i]
+        row = [-sum(li[k] * inv[k][j] for k in range(j, i)) / li[i] for j in range(i)]
+        row.append(1.0 / li[i])
+        inv.append(row)
+    return inv
 
 
 def _inverse(a: Matrix) -> Matrix:
-    """Inverse by Gauss-Jordan with partial pivoting; raises RatingsError if singular."""
+    """Inverse of a symmetric positive definite matrix, by Cholesky: a^-1 = L^-T L^-1;
+    raises RatingsError if it is singular (not positive definite)."""
     n = len(a)
-    m = [row[:] + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(a)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
-        if abs(m[pivot][col]) < 1e-300:
-            raise RatingsError("singular information matrix: some entrants are not connected")
-        m[col], m[pivot] = m[pivot], m[col]
-        inv_p = 1.0 / m[col][col]
-        m[col] = [x * inv_p for x in m[col]]
-        for r in range(n):
-            if r != col and m[r][col] != 0.0:
-                f = m[r][col]
-                m[r] = [x - f * y for x, y in zip(m[r], m[col])]
-    return [row[n:] for row in m]
+    inv_low = _lower_inverse(_cholesky(a))
+    columns = [[inv_low[k][j] for k in range(j, n)] for j in range(n)]  # column j from row j
+    out = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        ci = columns[i]
+        for j in range(i, n):
+            value = sum(map(operator.mul, ci[j - i:], columns[j]))
+            out[i][j] = out[j][i] = value
+    return out
 
 
 def _solve_linear(a: Matrix, b: Sequence[float]) -> list[float]:
-    """x with a x = b, by Gaussian elimination with partial pivoting (a third of the work of
-    an inverse); raises RatingsError if a is singular."""
-    n = len(a)
-    m = [row[:] + [v] for row, v in zip(a, b)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
-        if abs(m[pivot][col]) < 1e-300:
-            raise RatingsError("singular information matrix: some entrants are not connected")
-        m[col], m[pivot] = m[pivot], m[col]
-        top = m[col]
-        for r in range(col + 1, n):
-            f = m[r][col] / top[col]
-            if f != 0.0:
-                m[r] = [x - f * y for x, y in zip(m[r], top)]
+    """x with a x = b for a symmetric positive definite `a`, by Cholesky (a sixth of the
+    work of an inverse by elimination); raises RatingsError if a is singular."""
+    low = _cholesky(a)
+    n = len(low)
+    y: list[float] = []
+    for i, li in enumerate(low):
+        y.append((b[i] - sum(map(operator.mul, li, y))) / li[i])
     x = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        row = m[r]
-        x[r] = (row[n] - sum(map(operator.mul, row[r + 1:n], x[r + 1:]))) / row[r]
+    for i in range(n - 1, -1, -1):
+        x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
     return x
 
 
@@ -250,17 +270,16 @@ class _Data:
     @classmethod
     def from_pairs(cls, pairs: Mapping[str, Sequence[GameResult]]) -> _Data:
         """From rated pairs (`rated_pairs`)."""
-        entrants = tuple(sorted({e for games in pairs.values() for g in games for e in g.entrants}))
+        entrants = tuple(sorted({e for games in pairs.values() for e in games[0].entrants}))
         index = {e: k for k, e in enumerate(entrants)}
         clusters = []
-        for games in pairs.values():
-            counts: dict[tuple[int, int], list[float]] = {}
-            for g in games:
-                a, b = index[g.entrants[0]], index[g.entrants[1]]
-                i, j = min(a, b), max(a, b)
-                winner = index[g.entrants[g.rated_winner]]
-                counts.setdefault((i, j), [0.0, 0.0])[0 if winner == i else 1] += 1.0
-            clusters.append(tuple((i, j, w[0], w[1]) for (i, j), w in counts.items()))
+        for games in pairs.values():  # the games of a pair are of one matchup
+            first = games[0].entrants
+            a, b = index[first[0]], index[first[1]]
+            low = first[0] if a < b else first[1]
+            won_low = sum(g.entrants[g.rated_winner] == low for g in games)
+            clusters.append(((min(a, b), max(a, b), float(won_low),
+                              float(len(games) - won_low)),))
         matchups = frozenset((i, j) for c in clusters for i, j, _, _ in c)
         return cls(entrants, tuple(clusters), matchups)
 
@@ -468,20 +487,46 @@ def _meat(data: _Data, theta: Sequence[float], bread: Matrix,
     """
     m = len(pos)
     meat = [[0.0] * m for _ in range(m)]
+    factors: dict[tuple[int, int, float], tuple[float, float]] = {}
+
+    def residual(i: int, j: int, wi: float, wj: float) -> float:
+        """The pair's jackknife-corrected residual on matchup (i, j)."""
+        games = wi + wj
+        p, scale = factors.get((i, j, games)) or (None, 0.0)
+        if p is None:
+            p = _sigmoid(theta[i] - theta[j])
+            leverage = games * p * (1.0 - p) * _contrast_variance(bread, pos, i, j)
+            scale = 1.0 / (1.0 - min(leverage, MAX_LEVERAGE))
+            factors[(i, j, games)] = (p, scale)
+        return (wi - games * p) * scale
+
+    squares: dict[tuple[int, int], float] = {}  # per matchup: its pairs' squared scores
     for cluster in data.clusters:
+        if len(cluster) == 1:  # the usual pair: its score vector is (+r, -r) on (i, j)
+            i, j, wi, wj = cluster[0]
+            r = residual(i, j, wi, wj)
+            squares[(i, j)] = squares.get((i, j), 0.0) + r * r
+            continue
         score: dict[int, float] = {}
         for i, j, wi, wj in cluster:
-            p = _sigmoid(theta[i] - theta[j])
-            leverage = (wi + wj) * p * (1.0 - p) * _contrast_variance(bread, pos, i, j)
-            resid = (wi - (wi + wj) * p) / (1.0 - min(leverage, MAX_LEVERAGE))
+            r = residual(i, j, wi, wj)
             if i in pos:
-                score[pos[i]] = score.get(pos[i], 0.0) + resid
+                score[pos[i]] = score.get(pos[i], 0.0) + r
             if j in pos:
-                score[pos[j]] = score.get(pos[j], 0.0) - resid
+                score[pos[j]] = score.get(pos[j], 0.0) - r
         for a, sa in score.items():
             row = meat[a]
             for b, sb in score.items():
                 row[b] += sa * sb
+    for (i, j), total in squares.items():
+        a, b = pos.get(i), pos.get(j)
+        if a is not None:
+            meat[a][a] += total
+        if b is not None:
+            meat[b][b] += total
+        if a is not None and b is not None:
+            meat[a][b] -= total
+            meat[b][a] -= total
     return meat
 
 

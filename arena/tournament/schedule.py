@@ -152,9 +152,9 @@ def missing(games: Iterable[ScheduledGame], done: set[str]) -> list[ScheduledGam
 
 def group_pairs(games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, ...]]:
     """Games grouped by pair, in order of each pair's first game."""
-    pairs: dict[str, list[ScheduledGame]] = {}
-    for game in games:
-        pairs.setdefault(game.pair_id, []).append(game)
+    pairs: dict[tuple[tuple[str, str], int], list[ScheduledGame]] = {}
+    for game in games:  # keyed as the pair id is made, without making it
+        pairs.setdefault((game.matchup, game.pair_index), []).append(game)
     return [tuple(p) for p in pairs.values()]
 
 
