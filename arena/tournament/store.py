@@ -570,9 +570,14 @@ def sweep_pending(records: Path, store: Store) -> None:
     lock."""
     if not records.is_dir():
         return
-    for temp in records.rglob(f".*{_TEMP}"):
-        temp.unlink(missing_ok=True)
-    for pending in sorted(records.rglob(f"*{_PENDING}")):
+    left: list[Path] = []
+    for folder, _, files in os.walk(records):  # one pass over every record file
+        for name in files:
+            if name.endswith(_PENDING):
+                left.append(Path(folder, name))
+            elif name.startswith(".") and name.endswith(_TEMP):
+                Path(folder, name).unlink(missing_ok=True)
+    for pending in sorted(left):
         final = pending.with_name(pending.name.rsplit(".", 2)[0])
         stored = store.result_of_record(os.path.relpath(final, store.path.parent))
         if stored is not None and not final.exists() and _holds(pending, stored):
