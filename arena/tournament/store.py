@@ -50,6 +50,7 @@ from arena.tournament.schedule import ScheduledGame, new_secret
 SCHEMA_VERSION = 2
 _PENDING = ".pending"
 _TEMP = ".tmp"  # a record file being written (`write_record`)
+_CLEAN = "records_clean"  # meta: "1" while no run can have left a record to sweep
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -415,7 +416,10 @@ class GameWriter:
     `stored` gives the games committed since it was last asked, in commit order: only those
     may be reported stored. `close` stores everything added, then raises the first error met.
 
-    A stop at any moment keeps the store's promise: a row is committed before its record is
+    Leaving its `with` block without an exception says that every game the workers
+    finished was added: the records are then all in place, and the next run's sweep is
+    skipped (any other end leaves the sweep to do). A stop at any moment keeps the store's
+    promise: a row is committed before its record is
     renamed from its pending name (written and synced by the worker) to the name the row
     gives, so a killed coordinator loses only games not yet committed, whose records keep
     their pending names and are deleted by the next run's `sweep_pending`; a committed game
@@ -427,6 +431,8 @@ class GameWriter:
     """
 
     def __init__(self, store: Store, max_batch: int = 1000) -> None:
+        store.set_meta({_CLEAN: "0"})  # from now on a stop may leave records to sweep
+        self.store = store
         self.path = store.path
         self.max_batch = max_batch
         self._queue: queue.SimpleQueue[tuple[GameRow, Path] | None] = queue.SimpleQueue()
@@ -442,6 +448,8 @@ class GameWriter:
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
         self.close(raise_error=exc_type is None)
+        if exc_type is None:  # every game finished was added and is stored: no records left
+            self.store.set_meta({_CLEAN: "1"})
 
     def add(self, row: GameRow, pending: Path) -> None:
         """Store a finished game (its record written under `pending`) soon; raises the
@@ -567,9 +575,10 @@ def sweep_pending(records: Path, store: Store) -> None:
     """Finish what a stopped run left in `records`: a pending record whose game was committed
     gets its final name; one whose game was not is deleted, and so is a record file cut
     short while being written (`write_record`'s temporary file). Run only under the run
-    lock."""
-    if not records.is_dir():
-        return
+    lock. Skipped when the store says the last run's writer closed cleanly (`GameWriter`):
+    its workers then left no record behind."""
+    if store.meta(_CLEAN) == "1" or not records.is_dir():
+        return  # the last run stored every game its workers finished: nothing to finish
     left: list[Path] = []
     for folder, _, files in os.walk(records):  # one pass over every record file
         for name in files:
@@ -584,6 +593,7 @@ def sweep_pending(records: Path, store: Store) -> None:
             link_record(pending, final)
         else:
             pending.unlink(missing_ok=True)
+    store.set_meta({_CLEAN: "1"})
 
 
 def _holds(pending: Path, stored: tuple[str, int, int, str]) -> bool:
