@@ -170,7 +170,7 @@ def rated_games(results: Iterable[GameResult]) -> list[GameResult]:
 
 
 def rated_games_of(results: Sequence[GameResult],
-              pairs: Mapping[str, Sequence[GameResult]]) -> list[GameResult]:
+                   pairs: Mapping[str, Sequence[GameResult]]) -> list[GameResult]:
     """The games of `pairs` (rated pairs of `results`) in the order of `results`."""
     keep = {id(g) for games in pairs.values() for g in games}
     return [g for g in results if id(g) in keep]
@@ -492,12 +492,12 @@ def _meat(data: _Data, theta: Sequence[float], bread: Matrix,
     def residual(i: int, j: int, wi: float, wj: float) -> float:
         """The pair's jackknife-corrected residual on matchup (i, j)."""
         games = wi + wj
-        p, scale = factors.get((i, j, games)) or (None, 0.0)
-        if p is None:
+        factor = factors.get((i, j, games))
+        if factor is None:  # the same for every pair of the matchup with as many games
             p = _sigmoid(theta[i] - theta[j])
             leverage = games * p * (1.0 - p) * _contrast_variance(bread, pos, i, j)
-            scale = 1.0 / (1.0 - min(leverage, MAX_LEVERAGE))
-            factors[(i, j, games)] = (p, scale)
+            factor = factors[(i, j, games)] = (p, 1.0 / (1.0 - min(leverage, MAX_LEVERAGE)))
+        p, scale = factor
         return (wi - games * p) * scale
 
     squares: dict[tuple[int, int], float] = {}  # per matchup: its pairs' squared scores

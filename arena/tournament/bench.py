@@ -15,8 +15,6 @@ The standings are timed through a callable the caller gives (the command line's 
 from __future__ import annotations
 
 import gc
-import gzip
-import json
 import math
 import random
 import shutil
@@ -33,7 +31,7 @@ from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.runner import deals_of, open_store, register_entrants, run_tournament
 from arena.tournament.schedule import Dispatcher, ScheduledGame, round_robin
 from arena.tournament.store import (GameRow, GameWriter, Store, link_record, pending_record,
-                                    write_record)
+                                    record_bytes, write_record)
 
 STANDINGS = Callable[[Path, int], str]
 """(store path, bootstrap replicates) -> the standings text, as `arena standings` prints it."""
@@ -57,7 +55,11 @@ class LeagueFigures:
     per_game_rate: float
     """Games/s stored one transaction per game, records linked (`Store.add_game`)."""
     writer_rate: float
-    """Games/s stored by the coordinator's writer (`GameWriter`), records linked."""
+    """Games/s stored by the coordinator's writer (`GameWriter.add`), records (written by
+    workers) linked."""
+    held_rate: float
+    """Games/s stored by the writer when it also writes the records (`GameWriter.add_record`:
+    what a coordinator does with records a cluster's workers send)."""
     record_rate: float
     """Games/s of writing the (synthetic) record files, as a worker writes them."""
     handout: float
@@ -97,11 +99,11 @@ class CoordinatorFigures:
         from tabulate import tabulate
 
         rows = [[f.entrants, f"{f.games:,}", f"{f.per_game_rate:,.0f}",
-                 f"{f.writer_rate:,.0f}", f"{f.standings:.2f}",
+                 f"{f.writer_rate:,.0f}", f"{f.held_rate:,.0f}", f"{f.standings:.2f}",
                  "-" if f.bootstrap is None else f"{f.bootstrap:.1f}", f"{f.fit:.2f}",
                  f"{f.nothing_left:.2f}", f"{f.handout:.2f}"] for f in self.leagues]
-        headers = ["entrants", "games", "store games/s (1 commit/game)",
-                   "store games/s (writer)", "standings s",
+        headers = ["entrants", "games", "store games/s: 1 commit/game",
+                   "writer", "writer writing records", "standings s",
                    f"--bootstrap {self.bootstrap_replicates} s", "live fit s",
                    "nothing left s", "hand-out s"]
         lines = [f"Synthetic leagues, {self.pairs_per_matchup} pairs per matchup, no game "
@@ -112,11 +114,12 @@ class CoordinatorFigures:
             lines.append("Growth with the games stored (log-log slope; 1 is linear): "
                          + ", ".join(f"{name} {s:.2f}" for name, s in slopes.items()))
         rate = min(f.writer_rate for f in self.leagues)
+        held = min(f.held_rate for f in self.leagues)
         record = min(f.record_rate for f in self.leagues)
-        lines.append(f"The writer's ceiling: {rate:,.0f} games/s (records written elsewhere; "
-                     f"writing the synthetic records too: {1 / (1 / rate + 1 / record):,.0f} "
-                     f"games/s); at {game_seconds:g} s per game and worker that feeds "
-                     f"{rate * game_seconds:,.0f} workers ("
+        lines.append(f"The writer's ceiling: {rate:,.0f} games/s with records written by "
+                     f"workers, {held:,.0f} games/s writing them itself (one at a time, "
+                     f"each synced: {record:,.0f} games/s); at {game_seconds:g} s per game "
+                     f"and worker that feeds {min(rate, held) * game_seconds:,.0f} workers ("
                      + ", ".join(f"{n} workers produce {n / game_seconds:,.0f} games/s"
                                  for n in workers) + ").")
         return lines
@@ -181,23 +184,29 @@ def _bench_league(folder: Path, size: int, pairs: int, rng: random.Random,
         keys = list(entrants)
         games = round_robin(keys, pairs, deals_of(config, store))
         strength = {k: rng.gauss(0.0, SPREAD_ELO) for k in keys}
-        finished = [_synthetic(config, store, game, strength, rng, k < PER_GAME_SAMPLE)
+        half = PER_GAME_SAMPLE + (len(games) - PER_GAME_SAMPLE) // 2
+        finished = [_synthetic(config, store, game, strength, rng,
+                               "durable" if k < PER_GAME_SAMPLE else
+                               "written" if k < half else "bytes")
                     for k, game in enumerate(games)]
     written = finished[:PER_GAME_SAMPLE]
     record_rate = len(written) / sum(seconds for _, _, seconds in written)
-    sample, rest = finished[:PER_GAME_SAMPLE], finished[PER_GAME_SAMPLE:]
+    sample, linked, held = (finished[:PER_GAME_SAMPLE], finished[PER_GAME_SAMPLE:half],
+                            finished[half:])
     with Store(config.storage) as store:
         per_game_rate = len(sample) / _store_per_game(store, sample)
-        writer_rate = len(rest) / _store_with_writer(store, rest) if rest else per_game_rate
-        del finished, sample, rest  # a coordinator holds no records: its heap is its own
-        gc.collect()
+        writer_rate = len(linked) / _store_with_writer(store, linked) if linked \
+            else per_game_rate
+        held_rate = len(held) / _store_with_writer(store, held) if held else writer_rate
+        del finished, sample, linked, held  # a coordinator holds no records: its heap is
+        gc.collect()                        # its own
         fit = _best(lambda: rate(store.results(keys)))
     handout = _best(lambda: _hand_out(games, 100))
     table = _best(lambda: standings(config.storage, 0))
     boot = _time(lambda: standings(config.storage, bootstrap)) if bootstrap else None
     nothing = _best(lambda: run_tournament(config, 1))
     return LeagueFigures(size, len(games), len(games) // 2, per_game_rate, writer_rate,
-                         record_rate, handout, table, boot, fit, nothing)
+                         held_rate, record_rate, handout, table, boot, fit, nothing)
 
 
 def _best(step: Callable[[], object], runs: int = 2) -> float:
@@ -214,12 +223,12 @@ def _time(step: Callable[[], object]) -> float:
 
 
 def _synthetic(config: TournamentConfig, store: Store, game: ScheduledGame,
-               strength: dict[str, float], rng: random.Random, durable: bool,
-               ) -> tuple[GameRow, Path, float]:
-    """A synthetic result of `game` (Bradley-Terry on `strength`) with its record written
-    under its pending name: `durable`, as a worker writes it (synced), else only written
-    (the rate is measured on the durable ones; a worker's disk is not the coordinator's);
-    (row, pending file, seconds writing)."""
+               strength: dict[str, float], rng: random.Random, how: str,
+               ) -> tuple[GameRow, Path | bytes, float]:
+    """A synthetic result of `game` (Bradley-Terry on `strength`) with its record: written
+    under its pending name "durable" (as a worker writes it, synced) or only "written" (the
+    rate is measured on the durable ones: a worker's disk is not the coordinator's), or held
+    as "bytes" for the writer to write; (row, pending file or bytes, seconds writing)."""
     teams = game.teams
     p0 = 1.0 / (1.0 + 10.0 ** ((strength[teams[1]] - strength[teams[0]]) / 400.0))
     winner = 0 if rng.random() < p0 else 1
@@ -231,14 +240,16 @@ def _synthetic(config: TournamentConfig, store: Store, game: ScheduledGame,
                         round_scores=[scores], scores=scores, winner=winner, rounds=1,
                         termination=Termination.NORMAL)
     start = time.perf_counter()
+    row = GameRow.from_record(game, record, relative)
+    if how == "bytes":
+        return row, record_bytes(record), 0.0
     pending = pending_record(store.record_path(relative))
-    if durable:
+    if how == "durable":
         write_record(record, pending)
     else:
         pending.parent.mkdir(parents=True, exist_ok=True)
-        pending.write_bytes(gzip.compress(json.dumps(record.to_json()).encode(), mtime=0))
-    seconds = time.perf_counter() - start
-    return GameRow.from_record(game, record, relative), pending, seconds
+        pending.write_bytes(record_bytes(record))
+    return row, pending, time.perf_counter() - start
 
 
 def _store_per_game(store: Store, finished: Sequence[tuple[GameRow, Path, float]]) -> float:
@@ -250,11 +261,16 @@ def _store_per_game(store: Store, finished: Sequence[tuple[GameRow, Path, float]
     return time.perf_counter() - start
 
 
-def _store_with_writer(store: Store, finished: Sequence[tuple[GameRow, Path, float]]) -> float:
+def _store_with_writer(store: Store,
+                       finished: Sequence[tuple[GameRow, Path | bytes, float]]) -> float:
+    """The run's writer: records written by workers (a path) or held (bytes)."""
     start = time.perf_counter()
     with GameWriter(store) as writer:
-        for row, pending, _ in finished:
-            writer.add(row, pending)
+        for row, record, _ in finished:
+            if isinstance(record, bytes):
+                writer.add_record(row, record)
+            else:
+                writer.add(row, record)
     return time.perf_counter() - start
 
 

@@ -27,6 +27,7 @@ must stay where no bot can read it, as the sandbox keeps the tournament folder.
 from __future__ import annotations
 
 import collections
+import ctypes
 import fcntl
 import gzip
 import json
@@ -37,7 +38,7 @@ import sqlite3
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -435,7 +436,8 @@ class GameWriter:
         self.store = store
         self.path = store.path
         self.max_batch = max_batch
-        self._queue: queue.SimpleQueue[tuple[GameRow, Path] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[GameRow, Path | bytes] | None] = \
+            queue.SimpleQueue()
         self._stored: collections.deque[tuple[GameRow, bool]] = collections.deque()
         self._error: BaseException | None = None
         self._closed = False
@@ -459,6 +461,16 @@ class GameWriter:
             self._raise()
             raise ArenaError("the store's writer is closed")
         self._queue.put((row, pending))
+
+    def add_record(self, row: GameRow, data: bytes) -> None:
+        """Store a finished game whose record file's content (`record_bytes`) the
+        coordinator holds, e.g. sent by a cluster's worker: the writer writes it under a
+        pending name and makes it durable, with the other records of its batch, by one sync
+        of the file system before the commit. Raises as `add` does."""
+        self._raise()
+        if self._closed:
+            raise ArenaError("the store's writer is closed")
+        self._queue.put((row, data))
 
     def stored(self) -> list[tuple[GameRow, bool]]:
         """(row, new) of each game committed since the last call; new is False for a game
@@ -502,7 +514,9 @@ class GameWriter:
         finally:
             db.close()
 
-    def _commit(self, db: sqlite3.Connection, games: list[tuple[GameRow, Path]]) -> None:
+    def _commit(self, db: sqlite3.Connection,
+                given: list[tuple[GameRow, Path | bytes]]) -> None:
+        games = self._write_records(given)
         kept = []
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -523,6 +537,55 @@ class GameWriter:
             else:
                 pending.unlink(missing_ok=True)
             self._stored.append((row, new))
+
+
+    def _write_records(self, games: list[tuple[GameRow, Path | bytes]],
+                       ) -> list[tuple[GameRow, Path]]:
+        """The games with every record given as bytes written under a pending name, and
+        those files made durable (before their rows are committed)."""
+        out: list[tuple[GameRow, Path]] = []
+        written: list[Path] = []
+        for row, record in games:
+            if isinstance(record, bytes):
+                pending = pending_record(self.path.parent / row.record)
+                pending.parent.mkdir(parents=True, exist_ok=True)
+                pending.write_bytes(record)
+                written.append(pending)
+                record = pending
+            out.append((row, record))
+        if written:
+            _sync_files(written)
+        return out
+
+
+def _sync_files(paths: list[Path]) -> None:
+    """Make the files (and their names) durable: one `syncfs` of their file system where
+    Linux has it, else an fsync of each file and each folder."""
+    if _SYNCFS is not None:
+        fd = os.open(paths[0].parent, os.O_RDONLY)
+        try:
+            if _SYNCFS(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    for folder in {p.parent for p in paths}:
+        _sync_folder(folder)
+
+
+def _syncfs() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+
+
+_SYNCFS = _syncfs()
 
 
 # ----- one run per store -----------------------------------------------------------------
@@ -606,12 +669,21 @@ def _holds(pending: Path, stored: tuple[str, int, int, str]) -> bool:
     return (record.game_id, *record.scores, record.termination.value) == tuple(stored)
 
 
-def write_record(record: GameRecord, path: Path) -> None:
-    """Write a record as gzip-compressed JSON, atomically and durably (temp file, fsync,
-    rename, fsync of the folder): a reader sees the whole file or none."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = gzip.compress(json.dumps(record.to_json(), separators=(",", ":")).encode() + b"\n",
+def record_bytes(record: GameRecord) -> bytes:
+    """A record file's content: gzip-compressed JSON."""
+    return gzip.compress(json.dumps(record.to_json(), separators=(",", ":")).encode() + b"\n",
                          compresslevel=6, mtime=0)
+
+
+def write_record(record: GameRecord, path: Path) -> None:
+    """Write a record as gzip-compressed JSON, atomically and durably (see `write_file`)."""
+    write_file(record_bytes(record), path)
+
+
+def write_file(data: bytes, path: Path) -> None:
+    """Write a file atomically and durably (temp file, fsync, rename, fsync of the folder):
+    a reader sees the whole file or none."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=_TEMP)
     try:
         with os.fdopen(fd, "wb") as out:

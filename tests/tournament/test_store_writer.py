@@ -1,6 +1,7 @@
 """The run's writer (`GameWriter`): group commits that lose nothing on close, report only what
-is committed, and survive a SIGKILL mid-batch: the store opens, the sweep leaves no record
-without its row, and a resume stores exactly what is missing."""
+is committed, and survive a SIGKILL mid-batch (records written by workers or by the writer
+itself): the store opens, the sweep leaves no record without its row, and a resume stores
+exactly what is missing."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import pytest
 from arena.referee.record import EntrantInfo, GameRecord, Termination
 from arena.tournament.schedule import missing, round_robin
 from arena.tournament.store import (EntrantRow, GameRow, GameWriter, IntegrityError, Store,
-                                    pending_record, sweep_pending, write_record)
+                                    pending_record, read_record, sweep_pending,
+                                    write_record)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -113,8 +115,14 @@ WRITER = textwrap.dedent("""
     folder = Path(sys.argv[1])
     store = open_store(folder)
     writer = GameWriter(store, max_batch=10)
-    for game in round_robin(KEYS, 10, 7):
-        writer.add(*finished(store, game))
+    for k, game in enumerate(round_robin(KEYS, 10, 7)):
+        row, pending = finished(store, game)
+        if k % 2:  # half of them as a cluster's records: the writer writes the file
+            data = pending.read_bytes()
+            pending.unlink()
+            writer.add_record(row, data)
+        else:
+            writer.add(row, pending)
         for row, new in writer.stored():
             print(row.game.game_id, flush=True)  # reported stored: committed
     writer.close()
@@ -151,3 +159,22 @@ def test_a_writer_killed_mid_batch_loses_only_uncommitted_games(tmp_path):
         assert store.done_game_ids() == {g.game_id for g in schedule}
         final, pending = record_files(tmp_path)
         assert not pending and final == {g.record for g in store.games()}
+
+
+def test_records_the_coordinator_holds_are_written_synced_and_linked_once_committed(tmp_path):
+    games = round_robin(KEYS, 1, 7)
+    with open_store(tmp_path) as store:
+        with GameWriter(store) as writer:
+            for k, game in enumerate(games):
+                row, pending = finished(store, game)
+                if k % 2:  # from a cluster: the bytes only, the writer writes the file
+                    data = pending.read_bytes()
+                    pending.unlink()
+                    writer.add_record(row, data)
+                else:
+                    writer.add(row, pending)
+        assert sum(new for _, new in writer.stored()) == len(games)
+        for stored in store.games():
+            assert read_record(store.record_path(stored.record)).game_id == stored.game_id
+    final, pending = record_files(tmp_path)
+    assert len(final) == len(games) and not pending
