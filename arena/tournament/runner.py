@@ -360,7 +360,8 @@ class LiveStandings:
     `line` never waits for a fit: it returns the last line computed (empty until the first)
     and asks for a new one, which the thread computes at most every `every` seconds, on what
     the store has committed, through a read-only connection of its own: storing and handing
-    out pairs go on meanwhile. The line ranks by ratings without intervals (`rate`, which
+    out pairs go on meanwhile. A fit that takes long is done less often (at most a sixth of
+    the time), so that a large league's fits do not take the coordinator's CPU. The line ranks by ratings without intervals (`rate`, which
     takes the results and the anchor key); `close` stops the thread (a fit under way is
     dropped).
     """
@@ -390,11 +391,11 @@ class LiveStandings:
         self._wanted.set()
 
     def _run(self) -> None:
-        last = float("-inf")
+        last, pause = float("-inf"), self.every
         with contextlib.closing(Store(self.path, read_only=True)) as store:
             while True:
                 self._wanted.wait()
-                if self._closed.wait(max(0.0, last + self.every - time.monotonic())):
+                if self._closed.wait(max(0.0, last + pause - time.monotonic())):
                     return
                 self._wanted.clear()
                 last = time.monotonic()
@@ -402,6 +403,8 @@ class LiveStandings:
                 if self._closed.is_set():
                     return
                 self.text = text
+                # a long fit is done less often: at most a sixth of the time goes to it
+                pause = max(self.every, 5.0 * (time.monotonic() - last))
 
     def _compute(self, store: Store) -> str:
         try:

@@ -417,15 +417,15 @@ class GameWriter:
     `stored` gives the games committed since it was last asked, in commit order: only those
     may be reported stored. `close` stores everything added, then raises the first error met.
 
-    Leaving its `with` block without an exception says that every game the workers
-    finished was added: the records are then all in place, and the next run's sweep is
-    skipped (any other end leaves the sweep to do). A stop at any moment keeps the store's
-    promise: a row is committed before its record is
-    renamed from its pending name (written and synced by the worker) to the name the row
-    gives, so a killed coordinator loses only games not yet committed, whose records keep
+    A stop at any moment keeps the store's promise: a row is committed only after its record
+    is durable under a pending name (synced by the worker that wrote it, or by the writer
+    for `add_record`), and the record is renamed to the name the row gives only after the
+    commit. So a killed coordinator loses only games not yet committed, whose records keep
     their pending names and are deleted by the next run's `sweep_pending`; a committed game
-    whose rename was lost is linked by that sweep. (So the rename needs no sync of its
-    folder: the sweep redoes it.) A game stored already with another result raises the
+    whose rename was lost is linked by that sweep (so the rename needs no sync of its
+    folder). Leaving the `with` block without an exception says that every game the workers
+    finished was added: the records are then all in place and the next run skips the sweep
+    (any other end leaves it to do). A game stored already with another result raises the
     store's IntegrityError from the next `add` (or `close`), its record deleted; the games
     around it are stored. A database error ends the writer: its batch is rolled back (and
     swept later), and the error is raised likewise.
@@ -537,7 +537,6 @@ class GameWriter:
             else:
                 pending.unlink(missing_ok=True)
             self._stored.append((row, new))
-
 
     def _write_records(self, games: list[tuple[GameRow, Path | bytes]],
                        ) -> list[tuple[GameRow, Path]]:
