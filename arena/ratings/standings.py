@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from arena.ratings.fit import (BootstrapResult, ForfeitKind, GameResult, RatingFit,
-                               RatingsError, rated_games_of, bootstrap_rated_pairs,
-                               fit_rated_pairs, incremental_rated, rated_games, rated_pairs)
+                               RatingsError, bootstrap_rated_pairs, fit_rated_pairs,
+                               incremental_rated, rated_games, rated_games_of, rated_pairs)
 from arena.ratings.graph import connected_groups
 
 
