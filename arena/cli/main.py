@@ -81,6 +81,45 @@ def bench_sandbox_cmd(runs: int) -> None:
         click.echo(line)
 
 
+@bench.command("coordinator")
+@click.option("--entrants", "sizes", default="20,50", show_default=True,
+              help="League sizes, comma-separated (100 takes several minutes: "
+                   "--entrants 20,50,100 --bootstrap-up-to 50).")
+@click.option("--pairs", default=8, show_default=True, type=click.IntRange(min=1),
+              help="Duplicate pairs per matchup.")
+@click.option("--bootstrap", default=200, show_default=True, type=click.IntRange(min=0),
+              help="Replicates of the timed `arena standings --bootstrap` (0: not timed).")
+@click.option("--bootstrap-up-to", type=click.IntRange(min=2), default=None,
+              help="Time the bootstrap only for leagues of at most this many entrants.")
+@click.option("--game-seconds", default=0.4, show_default=True, type=click.FloatRange(min=0.0,
+              min_open=True), help="Seconds a worker takes per game (the demo's bots on one "
+              "CPU: 0.4-1 s), to turn the writer's ceiling into workers fed.")
+def bench_coordinator_cmd(sizes: str, pairs: int, bootstrap: int, bootstrap_up_to: int | None,
+                          game_seconds: float) -> None:
+    """Time the coordinator's own work on synthetic finished leagues (no game played):
+    storing, hand-out, standings, the finished tournament; print how each grows."""
+    from arena.cli.tournaments import _anchor_options, _standings_text
+    from arena.tournament.bench import bench_coordinator
+
+    try:
+        leagues = [int(s) for s in sizes.split(",")]
+    except ValueError:
+        raise click.BadParameter("a comma-separated list of numbers",
+                                 param_hint="--entrants") from None
+    if any(n < 2 for n in leagues):
+        raise click.BadParameter("every league needs at least 2 entrants",
+                                 param_hint="--entrants")
+
+    def standings(storage: object, replicates: int) -> str:
+        options = _anchor_options(None, None, None, None)
+        return _standings_text(storage, options, False, False, replicates, False, "terminal")
+
+    figures = bench_coordinator(leagues, standings, pairs, bootstrap, bootstrap_up_to,
+                                note=lambda text: click.echo(text, err=True))
+    for line in figures.lines(game_seconds):
+        click.echo(line)
+
+
 @main.command()
 @click.argument("bot_a", type=click.Path(file_okay=False))
 @click.argument("bot_b", type=click.Path(file_okay=False))

@@ -35,7 +35,7 @@ import enum
 import math
 import operator
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.errors import ArenaError
@@ -137,13 +137,17 @@ def group_pairs(results: Iterable[GameResult]) -> dict[str, list[GameResult]]:
     """
     pairs: dict[str, list[GameResult]] = {}
     for game in results:
-        games = pairs.setdefault(game.pair_id, [])
-        if games and set(games[0].entrants) != set(game.entrants):
+        games = pairs.get(game.pair_id)
+        if games is None:
+            pairs[game.pair_id] = [game]
+            continue
+        first = games[0].entrants
+        if first != game.entrants and first != game.entrants[::-1]:
             raise RatingsError(f"pair {game.pair_id} mixes matchups {games[0].entrants} "
                                f"and {game.entrants}")
-        games.append(game)
-        if len(games) > 2:
+        if len(games) == 2:
             raise RatingsError(f"pair {game.pair_id} has more than two games")
+        games.append(game)
     return pairs
 
 
@@ -162,52 +166,78 @@ def rated_pairs(results: Iterable[GameResult]) -> dict[str, list[GameResult]]:
 def rated_games(results: Iterable[GameResult]) -> list[GameResult]:
     """The games that count, in their given order (see `rated_pairs`)."""
     results = list(results)
-    keep = {id(g) for games in rated_pairs(results).values() for g in games}
+    return rated_games_of(results, rated_pairs(results))
+
+
+def rated_games_of(results: Sequence[GameResult],
+                   pairs: Mapping[str, Sequence[GameResult]]) -> list[GameResult]:
+    """The games of `pairs` (rated pairs of `results`) in the order of `results`."""
+    keep = {id(g) for games in pairs.values() for g in games}
     return [g for g in results if id(g) in keep]
 
 
 # --- Small dense linear algebra (the number of entrants is small) --------------------------
 
 Matrix = list[list[float]]
+_SINGULAR = "singular information matrix: some entrants are not connected"
+
+
+def _cholesky(a: Matrix) -> Matrix:
+    """Lower-triangular L (rows of growing length) with a = L L^T, for a symmetric positive
+    definite `a` (an information matrix, a Laplacian without its reference); RatingsError if
+    it is not (entrants not connected). n^3/6 multiply-adds, each row a dot product in C."""
+    low: Matrix = []
+    for i, row in enumerate(a):
+        li: list[float] = []
+        for j in range(i):
+            lj = low[j]
+            li.append((row[j] - sum(map(operator.mul, li, lj[:j]))) / lj[j])
+        pivot = row[i] - sum(map(operator.mul, li, li))
+        if not pivot > 1e-300 * max(1.0, abs(row[i])):
+            raise RatingsError(_SINGULAR)
+        li.append(math.sqrt(pivot))
+        low.append(li)
+    return low
+
+
+def _lower_inverse(low: Matrix) -> Matrix:
+    """The inverse of a lower-triangular L from `_cholesky`, as rows of growing length."""
+    n = len(low)
+    inv: Matrix = []
+    for i in range(n):
+        li = low[i]
+        row = [-sum(li[k] * inv[k][j] for k in range(j, i)) / li[i] for j in range(i)]
+        row.append(1.0 / li[i])
+        inv.append(row)
+    return inv
 
 
 def _inverse(a: Matrix) -> Matrix:
-    """Inverse by Gauss-Jordan with partial pivoting; raises RatingsError if singular."""
+    """Inverse of a symmetric positive definite matrix, by Cholesky: a^-1 = L^-T L^-1;
+    raises RatingsError if it is singular (not positive definite)."""
     n = len(a)
-    m = [row[:] + [1.0 if i == j else 0.0 for j in range(n)] for i, row in enumerate(a)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
-        if abs(m[pivot][col]) < 1e-300:
-            raise RatingsError("singular information matrix: some entrants are not connected")
-        m[col], m[pivot] = m[pivot], m[col]
-        inv_p = 1.0 / m[col][col]
-        m[col] = [x * inv_p for x in m[col]]
-        for r in range(n):
-            if r != col and m[r][col] != 0.0:
-                f = m[r][col]
-                m[r] = [x - f * y for x, y in zip(m[r], m[col])]
-    return [row[n:] for row in m]
+    inv_low = _lower_inverse(_cholesky(a))
+    columns = [[inv_low[k][j] for k in range(j, n)] for j in range(n)]  # column j from row j
+    out = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        ci = columns[i]
+        for j in range(i, n):
+            value = sum(map(operator.mul, ci[j - i:], columns[j]))
+            out[i][j] = out[j][i] = value
+    return out
 
 
 def _solve_linear(a: Matrix, b: Sequence[float]) -> list[float]:
-    """x with a x = b, by Gaussian elimination with partial pivoting (a third of the work of
-    an inverse); raises RatingsError if a is singular."""
-    n = len(a)
-    m = [row[:] + [v] for row, v in zip(a, b)]
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
-        if abs(m[pivot][col]) < 1e-300:
-            raise RatingsError("singular information matrix: some entrants are not connected")
-        m[col], m[pivot] = m[pivot], m[col]
-        top = m[col]
-        for r in range(col + 1, n):
-            f = m[r][col] / top[col]
-            if f != 0.0:
-                m[r] = [x - f * y for x, y in zip(m[r], top)]
+    """x with a x = b for a symmetric positive definite `a`, by Cholesky (a sixth of the
+    work of an inverse by elimination); raises RatingsError if a is singular."""
+    low = _cholesky(a)
+    n = len(low)
+    y: list[float] = []
+    for i, li in enumerate(low):
+        y.append((b[i] - sum(map(operator.mul, li, y))) / li[i])
     x = [0.0] * n
-    for r in range(n - 1, -1, -1):
-        row = m[r]
-        x[r] = (row[n] - sum(map(operator.mul, row[r + 1:n], x[r + 1:]))) / row[r]
+    for i in range(n - 1, -1, -1):
+        x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
     return x
 
 
@@ -235,18 +265,21 @@ class _Data:
 
     @classmethod
     def from_results(cls, results: Iterable[GameResult]) -> _Data:
-        pairs = rated_pairs(results)
-        entrants = tuple(sorted({e for games in pairs.values() for g in games for e in g.entrants}))
+        return cls.from_pairs(rated_pairs(results))
+
+    @classmethod
+    def from_pairs(cls, pairs: Mapping[str, Sequence[GameResult]]) -> _Data:
+        """From rated pairs (`rated_pairs`)."""
+        entrants = tuple(sorted({e for games in pairs.values() for e in games[0].entrants}))
         index = {e: k for k, e in enumerate(entrants)}
         clusters = []
-        for games in pairs.values():
-            counts: dict[tuple[int, int], list[float]] = {}
-            for g in games:
-                a, b = index[g.entrants[0]], index[g.entrants[1]]
-                i, j = min(a, b), max(a, b)
-                winner = index[g.entrants[g.rated_winner]]
-                counts.setdefault((i, j), [0.0, 0.0])[0 if winner == i else 1] += 1.0
-            clusters.append(tuple((i, j, w[0], w[1]) for (i, j), w in counts.items()))
+        for games in pairs.values():  # the games of a pair are of one matchup
+            first = games[0].entrants
+            a, b = index[first[0]], index[first[1]]
+            low = first[0] if a < b else first[1]
+            won_low = sum(g.entrants[g.rated_winner] == low for g in games)
+            clusters.append(((min(a, b), max(a, b), float(won_low),
+                              float(len(games) - won_low)),))
         matchups = frozenset((i, j) for c in clusters for i, j, _, _ in c)
         return cls(entrants, tuple(clusters), matchups)
 
@@ -454,20 +487,46 @@ def _meat(data: _Data, theta: Sequence[float], bread: Matrix,
     """
     m = len(pos)
     meat = [[0.0] * m for _ in range(m)]
+    factors: dict[tuple[int, int, float], tuple[float, float]] = {}
+
+    def residual(i: int, j: int, wi: float, wj: float) -> float:
+        """The pair's jackknife-corrected residual on matchup (i, j)."""
+        games = wi + wj
+        factor = factors.get((i, j, games))
+        if factor is None:  # the same for every pair of the matchup with as many games
+            p = _sigmoid(theta[i] - theta[j])
+            leverage = games * p * (1.0 - p) * _contrast_variance(bread, pos, i, j)
+            factor = factors[(i, j, games)] = (p, 1.0 / (1.0 - min(leverage, MAX_LEVERAGE)))
+        p, scale = factor
+        return (wi - games * p) * scale
+
+    squares: dict[tuple[int, int], float] = {}  # per matchup: its pairs' squared scores
     for cluster in data.clusters:
+        if len(cluster) == 1:  # the usual pair: its score vector is (+r, -r) on (i, j)
+            i, j, wi, wj = cluster[0]
+            r = residual(i, j, wi, wj)
+            squares[(i, j)] = squares.get((i, j), 0.0) + r * r
+            continue
         score: dict[int, float] = {}
         for i, j, wi, wj in cluster:
-            p = _sigmoid(theta[i] - theta[j])
-            leverage = (wi + wj) * p * (1.0 - p) * _contrast_variance(bread, pos, i, j)
-            resid = (wi - (wi + wj) * p) / (1.0 - min(leverage, MAX_LEVERAGE))
+            r = residual(i, j, wi, wj)
             if i in pos:
-                score[pos[i]] = score.get(pos[i], 0.0) + resid
+                score[pos[i]] = score.get(pos[i], 0.0) + r
             if j in pos:
-                score[pos[j]] = score.get(pos[j], 0.0) - resid
+                score[pos[j]] = score.get(pos[j], 0.0) - r
         for a, sa in score.items():
             row = meat[a]
             for b, sb in score.items():
                 row[b] += sa * sb
+    for (i, j), total in squares.items():
+        a, b = pos.get(i), pos.get(j)
+        if a is not None:
+            meat[a][a] += total
+        if b is not None:
+            meat[b][b] += total
+        if a is not None and b is not None:
+            meat[a][b] -= total
+            meat[b][a] -= total
     return meat
 
 
@@ -655,6 +714,33 @@ def fit_ratings(results: Iterable[GameResult], *, anchor: str | None = None,
     return _fit_data(_Data.from_results(results), anchor, anchor_elo, prior)
 
 
+def fit_rated_pairs(pairs: Mapping[str, Sequence[GameResult]], *, anchor: str | None = None,
+                    anchor_elo: float = 0.0, prior: float = 2.0) -> RatingFit:
+    """`fit_ratings` of results whose rated pairs (`rated_pairs`) are `pairs`: for a caller
+    that selected them already."""
+    return _fit_data(_Data.from_pairs(pairs), anchor, anchor_elo, prior)
+
+
+def rate(results: Iterable[GameResult], *, anchor: str | None = None, anchor_elo: float = 0.0,
+         prior: float = 2.0) -> dict[str, float]:
+    """The ratings `fit_ratings` gives, without their intervals (a fraction of the work: no
+    covariance), e.g. for a live standings line. Raises RatingsError as `fit_ratings` does."""
+    data = _Data.from_results(results)
+    solution = _solve(data, anchor, prior)
+    to_elo = _elo_scale(solution, anchor is None, anchor_elo)
+    return {e: to_elo(t) for e, t in zip(data.entrants, solution.theta)}
+
+
+def _elo_scale(solution: _Solution, centred: bool,
+               anchor_elo: float) -> Callable[[float], float]:
+    """Logits to Elo: the anchor (or, centred, the mean of the reference group) at
+    `anchor_elo`."""
+    theta = solution.theta
+    members = [k for k, c in enumerate(solution.component) if c == solution.home]
+    base = sum(theta[k] for k in members) / len(members) if centred else theta[solution.ref]
+    return lambda t: (t - base) * ELO_PER_LOGIT + anchor_elo
+
+
 def _fit_data(data: _Data, anchor: str | None, anchor_elo: float, prior: float) -> RatingFit:
     solution = _solve(data, anchor, prior)
     n, ref, theta = len(data.entrants), solution.ref, solution.theta
@@ -675,10 +761,7 @@ def _fit_data(data: _Data, anchor: str | None, anchor_elo: float, prior: float) 
                 for b, j in enumerate(members):
                     target[i][j] = small[a][b]
     centred = anchor is None
-    base = sum(theta[k] for k in members) / len(members) if centred else theta[ref]
-
-    def to_elo(t: float) -> float:
-        return (t - base) * ELO_PER_LOGIT + anchor_elo
+    to_elo = _elo_scale(solution, centred, anchor_elo)
 
     def scale(m: Matrix) -> tuple[tuple[float, ...], ...]:
         m = _centre_on(m, members) if centred else m
@@ -736,9 +819,18 @@ def bootstrap_ratings(results: Iterable[GameResult], *, anchor: str | None = Non
     cannot be fitted are skipped and counted; with fewer than two fitted, the figures are
     empty. Raises RatingsError if the results themselves cannot be fitted.
     """
+    return bootstrap_rated_pairs(rated_pairs(results), anchor=anchor, anchor_elo=anchor_elo,
+                                 prior=prior, replicates=replicates, seed=seed)
+
+
+def bootstrap_rated_pairs(pairs: Mapping[str, Sequence[GameResult]], *,
+                          anchor: str | None = None, anchor_elo: float = 0.0,
+                          prior: float = 2.0, replicates: int = 200,
+                          seed: int = 0) -> BootstrapResult:
+    """`bootstrap_ratings` of results whose rated pairs (`rated_pairs`) are `pairs`."""
     if replicates < 2:
         raise ValueError("a bootstrap needs at least two replicates")
-    data = _Data.from_results(results)
+    data = _Data.from_pairs(pairs)
     original = _solve(data, anchor, prior).theta
     finite = [math.isfinite(t) for t in original]
     start = [t if ok else 0.0 for t, ok in zip(original, finite)]
@@ -791,8 +883,15 @@ def incremental_elo(results: Iterable[GameResult], *, k_factor: float = 16.0,
     Everyone starts at `anchor_elo`; at the end all ratings shift so that the anchor (if
     given and rated) sits at `anchor_elo`. For display beside the fit, never for ranking.
     """
+    return incremental_rated(rated_games(results), k_factor=k_factor, anchor=anchor,
+                             anchor_elo=anchor_elo)
+
+
+def incremental_rated(games: Iterable[GameResult], *, k_factor: float = 16.0,
+                      anchor: str | None = None, anchor_elo: float = 0.0) -> dict[str, float]:
+    """`incremental_elo` of games that are all rated (`rated_games`), in their order."""
     elo: dict[str, float] = {}
-    for g in rated_games(results):
+    for g in games:
         a, b = g.entrants
         ra, rb = elo.setdefault(a, anchor_elo), elo.setdefault(b, anchor_elo)
         expected = 1.0 / (1.0 + 10.0 ** ((rb - ra) / 400.0))

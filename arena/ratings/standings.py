@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from arena.ratings.fit import (BootstrapResult, ForfeitKind, GameResult, RatingFit,
-                               RatingsError, bootstrap_ratings, fit_ratings, incremental_elo, rated_games,
-                               rated_pairs)
+                               RatingsError, bootstrap_rated_pairs, fit_rated_pairs,
+                               incremental_rated, rated_games, rated_games_of, rated_pairs)
 from arena.ratings.graph import connected_groups
 
 
@@ -53,15 +53,22 @@ class EntrantStats:
 def entrant_stats(results: Iterable[GameResult]) -> dict[str, EntrantStats]:
     """Games, wins, mean score margin, forfeits by kind and void games per entrant."""
     results = list(results)
-    rated = {id(g) for g in rated_games(results)}
+    return _entrant_stats(results, rated_games(results))
+
+
+def _entrant_stats(results: Sequence[GameResult],
+                   rated_list: Sequence[GameResult]) -> dict[str, EntrantStats]:
+    rated = {id(g) for g in rated_list}
     harness = {g.pair_id for g in results if g.harness_fault}
     games: dict[str, list[float]] = {}
     forfeits: dict[str, dict[ForfeitKind, int]] = {}
     for g in results:
         for team, e in enumerate(g.entrants):
-            # games, wins, margin sum, void, normal, voided by a harness fault
-            row = games.setdefault(e, [0, 0, 0.0, 0, 0, 0])
-            forfeits.setdefault(e, {k: 0 for k in ForfeitKind})
+            row = games.get(e)
+            if row is None:
+                # games, wins, margin sum, void, normal, voided by a harness fault
+                row = games[e] = [0, 0, 0.0, 0, 0, 0]
+                forfeits[e] = {k: 0 for k in ForfeitKind}
             if id(g) not in rated:
                 row[3] += 1
                 row[5] += g.pair_id in harness
@@ -80,13 +87,21 @@ def entrant_stats(results: Iterable[GameResult]) -> dict[str, EntrantStats]:
 
 def head_to_head(results: Iterable[GameResult]) -> dict[tuple[str, str], tuple[int, int]]:
     """(a, b) -> (games a won against b, games a lost against b), both orders present."""
-    table: dict[tuple[str, str], tuple[int, int]] = {}
-    for g in rated_games(results):
-        for team in (0, 1):
-            a, b = g.entrants[team], g.entrants[1 - team]
-            won, lost = table.get((a, b), (0, 0))
-            table[(a, b)] = (won + (g.rated_winner == team), lost + (g.rated_winner != team))
-    return table
+    return _head_to_head(rated_games(results))
+
+
+def _head_to_head(rated: Iterable[GameResult]) -> dict[tuple[str, str], tuple[int, int]]:
+    counts: dict[tuple[str, str], list[int]] = {}
+    for g in rated:
+        a, b = g.entrants
+        won = g.rated_winner == 0
+        row = counts.get((a, b))
+        if row is None:
+            row = counts[(a, b)] = [0, 0]
+            counts[(b, a)] = [0, 0]
+        row[0 if won else 1] += 1
+        counts[(b, a)][1 if won else 0] += 1
+    return {key: (w, lost) for key, (w, lost) in counts.items()}
 
 
 def pair_outcomes(results: Iterable[GameResult], a: str, b: str) -> list[int]:
@@ -148,12 +163,18 @@ class _Rated(Protocol):
 def matchup_summaries(results: Iterable[GameResult], fit: _Rated) -> list[MatchupSummary]:
     """One summary per matchup that has rated games, in order of a's rank then b's."""
     results = list(results)
+    pairs = rated_pairs(results)
+    return _matchup_summaries(pairs, _head_to_head(rated_games_of(results, pairs)), fit)
+
+
+def _matchup_summaries(rated: Mapping[str, Sequence[GameResult]],
+                       h2h: Mapping[tuple[str, str], tuple[int, int]],
+                       fit: _Rated) -> list[MatchupSummary]:
     rank = {e: k for k, e in enumerate(fit.ranking())}
-    pairs: dict[tuple[str, str], list[list[GameResult]]] = {}
-    for games in rated_pairs(results).values():
+    pairs: dict[tuple[str, str], list[Sequence[GameResult]]] = {}
+    for games in rated.values():
         key = tuple(sorted(games[0].entrants, key=rank.__getitem__))
         pairs.setdefault(key, []).append(games)  # type: ignore[arg-type]
-    h2h = head_to_head(results)
     summaries = []
     for (a, b), groups in sorted(pairs.items(), key=lambda kv: (rank[kv[0][0]], rank[kv[0][1]])):
         counts = [0, 0, 0]
@@ -305,11 +326,14 @@ def fit_order(fit: RatingFit) -> tuple[str, ...]:
 
 def rating_groups(results: Sequence[GameResult]) -> list[list[str]]:
     """Entrants connected by rated games, largest group first (entrant keys sorted)."""
-    keys = sorted({e for games in rated_pairs(results).values() for g in games
-                   for e in g.entrants})
+    return _rating_groups(rated_pairs(results))
+
+
+def _rating_groups(rated: Mapping[str, Sequence[GameResult]]) -> list[list[str]]:
+    matchups = {games[0].entrants for games in rated.values()}
+    keys = sorted({e for m in matchups for e in m})
     index = {e: k for k, e in enumerate(keys)}
-    edges = {(index[g.entrants[0]], index[g.entrants[1]])
-             for games in rated_pairs(results).values() for g in games}
+    edges = {(index[a], index[b]) for a, b in matchups}
     return [[keys[k] for k in group] for group in connected_groups(len(keys), edges)]
 
 
@@ -325,7 +349,8 @@ def compute_standings(results: Iterable[GameResult], *, anchor: str | None = Non
     when no two entrants have a rated game between them.
     """
     results, entrants = list(results), list(entrants)
-    groups = [g for g in rating_groups(results) if len(g) > 1]
+    pairs = rated_pairs(results)  # selected once: every figure below counts these
+    groups = [g for g in _rating_groups(pairs) if len(g) > 1]
     if not groups:
         raise RatingsError("no rated games between two entrants yet")
     if anchor is not None:
@@ -333,19 +358,23 @@ def compute_standings(results: Iterable[GameResult], *, anchor: str | None = Non
     fits, boots = [], []
     for group in groups:
         members = set(group)
-        games = [g for g in results if set(g.entrants) <= members]
+        own_pairs = pairs if len(groups) == 1 else \
+            {p: games for p, games in pairs.items() if games[0].entrants[0] in members}
         own = anchor if anchor in members else None
-        fits.append(fit_ratings(games, anchor=own, anchor_elo=anchor_elo, prior=prior))
-        boots.append(bootstrap_ratings(games, anchor=own, anchor_elo=anchor_elo, prior=prior,
-                                       replicates=bootstrap, seed=seed) if bootstrap else None)
-    stats = entrant_stats(results)
+        fits.append(fit_rated_pairs(own_pairs, anchor=own, anchor_elo=anchor_elo, prior=prior))
+        boots.append(bootstrap_rated_pairs(own_pairs, anchor=own, anchor_elo=anchor_elo,
+                                           prior=prior, replicates=bootstrap, seed=seed)
+                     if bootstrap else None)
+    rated_list = rated_games_of(results, pairs)
+    stats = _entrant_stats(results, rated_list)
+    h2h = _head_to_head(rated_list)
     rated = [e for f in fits for e in fit_order(f)]
     listed = tuple(rated) + tuple(sorted((set(entrants) | set(stats)) - set(rated)))
-    standings = Standings(tuple(fits), stats, head_to_head(results), (), incremental_elo(
-        results, k_factor=k_factor, anchor=anchor, anchor_elo=anchor_elo), tuple(boots),
+    standings = Standings(tuple(fits), stats, h2h, (), incremental_rated(
+        rated_list, k_factor=k_factor, anchor=anchor, anchor_elo=anchor_elo), tuple(boots),
         listed, (), anchor, k_factor)
     return dataclasses.replace(
-        standings, matchups=tuple(matchup_summaries(results, standings)),
+        standings, matchups=tuple(_matchup_summaries(pairs, h2h, standings)),
         notes=tuple(_notes(standings, anchor, known=set(entrants) | set(stats))))
 
 

@@ -18,20 +18,23 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
 from arena.referee.manifest import BotManifest, load_manifest
-from arena.ratings.fit import RatingsError, fit_ratings
+from arena.ratings.fit import GameResult, RatingsError
+from arena.ratings.fit import rate as rate_points
 from arena.referee.match import Entrant
 from arena.sandbox import resolve as resolve_isolation
 from arena.tournament import entrants as building
 from arena.tournament.entrants import Unbuildable
 from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing, round_robin
-from arena.tournament.store import (EntrantRow, GameRow, Store, link_record, run_lock,
+from arena.tournament.store import (EntrantRow, GameRow, GameWriter, Store, run_lock,
                                     sweep_pending)
 from arena.tournament.config import TournamentConfig, check_outside
 from arena.tournament.workers import Setup, WorkerError, ignore_sigint, run_games
@@ -250,33 +253,35 @@ def scheduled_games(config: TournamentConfig, store: Store,
 def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entrant],
                games: Sequence[ScheduledGame], workers: int,
                on_game: Callable[[GameRow], None] | None = None) -> int:
-    """Play `games` on `workers` processes, committing each to the store as it finishes and
-    then giving its record its final name; the number stored. KeyboardInterrupt propagates
-    once the workers stopped; so does the store's IntegrityError (a result that differs from
-    a stored one: nothing of that game is kept)."""
+    """Play `games` on `workers` processes, handing each to the store's writer as it
+    finishes (`GameWriter`: committed, then its record given its final name); `on_game` is
+    called for each game once it is committed. The number stored. KeyboardInterrupt
+    propagates once the workers stopped and the games received are stored; so does the
+    store's IntegrityError (a result that differs from a stored one: nothing of that game is
+    kept)."""
     _ignore_records_in_git(config.records)
     setup = Setup(dict(entrants), config.target, config.time, config.records,
                   store.path.parent, pin_cpus=config.pin_cpus,
                   isolation=resolve_isolation(config.isolation))
     stored = 0
-    with contextlib.closing(run_games(setup, games, workers)) as finished:
+
+    def report(committed: list[tuple[GameRow, bool]]) -> None:
+        nonlocal stored
+        for row, new in committed:
+            stored += new
+            if on_game is not None:
+                on_game(row)
+
+    with GameWriter(store) as writer, \
+            contextlib.closing(run_games(setup, games, workers)) as finished:
         try:
             for game in finished:
-                try:
-                    new = store.add_game(game.row)
-                except BaseException:
-                    game.pending.unlink(missing_ok=True)
-                    raise
-                if new:
-                    link_record(game.pending, store.record_path(game.row.record))
-                    stored += 1
-                else:
-                    game.pending.unlink(missing_ok=True)
-                if on_game is not None:
-                    on_game(game.row)
+                writer.add(game.row, game.pending)
+                report(writer.stored())
         except KeyboardInterrupt:
             ignore_sigint()  # the run ends: a second Ctrl-C must not cut that short
             raise
+    report(writer.stored())
     return stored
 
 
@@ -321,9 +326,11 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
             listener.note(f"deals: {seeds.describe()}")
         done = store.done_game_ids()
         todo = missing(scheduled_games(config, store, entrants), done)
-        live = LiveStandings(store, list(entrants), labels(store), config.ratings.anchor)
-        listener.started(len(todo), live.line(force=True))
         before = store.game_count()
+        if not todo:  # nothing left to play: no standings to fit for a progress line
+            return RunSummary(0, 0, before, 0.0, 0, tuple(left_out))
+        live = LiveStandings(store, list(entrants), labels(store), config.ratings.anchor)
+        listener.started(len(todo), live.line())
         start = time.monotonic()
 
         def on_game(row: GameRow) -> None:
@@ -332,7 +339,8 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
             listener.game(row, other in done, live.line())
 
         try:
-            play_games(config, store, entrants, todo, count, on_game)
+            with contextlib.closing(live):
+                play_games(config, store, entrants, todo, count, on_game)
         except KeyboardInterrupt:
             raise TournamentInterrupted(store.game_count() - before, store.game_count(),
                                         config.path) from None
@@ -348,30 +356,66 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
 
 
 class LiveStandings:
-    """A compact standings line for the progress bar, refitted at most every few seconds."""
+    """A compact standings line for the progress bar, refitted in a thread of its own.
+
+    `line` never waits for a fit: it returns the last line computed (empty until the first)
+    and asks for a new one, which the thread computes at most every `every` seconds, on what
+    the store has committed, through a read-only connection of its own: storing and handing
+    out pairs go on meanwhile. A fit that takes long is done less often (at most a sixth of
+    the time), so that a large league's fits do not take the coordinator's CPU. The line ranks by ratings without intervals (`rate`, which
+    takes the results and the anchor key); `close` stops the thread (a fit under way is
+    dropped).
+    """
 
     def __init__(self, store: Store, keys: list[str], names: dict[str, tuple[str, str]],
-                 anchor: str | None, every: float = 2.0, shown: int = 5) -> None:
-        self.store, self.keys, self.names = store, keys, names
+                 anchor: str | None, every: float = 2.0, shown: int = 5,
+                 rate: Callable[[list[GameResult], str | None], Mapping[str, float]]
+                 | None = None) -> None:
+        self.path, self.keys, self.names = store.path, keys, names
         self.anchor = next((k for k in keys if anchor in (k, names.get(k, ("",))[0])), None)
         self.every, self.shown = every, shown
-        self.last = float("-inf")
+        self.rate = rate or (lambda results, key: rate_points(results, anchor=key))
         self.text = ""
+        self._wanted = threading.Event()
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="arena-live-standings",
+                                        daemon=True)
+        self._thread.start()
 
-    def line(self, force: bool = False) -> str:
-        if force or not self.text or time.monotonic() - self.last >= self.every:
-            self.last = time.monotonic()
-            self.text = self._compute()
+    def line(self) -> str:
+        """The last line computed; a new one is computed in the background."""
+        self._wanted.set()
         return self.text
 
-    def _compute(self) -> str:
-        results = self.store.results(self.keys)
+    def close(self) -> None:
+        self._closed.set()
+        self._wanted.set()
+
+    def _run(self) -> None:
+        last, pause = float("-inf"), self.every
+        with contextlib.closing(Store(self.path, read_only=True)) as store:
+            while True:
+                self._wanted.wait()
+                if self._closed.wait(max(0.0, last + pause - time.monotonic())):
+                    return
+                self._wanted.clear()
+                last = time.monotonic()
+                text = self._compute(store)
+                if self._closed.is_set():
+                    return
+                self.text = text
+                # a long fit is done less often: at most a sixth of the time goes to it
+                pause = max(self.every, 5.0 * (time.monotonic() - last))
+
+    def _compute(self, store: Store) -> str:
         try:
-            fit = fit_ratings(results, anchor=self.anchor)
+            elo = self.rate(store.results(self.keys), self.anchor)
         except RatingsError:
             return ""
-        return "  ".join(f"{self.names.get(k, (k,))[0]} {fit.elo[k]:+.0f}"
-                         for k in fit.ranking()[:self.shown])
+        ranking = sorted(elo, key=lambda k: (math.isnan(elo[k]),
+                                             -elo[k] if not math.isnan(elo[k]) else 0.0, k))
+        return "  ".join(f"{self.names.get(k, (k,))[0]} {elo[k]:+.0f}"
+                         for k in ranking[:self.shown])
 
 
 def left_out(store: Store) -> list[tuple[str, str]]:

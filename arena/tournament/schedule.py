@@ -134,10 +134,13 @@ def round_robin(keys: Iterable[str], pairs: int, deals: Deals | int,
     matchup first), so that standings fill evenly while it runs (an int `deals` is a fixed
     base seed)."""
     deals = _deals(deals)
+    every = matchups(keys)
     games = []
     for index in range(first_pair, pairs):
-        for matchup in matchups(keys):
-            games += pair_games(matchup, index, deals)
+        seed = deals.pair_seed(index)  # one per pair index: every matchup plays its deals
+        for matchup in every:
+            games += (ScheduledGame(matchup, index, 0, seed),
+                      ScheduledGame(matchup, index, 1, seed))
     return games
 
 
@@ -152,9 +155,9 @@ def missing(games: Iterable[ScheduledGame], done: set[str]) -> list[ScheduledGam
 
 def group_pairs(games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, ...]]:
     """Games grouped by pair, in order of each pair's first game."""
-    pairs: dict[str, list[ScheduledGame]] = {}
-    for game in games:
-        pairs.setdefault(game.pair_id, []).append(game)
+    pairs: dict[tuple[tuple[str, str], int], list[ScheduledGame]] = {}
+    for game in games:  # keyed as the pair id is made, without making it
+        pairs.setdefault((game.matchup, game.pair_index), []).append(game)
     return [tuple(p) for p in pairs.values()]
 
 

@@ -1,12 +1,15 @@
 """The tournament store: one SQLite file (WAL) with the tournament, its entrants and its games.
 
 Only the runner's main process writes, and only one run writes a store at a time
-(`run_lock`: a second run is refused, naming the first). Each finished game is one
-transaction: its row and its entrants' failure counters are committed together. Its record
-file is written first under a name of its own (`pending_record`), atomically, and renamed to
-the name the row gives only once the row is committed (`link_record`), so a stop at any
-moment (Ctrl-C, kill -9, power loss) leaves either the whole game or none of it, and no
-record file ever disagrees with its row. `synchronous=FULL` makes a commit durable. A game
+(`run_lock`: a second run is refused, naming the first). A finished game's row and its
+entrants' failure counters are committed together, in one transaction of their own
+(`Store.add_game`) or with the other games that finished meanwhile (`GameWriter`, the run's
+writer: group commits). Its record file is written first under a name of its own
+(`pending_record`), atomically, and renamed to the name the row gives only once the row is
+committed (`link_record`), so a stop at any moment (Ctrl-C, kill -9, power loss) leaves either
+the whole game or none of it, and no record file ever disagrees with its row: the next run's
+`sweep_pending` deletes the pending records of games never committed and links those of
+games committed. `synchronous=FULL` makes a commit durable. A game
 stored already with another result than a new one is an `IntegrityError` that stops the run:
 the store was changed by something other than the run, and is not to be trusted.
 
@@ -24,15 +27,19 @@ must stay where no bot can read it, as the sandbox keeps the tournament folder.
 
 from __future__ import annotations
 
+import collections
+import ctypes
 import fcntl
 import gzip
 import json
 import os
+import queue
 import secrets
 import sqlite3
 import tempfile
+import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +51,8 @@ from arena.tournament.schedule import ScheduledGame, new_secret
 
 SCHEMA_VERSION = 2
 _PENDING = ".pending"
+_TEMP = ".tmp"  # a record file being written (`write_record`)
+_CLEAN = "records_clean"  # meta: "1" while no run can have left a record to sweep
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -187,6 +196,15 @@ class StoredGame:
     finished_at: str
 
 
+def _connect(path: Path) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), WAL, durable commits."""
+    db = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA foreign_keys=ON")
+    return db
+
+
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
@@ -199,17 +217,20 @@ class IntegrityError(ArenaError):
 class Store:
     """A tournament's SQLite store; a context manager closing the connection."""
 
-    def __init__(self, path: str | Path, create: bool = True) -> None:
+    def __init__(self, path: str | Path, create: bool = True, read_only: bool = False) -> None:
+        """Open (or, with `create`, make) the store at `path`; `read_only`: a connection
+        that only reads an existing store (it never takes the write lock)."""
         self.path = Path(path).resolve()
-        if not create and not self.path.is_file():
+        if (read_only or not create) and not self.path.is_file():
             raise ConfigError(f"{self.path}: no tournament store here (run the tournament "
                               "first)")
+        if read_only:
+            self.db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=30.0,
+                                      isolation_level=None)
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db = _connect(self.path)
             # schema 1 lacked build_outputs and the deal secret: both are added here
             self.db.executescript(
                 f"BEGIN IMMEDIATE; {_SCHEMA} INSERT OR IGNORE INTO meta VALUES "
@@ -307,40 +328,8 @@ class Store:
         False (and nothing changed) if the game is stored already with the same result: a
         game is never counted twice. IntegrityError if it is stored with another result.
         """
-        g = row.game
-        teams = g.teams
-        fault_team = None if row.fault_seat is None else row.fault_seat & 1
-        values = (g.seed, teams[0], teams[1], row.scores[0], row.scores[1], row.winner,
-                  row.rounds, row.termination.value, row.fault_seat, row.fault_message)
         with self.transaction() as db:
-            stored = db.execute(f"SELECT game_id, {', '.join(_RESULT_COLUMNS)} FROM games "
-                                "WHERE game_id = ? OR (pair_id = ? AND game_index = ?)",
-                                (g.game_id, g.pair_id, g.game_index)).fetchone()
-            if stored is not None:
-                if stored[0] == g.game_id and tuple(stored[1:]) == values:
-                    return False
-                raise IntegrityError(self._conflict(g.game_id, stored, values))
-            db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                       "?, ?, ?)",
-                       (g.game_id, g.pair_id, g.pair_index, g.game_index, g.seed, teams[0],
-                        teams[1], row.scores[0], row.scores[1], row.winner, row.rounds,
-                        row.termination.value, row.fault_seat, fault_team, row.fault_message,
-                        row.seconds, row.record, _now()))
-            db.executemany("INSERT INTO failures VALUES (?, ?, 1) ON CONFLICT (entrant, kind) "
-                           "DO UPDATE SET count = count + 1",
-                           [(teams[team], kind) for team, kind in row.failed_teams()])
-        return True
-
-    def _conflict(self, game_id: str, stored: tuple, values: tuple) -> str:
-        differ = [f"{name} {old!r} stored, {new!r} played" for name, old, new
-                  in zip(_RESULT_COLUMNS, stored[1:], values) if old != new]
-        if stored[0] != game_id:
-            differ.insert(0, f"stored as game {stored[0]!r}")
-        return (f"{self.path}: integrity error: game {game_id} is stored already with another "
-                f"result than the one just played ({'; '.join(differ)}). Something other than "
-                "this run wrote to the store, so its results cannot be trusted; the run stops "
-                "here. Check who can write to it, and start the tournament with a new storage "
-                "path.")
+            return _insert_game(db, row, self.path)
 
     def result_of_record(self, relative: str) -> tuple[str, int, int, str] | None:
         """(game id, score0, score1, termination) of the stored game whose row names this
@@ -402,6 +391,225 @@ class Store:
                            [(str(folder), p) for p in paths])
 
 
+def _insert_game(db: sqlite3.Connection, row: GameRow, path: Path) -> bool:
+    """Insert one finished game and count its failure, in the open transaction of `db`;
+    False if it is stored already with the same result, IntegrityError (nothing inserted) if
+    with another."""
+    g = row.game
+    teams = g.teams
+    fault_team = None if row.fault_seat is None else row.fault_seat & 1
+    values = (g.seed, teams[0], teams[1], row.scores[0], row.scores[1], row.winner,
+              row.rounds, row.termination.value, row.fault_seat, row.fault_message)
+    stored = db.execute(f"SELECT game_id, {', '.join(_RESULT_COLUMNS)} FROM games "
+                        "WHERE game_id = ? OR (pair_id = ? AND game_index = ?)",
+                        (g.game_id, g.pair_id, g.game_index)).fetchone()
+    if stored is not None:
+        if stored[0] == g.game_id and tuple(stored[1:]) == values:
+            return False
+        raise IntegrityError(_conflict(path, g.game_id, stored, values))
+    db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               (g.game_id, g.pair_id, g.pair_index, g.game_index, g.seed, teams[0], teams[1],
+                row.scores[0], row.scores[1], row.winner, row.rounds, row.termination.value,
+                row.fault_seat, fault_team, row.fault_message, row.seconds, row.record, _now()))
+    db.executemany("INSERT INTO failures VALUES (?, ?, 1) ON CONFLICT (entrant, kind) "
+                   "DO UPDATE SET count = count + 1",
+                   [(teams[team], kind) for team, kind in row.failed_teams()])
+    return True
+
+
+def _conflict(path: Path, game_id: str, stored: tuple, values: tuple) -> str:
+    differ = [f"{name} {old!r} stored, {new!r} played" for name, old, new
+              in zip(_RESULT_COLUMNS, stored[1:], values) if old != new]
+    if stored[0] != game_id:
+        differ.insert(0, f"stored as game {stored[0]!r}")
+    return (f"{path}: integrity error: game {game_id} is stored already with another "
+            f"result than the one just played ({'; '.join(differ)}). Something other than "
+            "this run wrote to the store, so its results cannot be trusted; the run stops "
+            "here. Check who can write to it, and start the tournament with a new storage "
+            "path.")
+
+
+class GameWriter:
+    """The coordinator's writer: stores finished games from a thread of its own, as many per
+    transaction as arrived while the previous one committed (group commit), and gives each
+    record its final name once its row is committed.
+
+    `add` hands a game over and returns at once: the loop that receives games and hands out
+    pairs never waits for a disk. At a few games per second each game is a transaction of
+    its own, as with `Store.add_game`; at thousands, one commit (one fsync) serves hundreds.
+    `stored` gives the games committed since it was last asked, in commit order: only those
+    may be reported stored. `close` stores everything added, then raises the first error met.
+
+    A stop at any moment keeps the store's promise: a row is committed only after its record
+    is durable under a pending name (synced by the worker that wrote it, or by the writer
+    for `add_record`), and the record is renamed to the name the row gives only after the
+    commit. So a killed coordinator loses only games not yet committed, whose records keep
+    their pending names and are deleted by the next run's `sweep_pending`; a committed game
+    whose rename was lost is linked by that sweep (so the rename needs no sync of its
+    folder). Leaving the `with` block without an exception says that every game the workers
+    finished was added: the records are then all in place and the next run skips the sweep
+    (any other end leaves it to do). A game stored already with another result raises the
+    store's IntegrityError from the next `add` (or `close`), its record deleted; the games
+    around it are stored. A database error ends the writer: its batch is rolled back (and
+    swept later), and the error is raised likewise.
+    """
+
+    def __init__(self, store: Store, max_batch: int = 1000) -> None:
+        store.set_meta({_CLEAN: "0"})  # from now on a stop may leave records to sweep
+        self.store = store
+        self.path = store.path
+        self.max_batch = max_batch
+        self._queue: queue.SimpleQueue[tuple[GameRow, Path | bytes] | None] = \
+            queue.SimpleQueue()
+        self._stored: collections.deque[tuple[GameRow, bool]] = collections.deque()
+        self._error: BaseException | None = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="arena-store-writer",
+                                        daemon=True)
+        self._thread.start()
+
+    def __enter__(self) -> GameWriter:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
+        self.close(raise_error=exc_type is None)
+        if exc_type is None:  # every game finished was added and is stored: no records left
+            self.store.set_meta({_CLEAN: "1"})
+
+    def add(self, row: GameRow, pending: Path) -> None:
+        """Store a finished game (its record written under `pending`) soon; raises the
+        writer's error, if it met one (the record is then deleted)."""
+        if self._error is not None or self._closed:
+            pending.unlink(missing_ok=True)
+            self._raise()
+            raise ArenaError("the store's writer is closed")
+        self._queue.put((row, pending))
+
+    def add_record(self, row: GameRow, data: bytes) -> None:
+        """Store a finished game whose record file's content (`record_bytes`) the
+        coordinator holds, e.g. sent by a cluster's worker: the writer writes it under a
+        pending name and makes it durable, with the other records of its batch, by one sync
+        of the file system before the commit. Raises as `add` does."""
+        self._raise()
+        if self._closed:
+            raise ArenaError("the store's writer is closed")
+        self._queue.put((row, data))
+
+    def stored(self) -> list[tuple[GameRow, bool]]:
+        """(row, new) of each game committed since the last call; new is False for a game
+        that was stored already with the same result (not counted twice)."""
+        done = []
+        while self._stored:
+            done.append(self._stored.popleft())
+        return done
+
+    def close(self, raise_error: bool = True) -> None:
+        """Store everything added, stop the thread; then raise the first error met (unless
+        `raise_error` is false: an error is on its way already)."""
+        if not self._closed:
+            self._closed = True
+            self._queue.put(None)
+            self._thread.join()
+        if raise_error:
+            self._raise()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        db = _connect(self.path)
+        try:
+            while True:
+                batch = [self._queue.get()]
+                while batch[-1] is not None and len(batch) < self.max_batch:
+                    try:
+                        batch.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                games = [item for item in batch if item is not None]
+                if games:
+                    self._commit(db, games)
+                if batch[-1] is None:
+                    return
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller by add/close
+            self._error = self._error or exc
+        finally:
+            db.close()
+
+    def _commit(self, db: sqlite3.Connection,
+                given: list[tuple[GameRow, Path | bytes]]) -> None:
+        games = self._write_records(given)
+        kept = []
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for row, pending in games:
+                try:
+                    kept.append((row, pending, _insert_game(db, row, self.path)))
+                except IntegrityError as exc:  # nothing of it inserted: the others go on
+                    pending.unlink(missing_ok=True)
+                    self._error = self._error or exc
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        for row, pending, new in kept:
+            if new:
+                os.replace(pending, self.path.parent / row.record)
+            else:
+                pending.unlink(missing_ok=True)
+            self._stored.append((row, new))
+
+    def _write_records(self, games: list[tuple[GameRow, Path | bytes]],
+                       ) -> list[tuple[GameRow, Path]]:
+        """The games with every record given as bytes written under a pending name, and
+        those files made durable (before their rows are committed)."""
+        out: list[tuple[GameRow, Path]] = []
+        written: list[Path] = []
+        for row, record in games:
+            if isinstance(record, bytes):
+                pending = pending_record(self.path.parent / row.record)
+                pending.parent.mkdir(parents=True, exist_ok=True)
+                pending.write_bytes(record)
+                written.append(pending)
+                record = pending
+            out.append((row, record))
+        if written:
+            _sync_files(written)
+        return out
+
+
+def _sync_files(paths: list[Path]) -> None:
+    """Make the files (and their names) durable: one `syncfs` of their file system where
+    Linux has it, else an fsync of each file and each folder."""
+    if _SYNCFS is not None:
+        fd = os.open(paths[0].parent, os.O_RDONLY)
+        try:
+            if _SYNCFS(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    for path in paths:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    for folder in {p.parent for p in paths}:
+        _sync_folder(folder)
+
+
+def _syncfs() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+
+
+_SYNCFS = _syncfs()
+
+
 # ----- one run per store -----------------------------------------------------------------
 
 class StoreBusy(ArenaError):
@@ -450,16 +658,27 @@ def link_record(pending: Path, path: Path) -> None:
 
 def sweep_pending(records: Path, store: Store) -> None:
     """Finish what a stopped run left in `records`: a pending record whose game was committed
-    gets its final name; one whose game was not is deleted. Run only under the run lock."""
-    if not records.is_dir():
-        return
-    for pending in sorted(records.rglob(f"*{_PENDING}")):
+    gets its final name; one whose game was not is deleted, and so is a record file cut
+    short while being written (`write_record`'s temporary file). Run only under the run
+    lock. Skipped when the store says the last run's writer closed cleanly (`GameWriter`):
+    its workers then left no record behind."""
+    if store.meta(_CLEAN) == "1" or not records.is_dir():
+        return  # the last run stored every game its workers finished: nothing to finish
+    left: list[Path] = []
+    for folder, _, files in os.walk(records):  # one pass over every record file
+        for name in files:
+            if name.endswith(_PENDING):
+                left.append(Path(folder, name))
+            elif name.startswith(".") and name.endswith(_TEMP):
+                Path(folder, name).unlink(missing_ok=True)
+    for pending in sorted(left):
         final = pending.with_name(pending.name.rsplit(".", 2)[0])
         stored = store.result_of_record(os.path.relpath(final, store.path.parent))
         if stored is not None and not final.exists() and _holds(pending, stored):
             link_record(pending, final)
         else:
             pending.unlink(missing_ok=True)
+    store.set_meta({_CLEAN: "1"})
 
 
 def _holds(pending: Path, stored: tuple[str, int, int, str]) -> bool:
@@ -472,13 +691,22 @@ def _holds(pending: Path, stored: tuple[str, int, int, str]) -> bool:
     return (record.game_id, *record.scores, record.termination.value) == tuple(stored)
 
 
-def write_record(record: GameRecord, path: Path) -> None:
-    """Write a record as gzip-compressed JSON, atomically and durably (temp file, fsync,
-    rename, fsync of the folder): a reader sees the whole file or none."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = gzip.compress(json.dumps(record.to_json(), separators=(",", ":")).encode() + b"\n",
+def record_bytes(record: GameRecord) -> bytes:
+    """A record file's content: gzip-compressed JSON."""
+    return gzip.compress(json.dumps(record.to_json(), separators=(",", ":")).encode() + b"\n",
                          compresslevel=6, mtime=0)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+
+
+def write_record(record: GameRecord, path: Path) -> None:
+    """Write a record as gzip-compressed JSON, atomically and durably (see `write_file`)."""
+    write_file(record_bytes(record), path)
+
+
+def write_file(data: bytes, path: Path) -> None:
+    """Write a file atomically and durably (temp file, fsync, rename, fsync of the folder):
+    a reader sees the whole file or none."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=_TEMP)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
