@@ -449,12 +449,21 @@ def _holds(pending: Path, stored: tuple[str, int, int, str]) -> bool:
     return (record.game_id, *record.scores, record.termination.value) == tuple(stored)
 
 
-def write_record(record: GameRecord, path: Path) -> None:
-    """Write a record as gzip-compressed JSON, atomically and durably (temp file, fsync,
-    rename, fsync of the folder): a reader sees the whole file or none."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = gzip.compress(json.dumps(record.to_json(), separators=(",", ":")).encode() + b"\n",
+def record_bytes(record: GameRecord) -> bytes:
+    """A record file's content: gzip-compressed JSON."""
+    return gzip.compress(json.dumps(record.to_json(), separators=(",", ":")).encode() + b"\n",
                          compresslevel=6, mtime=0)
+
+
+def write_record(record: GameRecord, path: Path) -> None:
+    """Write a record as gzip-compressed JSON, atomically and durably (see `write_file`)."""
+    write_file(record_bytes(record), path)
+
+
+def write_file(data: bytes, path: Path) -> None:
+    """Write a file atomically and durably (temp file, fsync, rename, fsync of the folder):
+    a reader sees the whole file or none."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
