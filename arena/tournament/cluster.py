@@ -191,6 +191,7 @@ def _unpack(bundle: bytes, folder: Path, version: str) -> None:
     try:
         with tarfile.open(fileobj=io.BytesIO(bundle), mode="r:gz") as tar:
             tar.extractall(temp, filter="data")
+        temp.chmod(0o755)  # a sandboxed bot runs under a uid of its own: it must read it
         if folder_hash(temp) != version:
             raise ClusterError(f"the bundle of version {version} does not hash to it "
                                f"({folder_hash(temp)}): it was changed on the way")
