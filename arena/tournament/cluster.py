@@ -66,7 +66,8 @@ LOCAL = "local:"  # an address of N worker processes on this machine
 EXTRA = "pip install 'tichu-arena[cluster]'"
 RETRIES = 2          # a task that raised is tried again this many times
 TASKS_PER_THREAD = 2  # tasks in flight per worker thread of the cluster
-PAIRS_PER_TASK = 4    # at most; fewer near the end so that the last pairs spread out
+PAIRS_PER_TASK = 4    # at most (bot processes start twice per task); fewer near the end, so
+                      # that the last pairs spread over the threads
 _CACHE_VAR = "XDG_CACHE_HOME"
 _BUILT = "built"
 
@@ -327,8 +328,7 @@ class Cluster:
         under their pending names). WorkerError naming the pairs of a task that failed every
         time, or the entrant a worker could not build."""
         distributed = _distributed()
-        slots = TASKS_PER_THREAD * threads(self.client)
-        dispatcher = Dispatcher(games, slots, PAIRS_PER_TASK)
+        dispatcher = Dispatcher(games, threads(self.client), PAIRS_PER_TASK)
         entrants = {k: e for k, e in setup.entrants.items()}
         pending = distributed.as_completed()
         tasks: dict[Any, Task] = {}
