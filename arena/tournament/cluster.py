@@ -37,10 +37,15 @@ import fcntl
 import io
 import logging
 import os
+import pickle
 import shutil
+import signal
 import socket
+import subprocess
+import sys
 import tarfile
 import tempfile
+import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -66,7 +71,7 @@ LOCAL = "local:"  # an address of N worker processes on this machine
 EXTRA = "pip install 'tichu-arena[cluster]'"
 RETRIES = 2          # a task that raised is tried again this many times
 TASKS_PER_THREAD = 2  # tasks in flight per worker thread of the cluster
-PAIRS_PER_TASK = 4    # at most (bot processes start twice per task); fewer near the end, so
+PAIRS_PER_TASK = 8    # at most (bot processes start twice per task); fewer near the end, so
                       # that the last pairs spread over the threads
 _CACHE_VAR = "XDG_CACHE_HOME"
 _BUILT = "built"
@@ -272,16 +277,63 @@ def build_task(entrants: Sequence[tuple[str, Entrant]], bundles: Mapping[str, by
 
 
 def play_task(task: Task, bundles: Mapping[str, bytes]) -> Outcome:
-    """On a worker: play a task's pairs, on a CPU claimed for it where one is free."""
+    """On a worker: play a task's pairs in a process of their own (`_referee`)."""
     built = _built(task.entrants, bundles)
     if isinstance(built, BuildFailure):
         return Outcome(failure=built)
+    return _referee(task, built)
+
+
+def _referee(task: Task, built: Mapping[str, Entrant]) -> Outcome:
+    """Play a task's pairs in a fresh Python process: the referee's loop then shares no
+    interpreter (and no lock) with the Dask worker's threads (games played inside the
+    worker process took 30-70% longer than local ones). The child dies with this worker however it dies: it exits at the end of file of
+    its input (its bots get SIGKILL as their parent dies). ClusterError if it fails."""
+    child = subprocess.Popen([sys.executable, "-m", "arena.tournament.cluster"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+    try:
+        data = pickle.dumps((task, dict(built)))
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(len(data).to_bytes(8, "big") + data)
+        child.stdin.flush()
+        result = child.stdout.read()
+        child.stdin.close()
+        error = child.stderr.read() if child.stderr else b""
+        code = child.wait()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    if code != 0 or not result:
+        tail = error.decode(errors="replace").strip().splitlines()[-12:]
+        raise ClusterError(f"the referee process of pair(s) {', '.join(task.pair_ids)} ended "
+                           f"with exit code {code}:\n" + "\n".join(tail))
+    return pickle.loads(result)
+
+
+def _serve() -> None:
+    """The referee process of one task (`_referee`): read it, play it on a CPU claimed for
+    it where one is free, write the outcome."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the coordinator's to handle
+    size = int.from_bytes(sys.stdin.buffer.read(8), "big")
+    task, built = pickle.loads(sys.stdin.buffer.read(size))
+    threading.Thread(target=_exit_at_end_of_input, daemon=True).start()
     setup = Setup(built, task.target, task.time, Path(), Path(), task.transport,
                   task.pin_cpus, resolve_isolation(task.isolation))
     player = _Collector(setup, dict(task.entrants))
     with pinned(task.pin_cpus):
         player.run(list(task.pairs))
-    return Outcome(tuple(player.games))
+    sys.stdout.buffer.write(pickle.dumps(Outcome(tuple(player.games))))
+    sys.stdout.buffer.flush()
+    os._exit(0)  # not a shutdown that waits for the thread reading the input
+
+
+def _exit_at_end_of_input() -> None:
+    """End the process once its input closes: the worker is gone (or gave up on it)."""
+    while os.read(0, 4096):
+        pass
+    os._exit(1)
 
 
 # ----- on the coordinator -------------------------------------------------------------------
@@ -382,3 +434,9 @@ def _pending(setup: Setup, row: GameRow, data: bytes) -> Finished:
     write_file(data, pending)
     return Finished(dataclasses.replace(row, record=os.path.relpath(final, setup.base)),
                     pending)
+
+
+if __name__ == "__main__":  # the referee process of a task (see `_referee`)
+    from arena.tournament.cluster import _serve as serve  # its classes, not __main__'s
+
+    serve()

@@ -102,7 +102,10 @@ def test_a_killed_worker_and_a_killed_coordinator_lose_nothing_and_count_nothing
         wait_until(lambda: stored_games(db) >= 1 and worker_in_a_game(run) is not None,
                    "a game stored and a worker playing", proc=run)
         victim = worker_in_a_game(run)
+        referees = children(victim)  # the process playing the task's games, with its bots
         os.kill(victim, signal.SIGKILL)
+        wait_until(lambda: not any(alive(r) for r in referees),
+                   "the killed worker's games ending with it", limit=60)
         before = stored_games(db)
         wait_until(lambda: stored_games(db) > before, "a game stored after the kill", proc=run)
         workers = workers_of(run.pid)
