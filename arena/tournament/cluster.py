@@ -107,7 +107,8 @@ def connect(address: str, wait: float = 60.0) -> Iterator[Any]:
         if address.startswith(LOCAL):
             cluster = stack.enter_context(distributed.LocalCluster(
                 n_workers=int(address[len(LOCAL):]), threads_per_worker=1, processes=True,
-                dashboard_address=None))
+                dashboard_address=":0", silence_logs=logging.CRITICAL))
+            # (its log lines on a stop or a lost worker are noise: the run says what matters)
             target: Any = cluster
         else:
             target = address
