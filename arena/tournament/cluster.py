@@ -6,16 +6,19 @@ files. Only the executor differs: instead of local worker processes (`workers.ru
 Dask tasks play the games, and each task returns plain data (rows and record bytes) that the
 coordinator stores as it arrives, through the same path as a local run (`runner.play_games`).
 
-- A task plays a batch of pairs of one matchup with `workers.PairPlayer`, the local workers'
-  own code: the first games of its pairs with one set of bot processes, the second games
-  with a fresh set, so no bot process plays both games of a pair. A task is played whole or
+- A task plays a batch of pairs of one matchup (up to `PAIRS_PER_TASK`, as the local
+  dispatcher's batches) with `workers.PairPlayer`, the local workers' own code, in a referee
+  process of its own on the worker: the first games of its pairs with one set of bot
+  processes, the second games with a fresh set, so no bot process plays both games of a
+  pair, and both games of a pair come from one place. A task is played whole or
   not at all: a worker killed mid-task loses its games (none was stored), and the scheduler
   plays the task again elsewhere (`retries`, and Dask's `allowed-failures` for workers that
   died); the store ignores an identical duplicate. A task that fails every time ends the run
   naming its pairs. At most about twice the cluster's threads tasks are in flight.
 - Bots travel by content: each entrant's version files (those its version hash covers,
-  without what its build writes) are packed once, scattered to the workers once (keyed by
-  version), and unpacked on each host into a cache folder named by the version
+  without what its build writes) are packed once, scattered to every worker once (keyed by
+  version; should every worker holding them die at once, the run fails and resumes), and
+  unpacked on each host into a cache folder named by the version
   ($XDG_CACHE_HOME/tichu-arena/bots), built there once per host under a file lock (a marker
   file says it is built), and run in the sandbox the run asks for, resolved on the worker.
   Before the first game, every worker builds every entrant: one that fails anywhere is
