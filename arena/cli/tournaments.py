@@ -100,21 +100,31 @@ class _Listener:
               help="Leave out (and name) the bots that cannot be built, instead of refusing "
                    "to start (default: the config's skip_unbuildable).")
 @_PIN_OPTION
+@click.option("--cluster", metavar="ADDRESS", default=None,
+              help="Play the games on the Dask cluster whose scheduler is at ADDRESS "
+                   "(tcp://HOST:8786), or on 'local:N' worker processes started here "
+                   "(default: the config's cluster, else local workers; needs the cluster "
+                   "extra).")
 def tournament(config: str, workers: int | None, show_standings: bool,
-               skip_unbuildable: bool | None, pin: bool | None) -> None:
+               skip_unbuildable: bool | None, pin: bool | None, cluster: str | None) -> None:
     """Play the round robin of CONFIG (a tournaments/*.toml), resuming where it stopped.
 
-    Every matchup plays its duplicate pairs; games run on parallel workers and each is stored
-    as it ends, so Ctrl-C (or a kill) loses nothing: run the same command to continue. One
-    run per store: a second run on the same store is refused.
+    Every matchup plays its duplicate pairs; games run on parallel workers (or a Dask
+    cluster's, --cluster) and each is stored as it ends, so Ctrl-C (or a kill) loses
+    nothing: run the same command to continue. One run per store: a second run on the same
+    store is refused.
     """
+    from arena.tournament.config import address_problem
     from arena.tournament.runner import TournamentInterrupted, run_tournament
 
+    problem = None if cluster is None else address_problem(cluster)
+    if problem:
+        raise click.BadParameter(problem, param_hint="'--cluster'")
     cfg = _with_pin(_config(config), pin)
     listener = _Listener()
     with _errors():
         try:
-            summary = run_tournament(cfg, workers, listener, skip_unbuildable)
+            summary = run_tournament(cfg, workers, listener, skip_unbuildable, cluster)
         except TournamentInterrupted as exc:
             listener.close()
             click.echo(f"Error: {exc}", err=True)

@@ -18,6 +18,9 @@ skip_unbuildable = false      # optional; true: leave out (and name) the bots th
                               # (--skip-unbuildable overrides)
 pin_cpus = true               # optional; each worker and its bots on a CPU of their own
                               # (arena.referee.placement; --no-pin overrides)
+# cluster = "tcp://HOST:8786"  # optional; play the games on this Dask cluster's workers
+                              # ("local:N": N worker processes here; needs the cluster
+                              # extra; --cluster overrides). Default: local worker processes
 isolation = "auto"            # optional; "sandbox": refuse to run without a sandbox per
                               # bot process; "none": no sandbox; "auto": where the machine
                               # gives one (`arena doctor` says what it gives)
@@ -51,6 +54,7 @@ checked too (each must hold a valid `bot.toml`), so a bad config starts nothing.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,7 +65,8 @@ from arena.referee.match import TimeControl
 from arena.sandbox import DEFAULT_LIMITS, REQUESTS, ResourceLimits
 
 _TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
-                    "pin_cpus", "storage", "records", "skip_unbuildable", "isolation"}
+                    "pin_cpus", "storage", "records", "skip_unbuildable", "isolation",
+                    "cluster"}
 _TIME_KEYS = ("hello", "decision", "bank", "grace")
 _RATINGS_KEYS = {"anchor", "anchor_elo", "prior"}
 _MAX_SEED = 2**63 - 1
@@ -104,6 +109,9 @@ class TournamentConfig:
     """Leave out the entrants that cannot be built (else they stop the run before it starts)."""
     isolation: str = "auto"
     """What the run asks of bot isolation: 'auto', 'sandbox' (or refuse to run), 'none'."""
+    cluster: str | None = None
+    """The Dask cluster that plays the games ('local:N', 'tcp://HOST:PORT'), or None: local
+    worker processes."""
 
     @property
     def pairs_per_matchup(self) -> int:
@@ -158,6 +166,10 @@ def load_config(path: str | Path) -> TournamentConfig:
     if isolation not in REQUESTS:
         raise ConfigError(f"{path}: key 'tournament.isolation': must be one of "
                           f"{', '.join(map(repr, REQUESTS))}, not {isolation!r}")
+    cluster = _get(path, section, "tournament.cluster", str, None)
+    problem = None if cluster is None else address_problem(cluster)
+    if problem:
+        raise ConfigError(f"{path}: key 'tournament.cluster': {problem}")
     entrants = _entrants(path, section)
     for manifest in entrants:
         check_outside(path, manifest, storage, records)
@@ -165,7 +177,26 @@ def load_config(path: str | Path) -> TournamentConfig:
                             concurrency, storage, records, _time(path, data),
                             _ratings(path, data),
                             limits_from(path, data.get("limits", {}), "limits"), pin_cpus,
-                            skip_unbuildable=skip, isolation=isolation)
+                            skip_unbuildable=skip, isolation=isolation, cluster=cluster)
+
+
+_LOCAL = "local:"
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls)://)?[A-Za-z0-9_.\-]+:\d{1,5}$|"
+                      r"^(?:(?:tcp|tls)://)?\[[0-9A-Fa-f:]+\]:\d{1,5}$")
+
+
+def address_problem(address: str) -> str | None:
+    """What is wrong with a cluster address (None: nothing): 'local:N' (N worker processes on
+    this machine) or a Dask scheduler's 'tcp://HOST:PORT' ('tls://...', or 'HOST:PORT')."""
+    if address.startswith(_LOCAL):
+        count = address[len(_LOCAL):]
+        if not count.isdigit() or int(count) < 1:
+            return f"'local:N' needs a number of worker processes N >= 1, not {address!r}"
+        return None
+    if not _ADDRESS.match(address):
+        return ("must be 'local:N' (N worker processes on this machine) or a Dask scheduler's "
+                f"address such as 'tcp://HOST:8786', not {address!r}")
+    return None
 
 
 def check_outside(path: Path, manifest: BotManifest, storage: Path, records: Path) -> None:

@@ -8,12 +8,19 @@ run; leaving out what builds write keeps the version a function of what the auth
 The files a build writes are found by comparing the folder's file list, sizes, modification
 times and inodes before and after it.
 
+A build runs only when needed: after a successful build the store notes the folder's version
+and what the build made (the files it wrote, and the top-level folders its build left that
+the hash skips, such as `build/` or `node_modules/`); the next run skips the build while the
+folder's version is the same, its build command too, and all of that is still there
+(`cached_version`). Changing a source file, or deleting what the build made, builds again.
+
 A bot that cannot be built (its build fails, or its command is not installed) is
 `Unbuildable`: the failure in one line, the build's output, and what to install.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -114,7 +121,42 @@ def build_and_hash(manifest: BotManifest, store: Store) -> tuple[str | None, Unb
         store.add_build_outputs(manifest.folder, written)
     if failure is not None:
         return None, failure
-    return version(manifest, store), None
+    current = version(manifest, store)
+    if manifest.build:
+        _note_build(manifest, store, current, set(after))
+    return current, None
+
+
+def cached_version(manifest: BotManifest, store: Store) -> str | None:
+    """The folder's version if its last successful build (noted in the store) was of this
+    very version and build command and what it made is all still there; None if the bot must
+    be built (or has no build)."""
+    if not manifest.build:
+        return None
+    noted = store.meta(_BUILT + str(manifest.folder))
+    if noted is None:
+        return None
+    built = json.loads(noted)
+    current = version(manifest, store)
+    if built["version"] != current or built["build"] != list(manifest.build):
+        return None
+    if not all((manifest.folder / rel).exists() for rel in built["made"]):
+        return None
+    return current if _runnable(manifest) is None else None
+
+
+_BUILT = "built:"  # store meta key prefix: a folder's last successful build
+
+
+def _note_build(manifest: BotManifest, store: Store, current: str, hashed: set[str]) -> None:
+    """Note a successful build: the version built and what the build made (the files of the
+    folder it wrote, and the top-level entries that hold no hashed file, such as build/)."""
+    folder = manifest.folder
+    tops = {rel.split("/", 1)[0] for rel in hashed}
+    made = sorted(store.build_outputs(folder) & hashed
+                  | {entry.name for entry in folder.iterdir() if entry.name not in tops})
+    store.set_meta({_BUILT + str(folder): json.dumps(
+        {"version": current, "build": list(manifest.build), "made": made})})
 
 
 def version(manifest: BotManifest, store: Store) -> str:

@@ -21,9 +21,10 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError, ConfigError
 from arena.referee.manifest import BotManifest, load_manifest
@@ -37,7 +38,10 @@ from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing
 from arena.tournament.store import (EntrantRow, GameRow, GameWriter, Store, run_lock,
                                     sweep_pending)
 from arena.tournament.config import TournamentConfig, check_outside
-from arena.tournament.workers import Setup, WorkerError, ignore_sigint, run_games
+from arena.tournament.workers import Finished, Setup, WorkerError, ignore_sigint, run_games
+
+if TYPE_CHECKING:  # the cluster is imported only by a run that asks for one
+    from arena.tournament.cluster import Cluster
 
 logger = logging.getLogger(__name__)
 
@@ -181,19 +185,22 @@ def entrant_sources(config: TournamentConfig, store: Store) -> list[tuple[BotMan
 def register_entrants(config: TournamentConfig, store: Store, build: bool = True,
                       note: Callable[[str], None] | None = None,
                       ) -> tuple[dict[str, Entrant], list[Unbuildable]]:
-    """Build (with `build`) and hash every bot folder and register its current version: the
-    active entrants by key, in source order, and the folders that cannot be built (those are
-    not registered)."""
+    """Build (with `build`, unless its last build is of the same version and still there:
+    `entrants.cached_version`) and hash every bot folder and register its current version:
+    the active entrants by key, in source order, and the folders that cannot be built (those
+    are not registered)."""
     entrants: dict[str, Entrant] = {}
     failures: list[Unbuildable] = []
     for manifest, source in entrant_sources(config, store):
         if build:
-            if manifest.build and note is not None:
+            version = building.cached_version(manifest, store)
+            if version is None and manifest.build and note is not None:
                 note(f"building {manifest.name} ({' '.join(manifest.build)}) ...")
-            version, failure = building.build_and_hash(manifest, store)
-            if failure is not None:
-                failures.append(failure)
-                continue
+            if version is None:
+                version, failure = building.build_and_hash(manifest, store)
+                if failure is not None:
+                    failures.append(failure)
+                    continue
         else:
             version = building.version(manifest, store)
         key = entrant_key(manifest.name, version)
@@ -250,19 +257,26 @@ def scheduled_games(config: TournamentConfig, store: Store,
     return round_robin(keys, config.pairs_per_matchup, deals_of(config, store))
 
 
+Executor = Callable[[Setup, Sequence[ScheduledGame]], Iterator[Finished]]
+"""Plays games and yields each as it finishes, its record under its pending name: the local
+worker processes (`workers.run_games`) or a cluster (`cluster.Cluster.play`)."""
+
+
 def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entrant],
                games: Sequence[ScheduledGame], workers: int,
-               on_game: Callable[[GameRow], None] | None = None) -> int:
-    """Play `games` on `workers` processes, handing each to the store's writer as it
-    finishes (`GameWriter`: committed, then its record given its final name); `on_game` is
-    called for each game once it is committed. The number stored. KeyboardInterrupt
-    propagates once the workers stopped and the games received are stored; so does the
-    store's IntegrityError (a result that differs from a stored one: nothing of that game is
-    kept)."""
+               on_game: Callable[[GameRow], None] | None = None,
+               executor: Executor | None = None) -> int:
+    """Play `games` on `workers` local processes (or with `executor`, which resolves the
+    isolation where the games run), handing each to the store's writer as it finishes
+    (`GameWriter`: committed, then its record given its final name); `on_game` is called for
+    each game once it is committed. The number stored. KeyboardInterrupt propagates once the
+    workers stopped and the games received are stored; so does the store's IntegrityError (a
+    result that differs from a stored one: nothing of that game is kept)."""
     _ignore_records_in_git(config.records)
+    isolation = resolve_isolation(config.isolation) if executor is None else None
     setup = Setup(dict(entrants), config.target, config.time, config.records,
-                  store.path.parent, pin_cpus=config.pin_cpus,
-                  isolation=resolve_isolation(config.isolation))
+                  store.path.parent, pin_cpus=config.pin_cpus, isolation=isolation)
+    play = executor or (lambda s, g: run_games(s, g, workers))
     stored = 0
 
     def report(committed: list[tuple[GameRow, bool]]) -> None:
@@ -273,10 +287,13 @@ def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entra
                 on_game(row)
 
     with GameWriter(store) as writer, \
-            contextlib.closing(run_games(setup, games, workers)) as finished:
+            contextlib.closing(play(setup, games)) as finished:  # type: ignore[arg-type]
         try:
             for game in finished:
-                writer.add(game.row, game.pending)
+                if isinstance(game.record, bytes):
+                    writer.add_record(game.row, game.record)
+                else:
+                    writer.add(game.row, game.record)
                 report(writer.stored())
         except KeyboardInterrupt:
             ignore_sigint()  # the run ends: a second Ctrl-C must not cut that short
@@ -286,10 +303,20 @@ def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entra
 
 
 def prepare(config: TournamentConfig, store: Store, listener: Listener,
-            skip_unbuildable: bool) -> tuple[dict[str, Entrant], list[Unbuildable]]:
-    """Build and register the entrants; CannotBuild listing every one that cannot be built,
-    unless `skip_unbuildable` (then each left out is noted)."""
+            skip_unbuildable: bool, remote: Cluster | None = None,
+            ) -> tuple[dict[str, Entrant], list[Unbuildable]]:
+    """Build and register the entrants (and, on a cluster, ship them to its workers and
+    build them there); CannotBuild listing every one that cannot be built, unless
+    `skip_unbuildable` (then each left out is noted)."""
     entrants, failures = register_entrants(config, store, note=listener.note)
+    if remote is not None and entrants:
+        listener.note(f"shipping {len(entrants)} entrants to the cluster and building them "
+                      f"on its workers ({remote.threads()} threads) ...")
+        remote_failures = remote.ship(entrants, {k: store.build_outputs(e.manifest.folder)
+                                                 for k, e in entrants.items()})
+        failed = {f.manifest.folder for f in remote_failures}
+        entrants = {k: e for k, e in entrants.items() if e.manifest.folder not in failed}
+        failures += remote_failures
     if failures and not skip_unbuildable:
         raise CannotBuild(failures, config.path)
     for failure in failures:
@@ -299,24 +326,32 @@ def prepare(config: TournamentConfig, store: Store, listener: Listener,
 
 def run_tournament(config: TournamentConfig, workers: int | None = None,
                    listener: Listener | None = None, skip_unbuildable: bool | None = None,
-                   ) -> RunSummary:
+                   cluster: str | None = None) -> RunSummary:
     """Play every missing game of the round robin and store it.
 
     `skip_unbuildable` (default: the config's) leaves out entrants that cannot be built.
+    `cluster` (default: the config's): play on the Dask cluster at that address ('local:N':
+    N worker processes here) instead of local worker processes.
     Raises StoreBusy if another run holds the store, CannotBuild, TournamentInterrupted on
-    Ctrl-C (after stopping every worker and bot process), RunFailed if a worker failed.
+    Ctrl-C (after stopping every worker and bot process), RunFailed if a worker failed,
+    ClusterError if the cluster cannot be used.
     """
     listener = listener or Listener()
     skip = config.skip_unbuildable if skip_unbuildable is None else skip_unbuildable
+    address = cluster or config.cluster
     count = config.workers(workers)
-    isolation = resolve_isolation(config.isolation)  # refuse before anything starts
+    isolation = resolve_isolation(config.isolation) if address is None else None
     with run_lock(config.storage, f"arena tournament {config.path}"), \
-            open_store(config) as store:
+            open_store(config) as store, _cluster(address, config) as remote:
         sweep_pending(config.records, store)
-        entrants, left_out = prepare(config, store, listener, skip)
+        entrants, left_out = prepare(config, store, listener, skip, remote)
+        levels = {isolation.value} if isolation is not None else set()
+        if remote is not None:
+            count = remote.threads()
+            levels = remote.levels
         store.set_meta({"left_out": json.dumps([[f.manifest.name, f.reason]
                                                 for f in left_out]),
-                        "isolation": json.dumps(sorted({*isolations(store), isolation.value}))})
+                        "isolation": json.dumps(sorted({*isolations(store), *levels}))})
         if len(entrants) < 2:
             raise ConfigError(f"{config.path}: key 'tournament.entrants': a tournament needs "
                               f"at least two entrants, it has {len(entrants)}"
@@ -340,7 +375,8 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
 
         try:
             with contextlib.closing(live):
-                play_games(config, store, entrants, todo, count, on_game)
+                play_games(config, store, entrants, todo, count, on_game,
+                           remote.play if remote is not None else None)
         except KeyboardInterrupt:
             raise TournamentInterrupted(store.game_count() - before, store.game_count(),
                                         config.path) from None
@@ -353,6 +389,18 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
                               store.done_game_ids()))
         return RunSummary(store.game_count() - before, pending, store.game_count(), seconds,
                           min(count, max(1, len(todo))), tuple(left_out))
+
+
+@contextlib.contextmanager
+def _cluster(address: str | None, config: TournamentConfig) -> Iterator[Cluster | None]:
+    """The cluster at `address` for the block (None: no cluster, and no Dask import)."""
+    if address is None:
+        yield None
+        return
+    from arena.tournament.cluster import Cluster, connect
+
+    with connect(address) as client:
+        yield Cluster(client, config.isolation)
 
 
 class LiveStandings:

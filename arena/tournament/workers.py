@@ -46,6 +46,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.referee.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
+from arena.referee.record import GameRecord
 from arena.sandbox import Isolation
 from arena.tournament.schedule import Dispatcher, ScheduledGame
 from arena.tournament.store import GameRow, pending_record, write_record
@@ -87,11 +88,13 @@ class Setup:
 
 @dataclass(frozen=True)
 class Finished:
-    """A game a worker finished: its row, and its record file under its pending name (to be
-    renamed to `row.record` once the row is committed: `store.link_record`)."""
+    """A game a worker finished: its row, and its record: the file under its pending name
+    that a local worker wrote (renamed to `row.record` once the row is committed), or the
+    record's content (`store.record_bytes`) that a cluster's worker sent, for the store's
+    writer to write (`GameWriter.add_record`)."""
 
     row: GameRow
-    pending: Path
+    record: Path | bytes
 
 
 # ----- inside a worker process --------------------------------------------------------------
@@ -165,24 +168,32 @@ def _send(conn: Connection, message: Any) -> None:
 Batch = list[tuple[ScheduledGame, ...]]
 
 
-class _Worker:
-    """One worker's loop: ask for a batch of pairs, play its first games with one set of bot
-    processes and close it, play its second games with a fresh set, report each game. The
-    set that played second games, which never saw the next batch's deals, plays the next
-    batch's first games if it is of the same matchup."""
+class PairPlayer:
+    """Plays batches of pairs of one matchup, by the rule that no bot process plays both games
+    of a pair: a batch's first games with one set of bot processes, closed afterwards; its
+    second games with a fresh set. The set that played second games, which never saw the next
+    batch's deals, plays the next batch's first games if it is of the same matchup.
 
-    def __init__(self, setup: Setup, inbox: _Inbox, outbox: Connection) -> None:
-        self.setup, self.inbox, self.outbox = setup, inbox, outbox
+    Subclasses say where the next batch comes from (`ask`) and where a finished game goes
+    (`deliver`): the local worker asks the main process through its pipes and writes the
+    record; a cluster task plays the batch it was given and returns the records as data.
+    """
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
         self.spare: Match | None = None  # the last second games' set, kept for reuse
         self.spare_matchup: tuple[str, str] | None = None
 
     def ask(self) -> Batch:
         """The next batch ([]: no more)."""
-        _send(self.outbox, ("want", None))
-        return self.inbox.replies.get() or []
+        return []
 
-    def run(self) -> None:
-        batch = self.ask()
+    def deliver(self, game: ScheduledGame, record: GameRecord) -> None:
+        """Hand on a finished game."""
+        raise NotImplementedError
+
+    def run(self, batch: Batch) -> None:
+        """Play `batch` and every batch `ask` gives after it, then close the spare set."""
         try:
             while batch:
                 batch = self.play_batch(batch)
@@ -238,7 +249,22 @@ class _Worker:
                      self.setup.isolation)
 
     def play(self, match: Match, game: ScheduledGame, last: bool) -> None:
-        record = match.play(self.setup.spec(game), last=last)
+        self.deliver(game, match.play(self.setup.spec(game), last=last))
+
+
+class _Worker(PairPlayer):
+    """A local worker process's player: batches come from the main process on request, each
+    record is written under a pending name and its row sent back."""
+
+    def __init__(self, setup: Setup, inbox: _Inbox, outbox: Connection) -> None:
+        super().__init__(setup)
+        self.inbox, self.outbox = inbox, outbox
+
+    def ask(self) -> Batch:
+        _send(self.outbox, ("want", None))
+        return self.inbox.replies.get() or []
+
+    def deliver(self, game: ScheduledGame, record: GameRecord) -> None:
         final = self.setup.record_file(game)
         pending = pending_record(final)
         write_record(record, pending)
@@ -257,7 +283,8 @@ def _worker(wid: int, workers: int, setup: Setup, inbox: Connection,
         reader.start()  # inside: the stop it reads may come (as a SIGTERM) before start returns
         if setup.pin_cpus:
             _pin(wid, workers)
-        _Worker(setup, reader, outbox).run()
+        worker = _Worker(setup, reader, outbox)
+        worker.run(worker.ask())
     except KeyboardInterrupt:
         status, code = ("stopped", 0) if _State.asked else ("terminated", _SIGTERM_EXIT)
     except Exception as exc:
