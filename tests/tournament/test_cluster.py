@@ -17,6 +17,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.tournament.config import load_config
+from arena.tournament.runner import isolations
 from arena.tournament.store import Store, read_record
 from tests.tournament.conftest import (ROOT, alive, children, copy_bot, game_rows, reap,
                                        start_cli, stored_games, wait_until, workers_of,
@@ -80,6 +81,9 @@ def test_local_2_stores_the_schedule_with_the_results_of_a_local_run_which_impor
     assert sorted(p.name.split("-")[0] for p in bots.glob("*.built")) == [
         "heuristic", "random", "random"]
     assert not list((remote / "t.sqlite.records").rglob("*.pending"))
+    # the isolation the workers resolved is the store's, as a local run's is (standings header)
+    levels = [isolations(Store(f / "t.sqlite", read_only=True)) for f in (remote, local)]
+    assert levels[0] == levels[1] and len(levels[0]) == 1
 
 
 def worker_in_a_game(run: subprocess.Popen) -> int | None:
