@@ -8,14 +8,16 @@ TRAIN  := $(VENV)/.installed-train
 
 .PHONY: demo test bench clean
 
+# The demo needs the core dependencies only.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e .
 	touch $(STAMP)
 
-# The train extra (numpy, gymnasium, pettingzoo: the PettingZoo environment, `arena export`,
-# policy bots) is for the tests and for training; `make demo` does without it.
+# The tests need the test extra (pytest, hypothesis, selenium, Dask for the cluster tests)
+# and the train extra (numpy, gymnasium, pettingzoo: the PettingZoo environment, `arena
+# export`, policy bots); `make demo` does without both.
 $(TRAIN): $(STAMP)
 	$(BIN)/pip install --quiet -e '.[test,train]'
 	touch $(TRAIN)
