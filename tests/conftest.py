@@ -1,21 +1,30 @@
 """What every test shares: a tag in the environment of everything a test starts, and CPU
-claims of its own.
+claims of its own; and Ctrl-C as a user's terminal delivers it.
 
 Bot processes inherit the referee's environment (a sandbox passes on every `TICHU_*`
 variable), so `tests.processes.bot_processes` counts only the processes of the running test,
 never those of another test, another test run or an arena run of the same user beside it.
 Likewise each test claims CPUs in a lock folder of its own (`ARENA_CPU_LOCKS`), so that an
 arena run beside the tests cannot leave a test's workers unpinned.
+
+A shell without job control (a CI script's `cmd &`) starts its background commands with
+SIGINT ignored, and every process they start inherits that: the tests of Ctrl-C would then
+fail (the run never sees it). So the tests' processes get Python's own handler back, and what
+they start gets the default disposition, as under a terminal.
 """
 
 from __future__ import annotations
 
+import signal
 import uuid
 
 import pytest
 
 from arena.referee.placement import LOCKS_VAR
 from tests.processes import TAG_VAR
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
