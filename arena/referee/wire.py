@@ -37,11 +37,13 @@ from arena.rules.cards import card_name, card_names, parse_card
 
 Message = dict[str, Any]
 RANK_CHARS = "23456789TJQKA"
-_KIND_ACTIONS = {
+# Keyed by a kind's `_value_`: hashing an Enum member is a Python-level call, and the reply
+# of every decision looks its kind up.
+_KIND_ACTIONS = {kind._value_: actions for kind, actions in {
     DecisionKind.GRAND_TICHU: ("grand_tichu",), DecisionKind.EXCHANGE: ("exchange",),
     DecisionKind.TICHU: ("tichu",), DecisionKind.PLAY: ("pass", "play"),
     DecisionKind.BOMB: ("pass", "play"), DecisionKind.DRAGON_GIFT: ("give_dragon",),
-}
+}.items()}
 
 # ----- values -------------------------------------------------------------------------------
 
@@ -173,7 +175,6 @@ def option_maps(decision: Decision) -> list[Message] | None:
     return out
 
 
-@lru_cache(maxsize=8)
 def ordered_options(decision: Decision) -> Sequence[Action]:
     """A decision's options in the order the wire lists them (PROTOCOL.md 6), which is the
     order a reply's `option` index counts in.
@@ -191,7 +192,19 @@ def ordered_options(decision: Decision) -> Sequence[Action]:
     options = decision.options
     if not isinstance(options, PlayOptions):
         return options
-    return PlayOptions(sorted(options.combinations), options.can_pass)
+    cached = _ORDERED.get(id(options))
+    if cached is not None and cached[0] is options:
+        return cached[1]
+    ordered = PlayOptions(sorted(options.combinations), options.can_pass)
+    if len(_ORDERED) >= 8:
+        _ORDERED.clear()
+    _ORDERED[id(options)] = (options, ordered)  # holding `options`: its id stays its own
+    return ordered
+
+
+# The last few decisions' options in wire order, by the id of the engine's options (hashing a
+# Decision would hash its kind, an Enum member: a Python-level call).
+_ORDERED: dict[int, tuple[PlayOptions, PlayOptions]] = {}
 
 
 PASS_OPTION: Message = {"action": "pass"}  # the wire option of a pass (callers only read it)
@@ -280,8 +293,9 @@ def action_from_reply(reply: Message, decision: Decision, options_sent: bool = T
         tag = _tag_of(chosen, decision.kind)
     else:
         tag = reply["action"]["action"]
-    if tag not in _KIND_ACTIONS[decision.kind]:
-        allowed = " or ".join(_KIND_ACTIONS[decision.kind])
+    actions = _KIND_ACTIONS[decision.kind._value_]
+    if tag not in actions:
+        allowed = " or ".join(actions)
         raise IllegalAction("wrong-decision", f"a {decision.kind.value} request takes "
                             f"a {allowed} action, not {tag}")
     call, wish = reply["call_tichu"], reply["wish"]
