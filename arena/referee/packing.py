@@ -173,10 +173,10 @@ _PLAYS: dict[tuple[int, int], bytes] = {}
 def options_bytes(decision: Decision) -> bytes:
     """`wire.option_maps(decision)`, packed."""
     options = decision.options
-    if not isinstance(options, PlayOptions):
+    if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return _packb(wire.option_maps(decision))
     options = wire.ordered_options(decision)
-    assert isinstance(options, PlayOptions)
+    assert type(options) is PlayOptions
     items = [_PASS_BYTES] if options.can_pass else []
     plays = _PLAYS
     for combo in options.combinations:

@@ -44,6 +44,8 @@ _KIND_ACTIONS = {kind._value_: actions for kind, actions in {
     DecisionKind.TICHU: ("tichu",), DecisionKind.PLAY: ("pass", "play"),
     DecisionKind.BOMB: ("pass", "play"), DecisionKind.DRAGON_GIFT: ("give_dragon",),
 }.items()}
+# Members read once: reading one off its Enum class is a Python-level call in Python 3.11.
+_EXCHANGE, _GRAND_TICHU = DecisionKind.EXCHANGE, DecisionKind.GRAND_TICHU
 
 # ----- values -------------------------------------------------------------------------------
 
@@ -190,21 +192,29 @@ def ordered_options(decision: Decision) -> Sequence[Action]:
     reply look the same decision up.
     """
     options = decision.options
-    if not isinstance(options, PlayOptions):
+    if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return options
+    return _order(options)[0]
+
+
+def _order(options: PlayOptions) -> tuple[PlayOptions, list[int]]:
+    """`options` in wire order, and the index in `options.combinations` of each of its plays
+    (so that a reply takes the engine's own option, which the engine applies unchecked).
+    Cached for the last few decisions (a request and its reply), by the id of the engine's
+    options: hashing a Decision would hash its kind, an Enum member, a Python-level call."""
     cached = _ORDERED.get(id(options))
     if cached is not None and cached[0] is options:
-        return cached[1]
-    ordered = PlayOptions(sorted(options.combinations), options.can_pass)
+        return cached[1], cached[2]
+    combinations = options.combinations
+    order = sorted(range(len(combinations)), key=combinations.__getitem__)
+    ordered = PlayOptions([combinations[i] for i in order], options.can_pass)
     if len(_ORDERED) >= 8:
         _ORDERED.clear()
-    _ORDERED[id(options)] = (options, ordered)  # holding `options`: its id stays its own
-    return ordered
+    _ORDERED[id(options)] = (options, ordered, order)  # holding `options`: its id stays its own
+    return ordered, order
 
 
-# The last few decisions' options in wire order, by the id of the engine's options (hashing a
-# Decision would hash its kind, an Enum member: a Python-level call).
-_ORDERED: dict[int, tuple[PlayOptions, PlayOptions]] = {}
+_ORDERED: dict[int, tuple[PlayOptions, PlayOptions, list[int]]] = {}
 
 
 PASS_OPTION: Message = {"action": "pass"}  # the wire option of a pass (callers only read it)
@@ -288,8 +298,9 @@ def action_from_reply(reply: Message, decision: Decision, options_sent: bool = T
     decision; whether the action is legal is then for `Game.apply` to check.
     """
     chosen = None
-    if reply["option"] is not None:
-        chosen = _chosen_option(reply["option"], decision, options_sent)
+    option = reply["option"]
+    if option is not None:
+        chosen = _chosen_option(option, decision, options_sent)
         tag = _tag_of(chosen, decision.kind)
     else:
         tag = reply["action"]["action"]
@@ -309,18 +320,34 @@ def action_from_reply(reply: Message, decision: Decision, options_sent: bool = T
     if isinstance(chosen, Play):  # an option has its free flags unset
         return chosen if wish is None and not call else \
             Play(chosen.cards, chosen.phoenix_as, rank_value(wish), call)
-    return Pass(call) if isinstance(chosen, Pass) else chosen
+    if isinstance(chosen, Pass):
+        return chosen if not call else Pass(True)  # the engine's own PASS when it can be
+    return chosen
 
 
 def _chosen_option(index: int, decision: Decision, options_sent: bool) -> Action:
-    if not options_sent or decision.kind is DecisionKind.EXCHANGE:
+    """Option `index` of the request's list: for a PLAY or BOMB, taken from the engine's own
+    options (`Game.apply` then applies it without checking it again)."""
+    if not options_sent or decision.kind is _EXCHANGE:
         raise IllegalAction("no-options", "no options were sent with this request: state the "
                             "action explicitly")
-    options = ordered_options(decision)
-    if index >= len(options):
-        raise IllegalAction("option-out-of-range", f"option {index} does not exist "
-                            f"({len(options)} options were offered)")
-    return options[index]
+    options = decision.options
+    if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
+        if index >= len(options):
+            raise _out_of_range(index, len(options))
+        return options[index]
+    order = _order(options)[1]
+    can_pass = options.can_pass
+    if index >= len(order) + can_pass:
+        raise _out_of_range(index, len(order) + can_pass)
+    if can_pass and not index:
+        return options[0]
+    return options[order[index - can_pass] + can_pass]
+
+
+def _out_of_range(index: int, offered: int) -> IllegalAction:
+    return IllegalAction("option-out-of-range", f"option {index} does not exist ({offered} "
+                         "options were offered)")
 
 
 def _tag_of(action: Action, kind: DecisionKind) -> str:
@@ -330,7 +357,7 @@ def _tag_of(action: Action, kind: DecisionKind) -> str:
         return "pass"
     if isinstance(action, GiveDragon):
         return "give_dragon"
-    return "grand_tichu" if kind is DecisionKind.GRAND_TICHU else "tichu"
+    return "grand_tichu" if kind is _GRAND_TICHU else "tichu"
 
 
 def _action(m: Message, call: bool, wish: str | None) -> Action:
