@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import functools
+import operator
 from functools import lru_cache
 from typing import Any
 
@@ -109,7 +110,8 @@ def observation_bytes(obs: Observation) -> bytes:
         _K_HAND_COUNTS, _ints_bytes(obs.hand_counts),
         _calls_bytes(obs.grand_tichu, obs.tichu), _ints_bytes(obs.out_order),
         _table_bytes(obs.wish, obs.table, obs.table_seat),
-        _trick_bytes(obs.trick, obs.trick_points), cards_bytes(obs.played),
+        cards_bytes(obs.trick), _K_TRICK_POINTS, _int(obs.trick_points), _K_PLAYED,
+        cards_bytes(obs.played),
         _K_POINTS_TAKEN, _ints_bytes(obs.points_taken),
         _tail_bytes(obs.exchange_given, obs.exchange_received, obs.scores, obs.target)))
 
@@ -149,10 +151,6 @@ def _table_map_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
     return b"".join((_K_WISH, _packb(wire.rank_text(wish)), _K_TABLE, packed, _K_TRICK))
 
 
-def _trick_bytes(trick: int, trick_points: int) -> bytes:
-    return b"".join((cards_bytes(trick), _K_TRICK_POINTS, _int(trick_points), _K_PLAYED))
-
-
 @lru_cache(maxsize=1 << 10)
 def _tail_bytes(given: tuple[int, ...], received: tuple[int, ...], scores: tuple[int, ...],
                 target: int) -> bytes:
@@ -168,26 +166,30 @@ _PASS_BYTES = _packb(wire.PASS_OPTION)
 # combination, as they do a reply's Play): keys of two ints hash in C, a Combination's type
 # (an Enum member) through a Python-level call.
 _PLAYS: dict[tuple[int, int], bytes] = {}
+_PLAY_KEY = operator.attrgetter("cards", "phoenix_as")
 
 
 def options_bytes(decision: Decision) -> bytes:
-    """`wire.option_maps(decision)`, packed."""
+    """`wire.option_maps(decision)`, packed (the plays looked up without a Python-level
+    call per option)."""
     options = decision.options
     if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return _packb(wire.option_maps(decision))
-    options = wire.ordered_options(decision)
-    assert type(options) is PlayOptions
-    items = [_PASS_BYTES] if options.can_pass else []
-    plays = _PLAYS
-    for combo in options.combinations:
-        key = combo.cards, combo.phoenix_as
-        packed = plays.get(key)
-        if packed is None:
-            if len(plays) >= 1 << 16:
-                plays.clear()
-            packed = plays[key] = _packb(wire.play_map(combo))
-        items.append(packed)
-    return _array(items)
+    combinations = wire.play_order(options)[0]
+    items = list(map(_PLAYS.get, map(_PLAY_KEY, combinations)))
+    if None in items:
+        items = [_play_bytes(c) if packed is None else packed
+                 for c, packed in zip(combinations, items)]
+    count = len(items) + options.can_pass
+    return b"".join((_ARRAY_HEADERS[count] if count < 256 else _array_header(count),
+                     _PASS_BYTES if options.can_pass else b"", *items))
+
+
+def _play_bytes(combo: Combination) -> bytes:
+    if len(_PLAYS) >= 1 << 16:
+        _PLAYS.clear()
+    packed = _PLAYS[_PLAY_KEY(combo)] = _packb(wire.play_map(combo))
+    return packed
 
 
 _REQUEST_HEAD = (msgpack.Packer().pack_map_header(9) + _key("type") + _packb("request")

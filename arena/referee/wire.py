@@ -194,27 +194,28 @@ def ordered_options(decision: Decision) -> Sequence[Action]:
     options = decision.options
     if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return options
-    return _order(options)[0]
+    return PlayOptions(play_order(options)[0], options.can_pass)
 
 
-def _order(options: PlayOptions) -> tuple[PlayOptions, list[int]]:
-    """`options` in wire order, and the index in `options.combinations` of each of its plays
-    (so that a reply takes the engine's own option, which the engine applies unchecked).
-    Cached for the last few decisions (a request and its reply), by the id of the engine's
-    options: hashing a Decision would hash its kind, an Enum member, a Python-level call."""
+def play_order(options: PlayOptions) -> tuple[list[Combination], list[int]]:
+    """The combinations of PLAY or BOMB options in wire order (`ordered_options`), and the
+    index in `options.combinations` of each (so that a reply takes the engine's own option,
+    which `Game.apply` applies unchecked). Cached for the last few decisions (a request and
+    its reply), by the id of the engine's options: hashing a Decision would hash its kind,
+    an Enum member, through a Python-level call."""
     cached = _ORDERED.get(id(options))
     if cached is not None and cached[0] is options:
         return cached[1], cached[2]
     combinations = options.combinations
     order = sorted(range(len(combinations)), key=combinations.__getitem__)
-    ordered = PlayOptions([combinations[i] for i in order], options.can_pass)
+    ordered = list(map(combinations.__getitem__, order))
     if len(_ORDERED) >= 8:
         _ORDERED.clear()
     _ORDERED[id(options)] = (options, ordered, order)  # holding `options`: its id stays its own
     return ordered, order
 
 
-_ORDERED: dict[int, tuple[PlayOptions, PlayOptions, list[int]]] = {}
+_ORDERED: dict[int, tuple[PlayOptions, list[Combination], list[int]]] = {}
 
 
 PASS_OPTION: Message = {"action": "pass"}  # the wire option of a pass (callers only read it)
@@ -336,7 +337,7 @@ def _chosen_option(index: int, decision: Decision, options_sent: bool) -> Action
         if index >= len(options):
             raise _out_of_range(index, len(options))
         return options[index]
-    order = _order(options)[1]
+    order = play_order(options)[1]
     can_pass = options.can_pass
     if index >= len(order) + can_pass:
         raise _out_of_range(index, len(order) + can_pass)
