@@ -202,12 +202,13 @@ class InProcessFigures:
     processes: `arena.referee.inprocess` with a `Meter`), in microseconds: the referee's work
     as `Match` does it (events, packing the request, decoding and checking the reply), the
     bots' (the SDK reading the request as over the wire, the decision, the reply packed) and
-    the engine's."""
+    the engine's; net of the clock's own cost (`Meter`), which `clock_us` gives."""
 
     asked: int
     referee_us: float
     bots_us: float
     engine_us: float
+    clock_us: float  # one read of the thread's CPU clock, taken off each stretch measured
 
 
 @dataclass(frozen=True)
@@ -255,7 +256,8 @@ class TransportFigures:
                 "referee: auto_pass).", "", *table.splitlines(), "",
                 f"In-process, CPU per asked decision ({inproc.asked} decisions, trivial bots): "
                 f"referee {inproc.referee_us:.1f} us, bots {inproc.bots_us:.1f} us, engine "
-                f"{inproc.engine_us:.1f} us."]
+                f"{inproc.engine_us:.1f} us (net of the clock's cost, "
+                f"{inproc.clock_us:.2f} us a read)."]
 
 
 def bench_transport(games: int = 3, round_trips: int = 2000, seed: int = 0) -> TransportFigures:
@@ -278,7 +280,7 @@ def bench_inprocess(games: int, seed: int = 0) -> InProcessFigures:
         play_local_game(seed + i, [make_bot(s) for s in range(4)], meter=meter)
     per = 1e6 / max(1, meter.asked)
     return InProcessFigures(meter.asked, meter.referee * per, meter.bots * per,
-                            meter.engine * per)
+                            meter.engine * per, meter.clock_cost * 1e6)
 
 
 @dataclass(frozen=True)
