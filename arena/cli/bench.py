@@ -292,7 +292,8 @@ class RefereeInstructions:
     instructions: int
 
     def line(self) -> str:
-        return (f"Referee instructions per asked decision: {self.instructions / self.asked / 1e3:.1f} k "
+        per = self.instructions / self.asked / 1e3
+        return (f"Referee instructions per asked decision: {per:.1f} k "
                 f"({self.asked} decisions of in-process trivial games, the referee's work "
                 "replayed alone under callgrind).")
 

@@ -103,8 +103,8 @@ _OBSERVATION_HEAD = msgpack.Packer().pack_map_header(len(_OBSERVATION_KEYS)) + _
 
 def observation_bytes(obs: Observation) -> bytes:
     """`wire.observation_map(obs)`, packed: the fields in runs that change together, each
-    run cached (the seat and round; the calls; the wish and table; the trick; the
-    exchange, scores and target change once a round at most)."""
+    run cached (the seat and round; the calls; the wish and table; the exchange, scores and
+    target change once a round at most), and card sets cached by value."""
     return b"".join((
         _head_bytes(obs.seat, obs.round_number), cards_bytes(obs.hand),
         _K_HAND_COUNTS, _ints_bytes(obs.hand_counts),
@@ -128,7 +128,8 @@ def _calls_bytes(grand_tichu: tuple[bool, ...], tichu: tuple[bool, ...]) -> byte
 
 
 def _table_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
-    key = (wish, seat, None, None) if table is None else (wish, seat, table.cards, table.phoenix_as)
+    key = ((wish, seat, None, None) if table is None
+           else (wish, seat, table.cards, table.phoenix_as))
     packed = _TABLES.get(key)
     if packed is None:
         if len(_TABLES) >= 1 << 12:
@@ -197,7 +198,8 @@ _REQUEST_HEAD = (msgpack.Packer().pack_map_header(9) + _key("type") + _packb("re
 _K_KIND, _K_DEADLINE, _K_MAY_CALL, _K_MUST_FULFIL, _K_OBSERVATION, _K_OPTIONS, _K_EVENTS = \
     _keys("kind", "deadline_ms", "may_call_tichu", "must_fulfil_wish", "observation",
           "options", "events")
-_KINDS = {kind._value_: _packb(kind.value) for kind in DecisionKind}  # by value: see _PLAYS
+# by `_value_`: hashing an Enum member is a Python-level call
+_KINDS = {kind._value_: _packb(kind.value) for kind in DecisionKind}
 
 
 def request_bytes(decision: Decision, obs: Observation, events: list[bytes], request_id: int,
