@@ -97,17 +97,27 @@ def count_instructions(games: int, seed: int = 0) -> InstructionFigures:
     counts the games only. Hash randomisation is fixed (PYTHONHASHSEED=0) so that a run gives
     the same count each time. Raises CallgrindMissing when valgrind cannot run.
     """
-    runs = [_Callgrind(_WORKLOAD, games, seed), _Callgrind(_WORKLOAD, 0, seed)]  # one per CPU
+    played, net = _net_instructions(_WORKLOAD, (games, seed), (0, seed),
+                                    r"played (\d+) (\d+)")
+    return InstructionFigures(games, int(played[1]), int(played[2]), net)
+
+
+def _net_instructions(workload: str, measured: tuple[int, ...], base: tuple[int, ...],
+                      printed: str) -> tuple[re.Match[str], int]:
+    """Run `workload` under callgrind with the arguments `measured` and `base` at once (one
+    per CPU): what the first printed (`printed`, a pattern) and its instructions net of the
+    second's. CallgrindMissing when valgrind cannot run or the count is not printed."""
+    runs = [_Callgrind(workload, *measured), _Callgrind(workload, *base)]
     try:
         out, total = runs[0].result()
-        _, base = runs[1].result()
+        _, without = runs[1].result()
     finally:
         for run in runs:
             run.stop()
-    played = re.search(r"played (\d+) (\d+)", out)
-    if played is None:
+    found = re.search(printed, out)
+    if found is None:
         raise CallgrindMissing(f"the workload printed no count: {out[-300:]}")
-    return InstructionFigures(games, int(played[1]), int(played[2]), total - base)
+    return found, total - without
 
 
 class _Callgrind:
@@ -309,18 +319,9 @@ print("asked", referee_work(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "
 def count_referee_instructions(games: int = 1, seed: int = 0) -> RefereeInstructions:
     """The referee's instructions per asked decision: `referee_work` under callgrind with
     the replay and without it, subtracted. CallgrindMissing when valgrind cannot run."""
-    runs = [_Callgrind(_REFEREE_WORKLOAD, games, seed, 1),
-            _Callgrind(_REFEREE_WORKLOAD, games, seed, 0)]
-    try:
-        out, total = runs[0].result()
-        _, base = runs[1].result()
-    finally:
-        for run in runs:
-            run.stop()
-    asked = re.search(r"asked (\d+)", out)
-    if asked is None:
-        raise CallgrindMissing(f"the workload printed no count: {out[-300:]}")
-    return RefereeInstructions(int(asked[1]), total - base)
+    asked, net = _net_instructions(_REFEREE_WORKLOAD, (games, seed, 1), (games, seed, 0),
+                                   r"asked (\d+)")
+    return RefereeInstructions(int(asked[1]), net)
 
 
 class _Replayed:
