@@ -312,15 +312,17 @@ class RefereeInstructions:
 _REFEREE_WORKLOAD = """
 import sys
 from arena.cli.bench import referee_work
-print("asked", referee_work(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"))
+print("asked", referee_work(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1",
+                           int(sys.argv[4])))
 """
 
 
-def count_referee_instructions(games: int = 1, seed: int = 0) -> RefereeInstructions:
+def count_referee_instructions(games: int = 1, seed: int = 0,
+                               target: int = 1000) -> RefereeInstructions:
     """The referee's instructions per asked decision: `referee_work` under callgrind with
     the replay and without it, subtracted. CallgrindMissing when valgrind cannot run."""
-    asked, net = _net_instructions(_REFEREE_WORKLOAD, (games, seed, 1), (games, seed, 0),
-                                   r"asked (\d+)")
+    asked, net = _net_instructions(_REFEREE_WORKLOAD, (games, seed, 1, target),
+                                   (games, seed, 0, target), r"asked (\d+)")
     return RefereeInstructions(int(asked[1]), net)
 
 

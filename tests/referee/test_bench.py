@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -54,3 +55,14 @@ def test_the_referee_work_counted_under_callgrind_replays_every_asked_decision()
 
     asked = len(_trivial_requests(range(5, 6), 300))
     assert referee_work(1, 5, True, 300) == referee_work(1, 5, False, 300) == asked > 100
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_the_referee_instructions_are_counted_net_of_the_recorded_games():
+    from arena.cli.bench import count_referee_instructions
+
+    figures = count_referee_instructions(1, 5, target=100)
+    # the games recorded (millions of instructions) are subtracted: a decision's packing and
+    # reading take thousands
+    assert figures.asked > 20 and 5e3 < figures.instructions / figures.asked < 2e6
+    assert re.match(r"Referee instructions per asked decision: \d+\.\d k", figures.line())
