@@ -77,15 +77,21 @@ class Dealer:
     def recv(self, timeout: float | None) -> bytes | None:
         """The next frame (a message's parts come one call each, as pyzmq's `recv` gives
         them), waiting at most `timeout` seconds (None: forever); None if none came."""
-        data = self._frame()
-        if data is not None:
-            return data
+        if self._buf:
+            data = self._frame()
+            if data is not None:
+                return data
         deadline = None if timeout is None else time.monotonic() + timeout
         wait = timeout
         while True:
             self._wait_at_most(wait)
             try:
-                self._fill()
+                if not self._buf:  # the common case: one receive brings one whole frame
+                    data = self._lone_frame(self.sock.recv_into(self._view))
+                    if data is not None:
+                        return data
+                else:
+                    self._fill()
             except (TimeoutError, BlockingIOError):  # BlockingIOError: SO_RCVTIMEO ran out
                 return None
             data = self._frame()
@@ -120,6 +126,21 @@ class Dealer:
         if not n:
             raise ZmtpError("the referee closed the connection")
         self._buf += self._view[:n]
+
+    def _lone_frame(self, n: int) -> bytes | None:
+        """The body of the one final message frame that the `n` bytes just received into
+        the empty buffer's chunk hold exactly; None (the bytes then buffered) for anything
+        else, which `_frame` takes apart."""
+        chunk = self._chunk
+        if n >= 2 and not chunk[0] and n == chunk[1] + 2 and n - 2 <= self.max_in:
+            return bytes(self._view[2:n])
+        if (n >= 9 and chunk[0] == _LONG and n == int.from_bytes(chunk[1:9], "big") + 9
+                and n - 9 <= self.max_in):
+            return bytes(self._view[9:n])
+        if not n:
+            raise ZmtpError("the referee closed the connection")
+        self._buf += self._view[:n]
+        return None
 
     def _need(self, n: int) -> None:
         while len(self._buf) < n:
