@@ -15,12 +15,15 @@ Imports nothing outside the standard library.
 from __future__ import annotations
 
 import socket
+import struct
+import sys
 import time
 
 _SIGNATURE = b"\xff" + bytes(8) + b"\x7f"
 _GREETING = _SIGNATURE + b"\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x00" + bytes(31)
 _MORE, _LONG, _COMMAND = 1, 2, 4
 _READ = 1 << 16
+_KERNEL_TIMEOUT = sys.platform.startswith("linux")  # SO_RCVTIMEO takes a struct timeval
 
 
 class ZmtpError(ConnectionError):
@@ -59,6 +62,10 @@ class Dealer:
         try:
             self.sock.sendall(_GREETING + _READY)
             self._greeting()
+            self._timeout: float | None = 10.0  # what a receive waits at most now
+            if _KERNEL_TIMEOUT:
+                self.sock.settimeout(None)  # blocking: SO_RCVTIMEO bounds each receive
+                self._timeout = None  # and it is unset (0): forever
         except BaseException:
             self.sock.close()
             raise
@@ -70,22 +77,44 @@ class Dealer:
     def recv(self, timeout: float | None) -> bytes | None:
         """The next frame (a message's parts come one call each, as pyzmq's `recv` gives
         them), waiting at most `timeout` seconds (None: forever); None if none came."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
+        if self._buf:
             data = self._frame()
             if data is not None:
                 return data
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return None
-                self.sock.settimeout(left)
-            else:
-                self.sock.settimeout(None)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        wait = timeout
+        while True:
+            self._wait_at_most(wait)
             try:
-                self._fill()
-            except TimeoutError:
+                if not self._buf:  # the common case: one receive brings one whole frame
+                    data = self._lone_frame(self.sock.recv_into(self._view))
+                    if data is not None:
+                        return data
+                else:
+                    self._fill()
+            except (TimeoutError, BlockingIOError):  # BlockingIOError: SO_RCVTIMEO ran out
                 return None
+            data = self._frame()
+            if data is not None:
+                return data
+            if deadline is not None:  # part of a frame came: wait for the rest, in time
+                wait = deadline - time.monotonic()
+                if wait <= 0:
+                    return None
+
+    def _wait_at_most(self, timeout: float | None) -> None:
+        """Have the next receive wait at most `timeout` seconds. On Linux the kernel keeps
+        the limit (SO_RCVTIMEO, set only when it changes): a receive is then one syscall,
+        where a Python socket timeout costs a mode switch and a poll before each one."""
+        if timeout == self._timeout:
+            return
+        self._timeout = timeout
+        if not _KERNEL_TIMEOUT:
+            self.sock.settimeout(timeout)
+            return
+        micros = 0 if timeout is None else max(1, round(timeout * 1e6))  # 0 is forever
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                             struct.pack("ll", micros // 1000000, micros % 1000000))
 
     def close(self) -> None:
         self.sock.close()
@@ -97,6 +126,21 @@ class Dealer:
         if not n:
             raise ZmtpError("the referee closed the connection")
         self._buf += self._view[:n]
+
+    def _lone_frame(self, n: int) -> bytes | None:
+        """The body of the one final message frame that the `n` bytes just received into
+        the empty buffer's chunk hold exactly; None (the bytes then buffered) for anything
+        else, which `_frame` takes apart."""
+        chunk = self._chunk
+        if n >= 2 and not chunk[0] and n == chunk[1] + 2 and n - 2 <= self.max_in:
+            return bytes(self._view[2:n])
+        if (n >= 9 and chunk[0] == _LONG and n == int.from_bytes(chunk[1:9], "big") + 9
+                and n - 9 <= self.max_in):
+            return bytes(self._view[9:n])
+        if not n:
+            raise ZmtpError("the referee closed the connection")
+        self._buf += self._view[:n]
+        return None
 
     def _need(self, n: int) -> None:
         while len(self._buf) < n:

@@ -14,12 +14,17 @@ from pathlib import Path
 import zmq
 from tabulate import tabulate
 
+from arena.referee import packing, wire
 from arena.referee.inprocess import Meter, load_bot
 from arena.referee.inprocess import play_game as play_local_game
 from arena.referee.manifest import folder_hash, load_manifest
 from arena.referee.placement import pinned
 from arena.referee.match import Entrant, GameSpec, Match
+from arena.referee.packing import EventFeed
+from arena.rules import PASS, Event, Game
 from arena.rules.selfplay import play_random_games
+from protocol import codec
+from protocol.sdk import Session
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,11 @@ class InstructionFigures:
 # The workload measured under callgrind: `bench_engine`'s games, importing only the engine.
 _WORKLOAD = """
 import sys
+from arena.referee.packing import EventFeed
+from arena.rules import PASS, Event, Game
 from arena.rules.selfplay import play_random_games
+from protocol import codec
+from protocol.sdk import Session
 print("played", *play_random_games(int(sys.argv[1]), int(sys.argv[2])))
 """
 
@@ -88,39 +97,51 @@ def count_instructions(games: int, seed: int = 0) -> InstructionFigures:
     counts the games only. Hash randomisation is fixed (PYTHONHASHSEED=0) so that a run gives
     the same count each time. Raises CallgrindMissing when valgrind cannot run.
     """
-    runs = [_Callgrind(games, seed), _Callgrind(0, seed)]  # both at once: one per CPU
+    played, net = _net_instructions(_WORKLOAD, (games, seed), (0, seed),
+                                    r"played (\d+) (\d+)")
+    return InstructionFigures(games, int(played[1]), int(played[2]), net)
+
+
+def _net_instructions(workload: str, measured: tuple[int, ...], base: tuple[int, ...],
+                      printed: str) -> tuple[re.Match[str], int]:
+    """Run `workload` under callgrind with the arguments `measured` and `base` at once (one
+    per CPU): what the first printed (`printed`, a pattern) and its instructions net of the
+    second's. CallgrindMissing when valgrind cannot run or the count is not printed."""
+    runs = [_Callgrind(workload, *measured), _Callgrind(workload, *base)]
     try:
-        (rounds, decisions), total = runs[0].result()
-        _, base = runs[1].result()
+        out, total = runs[0].result()
+        _, without = runs[1].result()
     finally:
         for run in runs:
             run.stop()
-    return InstructionFigures(games, rounds, decisions, total - base)
+    found = re.search(printed, out)
+    if found is None:
+        raise CallgrindMissing(f"the workload printed no count: {out[-300:]}")
+    return found, total - without
 
 
 class _Callgrind:
-    """One run of the workload under callgrind, started at once; `result()` waits for it."""
+    """One run of a workload script under callgrind, started at once; `result()` waits."""
 
-    def __init__(self, games: int, seed: int) -> None:
+    def __init__(self, workload: str, *args: int) -> None:
         if shutil.which("valgrind") is None:
             raise CallgrindMissing("valgrind is not installed (Debian: apt-get install valgrind)")
         command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-                   sys.executable, "-c", _WORKLOAD, str(games), str(seed)]
+                   sys.executable, "-c", workload, *map(str, args)]
         # Run from the folder holding this `arena` package: `-c` puts the working folder
         # first on sys.path, and another checkout there would be measured instead.
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True, cwd=Path(__file__).resolve().parents[2],
                                         env=dict(os.environ, PYTHONHASHSEED="0"))
 
-    def result(self) -> tuple[tuple[int, int], int]:
-        """((rounds, decisions), instructions); CallgrindMissing if the run failed."""
+    def result(self) -> tuple[str, int]:
+        """(what the workload printed, instructions); CallgrindMissing if the run failed."""
         out, err = self.process.communicate()
         collected = re.search(r"Collected : (\d+)", err)
-        played = re.search(r"played (\d+) (\d+)", out)
-        if self.process.returncode != 0 or collected is None or played is None:
+        if self.process.returncode != 0 or collected is None:
             raise CallgrindMissing(f"valgrind failed (exit code {self.process.returncode}): "
                                    f"{err.strip()[-500:]}")
-        return (int(played[1]), int(played[2])), int(collected[1])
+        return out, int(collected[1])
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -191,12 +212,13 @@ class InProcessFigures:
     processes: `arena.referee.inprocess` with a `Meter`), in microseconds: the referee's work
     as `Match` does it (events, packing the request, decoding and checking the reply), the
     bots' (the SDK reading the request as over the wire, the decision, the reply packed) and
-    the engine's."""
+    the engine's; net of the clock's own cost (`Meter`), which `clock_us` gives."""
 
     asked: int
     referee_us: float
     bots_us: float
     engine_us: float
+    clock_us: float  # one read of the thread's CPU clock, taken off each stretch measured
 
 
 @dataclass(frozen=True)
@@ -244,7 +266,8 @@ class TransportFigures:
                 "referee: auto_pass).", "", *table.splitlines(), "",
                 f"In-process, CPU per asked decision ({inproc.asked} decisions, trivial bots): "
                 f"referee {inproc.referee_us:.1f} us, bots {inproc.bots_us:.1f} us, engine "
-                f"{inproc.engine_us:.1f} us."]
+                f"{inproc.engine_us:.1f} us (net of the clock's cost, "
+                f"{inproc.clock_us:.2f} us a read)."]
 
 
 def bench_transport(games: int = 3, round_trips: int = 2000, seed: int = 0) -> TransportFigures:
@@ -267,7 +290,90 @@ def bench_inprocess(games: int, seed: int = 0) -> InProcessFigures:
         play_local_game(seed + i, [make_bot(s) for s in range(4)], meter=meter)
     per = 1e6 / max(1, meter.asked)
     return InProcessFigures(meter.asked, meter.referee * per, meter.bots * per,
-                            meter.engine * per)
+                            meter.engine * per, meter.clock_cost * 1e6)
+
+
+@dataclass(frozen=True)
+class RefereeInstructions:
+    """Machine instructions of the referee's work per asked decision (`referee_work`) under
+    callgrind, net of everything else (the same run without the replay, subtracted)."""
+
+    asked: int
+    instructions: int
+
+    def line(self) -> str:
+        per = self.instructions / self.asked / 1e3
+        return (f"Referee instructions per asked decision: {per:.1f} k "
+                f"({self.asked} decisions of in-process trivial games, the referee's work "
+                "replayed alone under callgrind).")
+
+
+# The workload measured under callgrind: trivial games recorded, then (if asked) replayed.
+_REFEREE_WORKLOAD = """
+import sys
+from arena.cli.bench import referee_work
+print("asked", referee_work(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1",
+                           int(sys.argv[4])))
+"""
+
+
+def count_referee_instructions(games: int = 1, seed: int = 0,
+                               target: int = 1000) -> RefereeInstructions:
+    """The referee's instructions per asked decision: `referee_work` under callgrind with
+    the replay and without it, subtracted. CallgrindMissing when valgrind cannot run."""
+    asked, net = _net_instructions(_REFEREE_WORKLOAD, (games, seed, 1, target),
+                                   (games, seed, 0, target), r"asked (\d+)")
+    return RefereeInstructions(int(asked[1]), net)
+
+
+class _Replayed:
+    """A finished game's events, handed out as they stood at each decision (an EventFeed
+    reads only `events`)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+
+def referee_work(games: int, seed: int = 0, replay: bool = True, target: int = 1000) -> int:
+    """Play `games` in-process games to `target` between trivial bots through the map path
+    (`wire.request_message`: the packing caches stay cold; a seat that may only pass is not
+    asked, as the SDK's bots say `auto_pass`), keeping each asked decision and
+    the bot's packed reply; then, if `replay`, redo the referee's part of each alone, as
+    `Match` does it: the seat's events handed, the request packed and held to the size cap,
+    the reply decoded and read as an action. The number of asked decisions."""
+    make_bot = load_bot(_TRIVIAL)
+    recorded = []
+    for k in range(games):
+        sessions = [Session(make_bot(s), f"token-{s}") for s in range(4)]
+        for seat, session in enumerate(sessions):
+            session.hello()
+            session.handle(wire.welcome_message(seat, "bench", target, ["trivial"] * 4, 1000,
+                                                1000, codec.MAX_MESSAGE_BYTES, True))
+        game = Game(seed + k, target)
+        asked = []
+        while not game.over:
+            seat = game.to_act()[0]
+            decision = game.decision(seat)
+            if decision.only_pass:  # the bot said auto_pass: not asked (see Match)
+                game.apply(seat, PASS)
+                continue
+            observation = game.observation(seat)
+            request = wire.request_message(decision, observation, [], len(asked), 1000)
+            reply = codec.pack(sessions[seat].handle(request))
+            asked.append((seat, decision, observation, len(game.events), reply))
+            game.apply(seat, wire.action_from_reply(codec.decode(reply, "bot"), decision))
+        recorded.append((game.events, asked))
+    count = 0
+    for events, asked in recorded if replay else ():
+        replayed = _Replayed()
+        feed = EventFeed(replayed)  # type: ignore[arg-type]
+        for request_id, (seat, decision, observation, known, reply) in enumerate(asked):
+            replayed.events += events[len(replayed.events):known]
+            codec.bounded(packing.request_bytes(decision, observation, feed.unsent_bytes(seat),
+                                                request_id, 1000))
+            wire.action_from_reply(codec.decode(reply, "bot"), decision)
+            count += 1
+    return count if replay else sum(len(asked) for _, asked in recorded)
 
 
 def _measure(requests: list[bytes], games: int, round_trips: int,

@@ -52,15 +52,23 @@ def bench_engine_cmd(games: int | None, seed: int, compare_instructions: bool) -
 @click.option("-n", "--games", default=10, show_default=True,
               help="Full games between random bot processes, for (c), per placement.")
 @click.option("--round-trips", default=2000, show_default=True, help="Raw round trips, for (a).")
-def bench_transport_cmd(games: int, round_trips: int) -> None:
+@click.option("--instructions", is_flag=True,
+              help="Also count the referee's instructions per asked decision under callgrind "
+                   "(machine-independent; needs valgrind, takes a minute or two).")
+def bench_transport_cmd(games: int, round_trips: int, instructions: bool) -> None:
     """Measure (a) raw pyzmq round trip, (b) referee decision round trip, (c) games/s, with
     every process on one CPU (as tournament workers run) and with CPUs shared."""
-    from arena.cli.bench import bench_transport
+    from arena.cli.bench import CallgrindMissing, bench_transport, count_referee_instructions
 
     if games < 1:
         raise click.BadParameter("must be at least 1", param_hint="--games")
     for line in bench_transport(games, round_trips).lines():
         click.echo(line)
+    if instructions:
+        try:
+            click.echo(count_referee_instructions().line())
+        except CallgrindMissing as exc:
+            raise click.ClickException(str(exc)) from None
 
 
 @bench.command("sandbox")

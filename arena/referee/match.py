@@ -619,8 +619,10 @@ class _GameRun:
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("%s: passes automatically (request id %d)", self.seats[seat].label,
                          request_id)
+        # kind._value_, not .value: an Enum's .value is a Python-level property, and this
+        # is read on every decision
         self.record.decisions.append({
-            "seat": seat, "id": request_id, "kind": decision.kind.value,
+            "seat": seat, "id": request_id, "kind": decision.kind._value_,
             "action": {"action": "pass"},
             "call_tichu": False, "wish": None, "latency_ms": 0.0, "auto": True})
 
@@ -697,7 +699,7 @@ class _GameRun:
                             rule=exc.rule, request_id=pending.request_id,
                             action=_reply_text(reply), rule_broken=exc.rule) from None
         self.record.decisions.append({
-            "seat": seat, "id": pending.request_id, "kind": pending.decision.kind.value,
+            "seat": seat, "id": pending.request_id, "kind": pending.decision.kind._value_,
             "action": wire.action_map(action), "call_tichu": reply["call_tichu"],
             "wish": reply["wish"], "latency_ms": round(latency * 1000, 3)})
         return True

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 import functools
+import operator
 from functools import lru_cache
 from typing import Any
 
 import msgpack
 
 from arena.referee import wire
-from arena.rules import PUBLIC, Combination, Decision, DecisionKind, Event, Game, Observation
+from arena.rules import PUBLIC, Combination, Decision, DecisionKind, Game, Observation
 from arena.rules.actions import PlayOptions
 
 Message = dict[str, Any]
@@ -65,9 +66,11 @@ _BYTE_CARDS = [[(len(names), b"".join(map(_packb, names)))
                for position in range(7)]
 
 
+@lru_cache(maxsize=1 << 14)
 def cards_bytes(cards: int) -> bytes:
-    """A card set's wire list (`wire.cards_text`), packed: a table lookup per byte (card
-    sets rarely recur: a hand, the cards played, a trick change all the time)."""
+    """A card set's wire list (`wire.cards_text`), packed: a table lookup per byte, cached
+    (a hand comes back in each request of its seat until it plays, the trick and the cards
+    played in the request of every seat until the next play: four in five recur)."""
     count = 0
     parts = []
     for table in _BYTE_CARDS:
@@ -100,14 +103,15 @@ _OBSERVATION_HEAD = msgpack.Packer().pack_map_header(len(_OBSERVATION_KEYS)) + _
 
 def observation_bytes(obs: Observation) -> bytes:
     """`wire.observation_map(obs)`, packed: the fields in runs that change together, each
-    run cached (the seat and round; the calls; the wish and table; the trick; the
-    exchange, scores and target change once a round at most)."""
+    run cached (the seat and round; the calls; the wish and table; the exchange, scores and
+    target change once a round at most), and card sets cached by value."""
     return b"".join((
         _head_bytes(obs.seat, obs.round_number), cards_bytes(obs.hand),
         _K_HAND_COUNTS, _ints_bytes(obs.hand_counts),
         _calls_bytes(obs.grand_tichu, obs.tichu), _ints_bytes(obs.out_order),
         _table_bytes(obs.wish, obs.table, obs.table_seat),
-        _trick_bytes(obs.trick, obs.trick_points), cards_bytes(obs.played),
+        cards_bytes(obs.trick), _K_TRICK_POINTS, _int(obs.trick_points), _K_PLAYED,
+        cards_bytes(obs.played),
         _K_POINTS_TAKEN, _ints_bytes(obs.points_taken),
         _tail_bytes(obs.exchange_given, obs.exchange_received, obs.scores, obs.target)))
 
@@ -123,17 +127,29 @@ def _calls_bytes(grand_tichu: tuple[bool, ...], tichu: tuple[bool, ...]) -> byte
     return b"".join((_K_GRAND, _packb(grand_tichu), _K_TICHU, _packb(tichu), _K_OUT))
 
 
-@lru_cache(maxsize=1 << 12)
 def _table_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
+    key = ((wish, seat, None, None) if table is None
+           else (wish, seat, table.cards, table.phoenix_as))
+    packed = _TABLES.get(key)
+    if packed is None:
+        if len(_TABLES) >= 1 << 12:
+            _TABLES.clear()
+        packed = _TABLES[key] = _table_map_bytes(wish, table, seat)
+    return packed
+
+
+# The table runs (`_table_bytes`) by wish, seat and the table's play: its cards and the rank
+# the Phoenix stands for, which name its combination (as a Play does): hashing a Combination
+# would hash its type, an Enum member, through a Python-level call.
+_TABLES: dict[tuple[int, int, int | None, int | None], bytes] = {}
+
+
+def _table_map_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
     packed = _NIL if table is None else _packb({
         "seat": seat, "cards": wire.cards_text(table.cards),
         "combination": wire.combination_name(table),
         "phoenix_as": wire.rank_text(table.phoenix_as)})
     return b"".join((_K_WISH, _packb(wire.rank_text(wish)), _K_TABLE, packed, _K_TRICK))
-
-
-def _trick_bytes(trick: int, trick_points: int) -> bytes:
-    return b"".join((cards_bytes(trick), _K_TRICK_POINTS, _int(trick_points), _K_PLAYED))
 
 
 @lru_cache(maxsize=1 << 10)
@@ -147,22 +163,34 @@ def _tail_bytes(given: tuple[int, ...], received: tuple[int, ...], scores: tuple
 
 
 _PASS_BYTES = _packb(wire.PASS_OPTION)
-
-
-@lru_cache(maxsize=1 << 16)
-def _play_bytes(combo: Combination) -> bytes:
-    return _packb(wire.play_map(combo))
+# Each play option packed, by its cards and the rank the Phoenix stands for (which name its
+# combination, as they do a reply's Play): keys of two ints hash in C, a Combination's type
+# (an Enum member) through a Python-level call.
+_PLAYS: dict[tuple[int, int], bytes] = {}
+_PLAY_KEY = operator.attrgetter("cards", "phoenix_as")
 
 
 def options_bytes(decision: Decision) -> bytes:
-    """`wire.option_maps(decision)`, packed."""
-    if decision.kind is DecisionKind.PLAY or decision.kind is DecisionKind.BOMB:
-        options = wire.ordered_options(decision)
-        assert isinstance(options, PlayOptions)
-        items = [_PASS_BYTES] if options.can_pass else []
-        items += map(_play_bytes, options.combinations)
-        return _array(items)
-    return _packb(wire.option_maps(decision))
+    """`wire.option_maps(decision)`, packed (the plays looked up without a Python-level
+    call per option)."""
+    options = decision.options
+    if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
+        return _packb(wire.option_maps(decision))
+    combinations = wire.play_order(options)[0]
+    items = list(map(_PLAYS.get, map(_PLAY_KEY, combinations)))
+    if None in items:
+        items = [_play_bytes(c) if packed is None else packed
+                 for c, packed in zip(combinations, items)]
+    count = len(items) + options.can_pass
+    return b"".join((_ARRAY_HEADERS[count] if count < 256 else _array_header(count),
+                     _PASS_BYTES if options.can_pass else b"", *items))
+
+
+def _play_bytes(combo: Combination) -> bytes:
+    if len(_PLAYS) >= 1 << 16:
+        _PLAYS.clear()
+    packed = _PLAYS[_PLAY_KEY(combo)] = _packb(wire.play_map(combo))
+    return packed
 
 
 _REQUEST_HEAD = (msgpack.Packer().pack_map_header(9) + _key("type") + _packb("request")
@@ -170,7 +198,8 @@ _REQUEST_HEAD = (msgpack.Packer().pack_map_header(9) + _key("type") + _packb("re
 _K_KIND, _K_DEADLINE, _K_MAY_CALL, _K_MUST_FULFIL, _K_OBSERVATION, _K_OPTIONS, _K_EVENTS = \
     _keys("kind", "deadline_ms", "may_call_tichu", "must_fulfil_wish", "observation",
           "options", "events")
-_KINDS = {kind: _packb(kind.value) for kind in DecisionKind}
+# by `_value_`: hashing an Enum member is a Python-level call
+_KINDS = {kind._value_: _packb(kind.value) for kind in DecisionKind}
 
 
 def request_bytes(decision: Decision, obs: Observation, events: list[bytes], request_id: int,
@@ -179,7 +208,7 @@ def request_bytes(decision: Decision, obs: Observation, events: list[bytes], req
     packed maps (`EventFeed.unsent_bytes`). Not checked against the message size cap: the
     caller sends it through the same check as every message (`codec.bounded`)."""
     return b"".join((
-        _REQUEST_HEAD, _int(request_id), _K_KIND, _KINDS[decision.kind],
+        _REQUEST_HEAD, _int(request_id), _K_KIND, _KINDS[decision.kind._value_],
         _K_DEADLINE, _int(deadline_ms), _K_MAY_CALL, _bool(decision.may_call_tichu),
         _K_MUST_FULFIL, _bool(decision.must_fulfil_wish),
         _K_OBSERVATION, observation_bytes(obs),
@@ -189,43 +218,55 @@ def request_bytes(decision: Decision, obs: Observation, events: list[bytes], req
 
 class EventFeed:
     """A game's events in wire form, each converted (and packed) once whichever seats see it;
-    hands each seat the events it may see and has not been handed yet."""
+    hands each seat the events it may see and has not been handed yet.
+
+    Each new event is converted when first needed and its index queued for every seat that
+    may see it, so handing a seat its events is taking its queue: no event is looked at
+    again per seat."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.maps: list[Message] = []   # game.events so far, in wire form
         self.packed: list[bytes] = []  # the same, packed
-        self.sent = [0, 0, 0, 0]       # per seat: how many of game.events it has been handed
+        self.queued: list[list[int]] = [[], [], [], []]  # per seat: indices not handed yet
 
-    def _visible(self, seat: int) -> list[int]:
-        """The indices of the events `seat` may see and has not been handed (now handed)."""
+    def _convert(self) -> None:
+        """Convert the game's new events and queue each for the seats that may see it."""
         events = self.game.events
         maps = self.maps
-        for event in events[len(maps):]:
-            maps.append(wire.event_map(event))
-        start, end = self.sent[seat], len(events)
-        self.sent[seat] = end
-        return [i for i in range(start, end) if _visible(events[i], seat)]
+        if len(maps) == len(events):
+            return
+        packed, queued = self.packed, self.queued
+        for i in range(len(maps), len(events)):
+            event = events[i]
+            wire_map = wire.event_map(event)
+            maps.append(wire_map)
+            packed.append(_packb(wire_map))
+            to = event.visible_to
+            if to == PUBLIC:
+                for queue in queued:
+                    queue.append(i)
+            else:
+                queued[to].append(i)
+
+    def _take(self, seat: int) -> list[int]:
+        """The indices of the events `seat` may see and has not been handed (now handed)."""
+        self._convert()
+        indices = self.queued[seat]
+        self.queued[seat] = []
+        return indices
 
     def unsent(self, seat: int) -> list[Message]:
         """The wire maps of the events `seat` may see that it has not been handed yet."""
         maps = self.maps
-        return [maps[i] for i in self._visible(seat)]
+        return [maps[i] for i in self._take(seat)]
 
     def unsent_bytes(self, seat: int) -> list[bytes]:
         """`unsent(seat)`, each map packed."""
-        indices = self._visible(seat)
-        packed, maps = self.packed, self.maps
-        if len(packed) < len(maps):
-            packed += map(_packb, maps[len(packed):])
-        return [packed[i] for i in indices]
+        packed = self.packed
+        return [packed[i] for i in self._take(seat)]
 
     def all(self) -> list[Message]:
         """Every event of the game so far in wire form (nobody is handed anything)."""
-        for event in self.game.events[len(self.maps):]:
-            self.maps.append(wire.event_map(event))
+        self._convert()
         return self.maps
-
-
-def _visible(event: Event, seat: int) -> bool:
-    return event.visible_to == PUBLIC or event.visible_to == seat

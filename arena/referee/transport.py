@@ -347,6 +347,13 @@ class RefereeSocket:
         if not data:  # the peer is gone; a message it left half sent is dropped
             self._close(peer)
             return
+        if (not data[0] and peer.state == _OPEN and not peer.buf and not peer.parts
+                and len(data) == data[1] + 2 and data[1] <= self.max_in):
+            # the common case, a reply: exactly one short final frame, nothing before it
+            peer.spoke = True
+            peer.commands = 0
+            self._ready.append(Incoming(peer.identity, [data[2:]], peer.owner))
+            return
         peer.buf += data
         self._parse(peer)
 

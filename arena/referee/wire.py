@@ -37,11 +37,15 @@ from arena.rules.cards import card_name, card_names, parse_card
 
 Message = dict[str, Any]
 RANK_CHARS = "23456789TJQKA"
-_KIND_ACTIONS = {
+# Keyed by a kind's `_value_`: hashing an Enum member is a Python-level call, and the reply
+# of every decision looks its kind up.
+_KIND_ACTIONS = {kind._value_: actions for kind, actions in {
     DecisionKind.GRAND_TICHU: ("grand_tichu",), DecisionKind.EXCHANGE: ("exchange",),
     DecisionKind.TICHU: ("tichu",), DecisionKind.PLAY: ("pass", "play"),
     DecisionKind.BOMB: ("pass", "play"), DecisionKind.DRAGON_GIFT: ("give_dragon",),
-}
+}.items()}
+# Members read once: reading one off its Enum class is a Python-level call in Python 3.11.
+_EXCHANGE, _GRAND_TICHU = DecisionKind.EXCHANGE, DecisionKind.GRAND_TICHU
 
 # ----- values -------------------------------------------------------------------------------
 
@@ -173,7 +177,6 @@ def option_maps(decision: Decision) -> list[Message] | None:
     return out
 
 
-@lru_cache(maxsize=8)
 def ordered_options(decision: Decision) -> Sequence[Action]:
     """A decision's options in the order the wire lists them (PROTOCOL.md 6), which is the
     order a reply's `option` index counts in.
@@ -189,9 +192,30 @@ def ordered_options(decision: Decision) -> Sequence[Action]:
     reply look the same decision up.
     """
     options = decision.options
-    if not isinstance(options, PlayOptions):
+    if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return options
-    return PlayOptions(sorted(options.combinations), options.can_pass)
+    return PlayOptions(play_order(options)[0], options.can_pass)
+
+
+def play_order(options: PlayOptions) -> tuple[list[Combination], list[int]]:
+    """The combinations of PLAY or BOMB options in wire order (`ordered_options`), and the
+    index in `options.combinations` of each (so that a reply takes the engine's own option,
+    which `Game.apply` applies unchecked). Cached for the last few decisions (a request and
+    its reply), by the id of the engine's options: hashing a Decision would hash its kind,
+    an Enum member, through a Python-level call."""
+    cached = _ORDERED.get(id(options))
+    if cached is not None and cached[0] is options:
+        return cached[1], cached[2]
+    combinations = options.combinations
+    order = sorted(range(len(combinations)), key=combinations.__getitem__)
+    ordered = list(map(combinations.__getitem__, order))
+    if len(_ORDERED) >= 8:
+        _ORDERED.clear()
+    _ORDERED[id(options)] = (options, ordered, order)  # holding `options`: its id stays its own
+    return ordered, order
+
+
+_ORDERED: dict[int, tuple[PlayOptions, list[Combination], list[int]]] = {}
 
 
 PASS_OPTION: Message = {"action": "pass"}  # the wire option of a pass (callers only read it)
@@ -275,13 +299,15 @@ def action_from_reply(reply: Message, decision: Decision, options_sent: bool = T
     decision; whether the action is legal is then for `Game.apply` to check.
     """
     chosen = None
-    if reply["option"] is not None:
-        chosen = _chosen_option(reply["option"], decision, options_sent)
+    option = reply["option"]
+    if option is not None:
+        chosen = _chosen_option(option, decision, options_sent)
         tag = _tag_of(chosen, decision.kind)
     else:
         tag = reply["action"]["action"]
-    if tag not in _KIND_ACTIONS[decision.kind]:
-        allowed = " or ".join(_KIND_ACTIONS[decision.kind])
+    actions = _KIND_ACTIONS[decision.kind._value_]
+    if tag not in actions:
+        allowed = " or ".join(actions)
         raise IllegalAction("wrong-decision", f"a {decision.kind.value} request takes "
                             f"a {allowed} action, not {tag}")
     call, wish = reply["call_tichu"], reply["wish"]
@@ -295,18 +321,34 @@ def action_from_reply(reply: Message, decision: Decision, options_sent: bool = T
     if isinstance(chosen, Play):  # an option has its free flags unset
         return chosen if wish is None and not call else \
             Play(chosen.cards, chosen.phoenix_as, rank_value(wish), call)
-    return Pass(call) if isinstance(chosen, Pass) else chosen
+    if isinstance(chosen, Pass):
+        return chosen if not call else Pass(True)  # the engine's own PASS when it can be
+    return chosen
 
 
 def _chosen_option(index: int, decision: Decision, options_sent: bool) -> Action:
-    if not options_sent or decision.kind is DecisionKind.EXCHANGE:
+    """Option `index` of the request's list: for a PLAY or BOMB, taken from the engine's own
+    options (`Game.apply` then applies it without checking it again)."""
+    if not options_sent or decision.kind is _EXCHANGE:
         raise IllegalAction("no-options", "no options were sent with this request: state the "
                             "action explicitly")
-    options = ordered_options(decision)
-    if index >= len(options):
-        raise IllegalAction("option-out-of-range", f"option {index} does not exist "
-                            f"({len(options)} options were offered)")
-    return options[index]
+    options = decision.options
+    if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
+        if index >= len(options):
+            raise _out_of_range(index, len(options))
+        return options[index]
+    order = play_order(options)[1]
+    can_pass = options.can_pass
+    if index >= len(order) + can_pass:
+        raise _out_of_range(index, len(order) + can_pass)
+    if can_pass and not index:
+        return options[0]
+    return options[order[index - can_pass] + can_pass]
+
+
+def _out_of_range(index: int, offered: int) -> IllegalAction:
+    return IllegalAction("option-out-of-range", f"option {index} does not exist ({offered} "
+                         "options were offered)")
 
 
 def _tag_of(action: Action, kind: DecisionKind) -> str:
@@ -316,7 +358,7 @@ def _tag_of(action: Action, kind: DecisionKind) -> str:
         return "pass"
     if isinstance(action, GiveDragon):
         return "give_dragon"
-    return "grand_tichu" if kind is DecisionKind.GRAND_TICHU else "tichu"
+    return "grand_tichu" if kind is _GRAND_TICHU else "tichu"
 
 
 def _action(m: Message, call: bool, wish: str | None) -> Action:

@@ -30,6 +30,8 @@ def test_a_libzmq_router_and_the_dealer_exchange_messages(size):
         router.send_multipart([identity, payload[::-1]])
         assert dealer.recv(5.0) == payload[::-1]
         assert dealer.recv(0.05) is None  # nothing more: a timeout, not an error
+        router.send_multipart([identity, b"after"])  # and the connection is still whole
+        assert dealer.recv(None) == b"after"
     finally:
         dealer.close()
         router.close()

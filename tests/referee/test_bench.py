@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -45,3 +46,23 @@ def test_raw_round_trips_send_exactly_the_requests_the_trivial_bot_gets():
     assert len(requests) == len(asked) > 100
     assert [r["kind"] for r in requests] == [d["kind"] for d in asked]
     assert [r["observation"]["seat"] for r in requests] == [d["seat"] for d in asked]
+
+
+def test_the_referee_work_counted_under_callgrind_replays_every_asked_decision():
+    """`arena bench transport --instructions` counts the replay of `referee_work`: it must
+    pack a request and read a reply for each decision the referee asks in those games."""
+    from arena.cli.bench import _trivial_requests, referee_work
+
+    asked = len(_trivial_requests(range(5, 6), 300))
+    assert referee_work(1, 5, True, 300) == referee_work(1, 5, False, 300) == asked > 100
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
+def test_the_referee_instructions_are_counted_net_of_the_recorded_games():
+    from arena.cli.bench import count_referee_instructions
+
+    figures = count_referee_instructions(1, 5, target=100)
+    # the games recorded (millions of instructions) are subtracted: a decision's packing and
+    # reading take thousands
+    assert figures.asked > 20 and 5e3 < figures.instructions / figures.asked < 2e6
+    assert re.match(r"Referee instructions per asked decision: \d+\.\d k", figures.line())
