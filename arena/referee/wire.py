@@ -221,7 +221,7 @@ _ORDERED: dict[int, tuple[PlayOptions, list[Combination], list[int]]] = {}
 PASS_OPTION: Message = {"action": "pass"}  # the wire option of a pass (callers only read it)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 12)  # a few games' worth (see packing._WORKING_SET)
 def play_map(combo: Combination) -> Message:
     """The wire option of one combination (cached: the same combinations recur all game;
     callers only read the map)."""
