@@ -193,6 +193,38 @@ class PlayOptions(Sequence):
         return None
 
 
+class OnlyPass(tuple):
+    """The options of a PLAY decision whose one legal action is to pass: ``(PASS,)``, a
+    `PlayOptions` with no combination (registered as one).
+
+    A plain tuple, so that a player's `len` and indexing (`random.choice`) run in C: a third
+    of all decisions are these forced passes. The engine builds one per seat, once.
+    """
+
+    __slots__ = ()
+    combinations: list[Combination] = []  # (read only, as everywhere in the options)
+    can_pass = True
+    taken = None
+
+    def __new__(cls) -> OnlyPass:
+        return tuple.__new__(cls, (PASS,))
+
+    def __reduce__(self):  # type: ignore[override]
+        return OnlyPass, ()
+
+    def __contains__(self, action: object) -> bool:
+        return isinstance(action, Pass)
+
+    def taken_combination(self) -> None:
+        return None
+
+    def combination_of(self, play: Play) -> None:
+        return None
+
+
+PlayOptions.register(OnlyPass)
+
+
 # The Play of each combination that moves builds once (by the combination's id: hashing a
 # Combination would call its enum's Python-level __hash__), so that most options taken
 # build no object.

@@ -27,6 +27,7 @@ from arena.rules.actions import (
     ExchangeOptions,
     GiveDragon,
     GrandTichu,
+    OnlyPass,
     Pass,
     Play,
     PlayOptions,
@@ -758,6 +759,6 @@ def _expect(action: Action, cls: type, kind: DecisionKind) -> Any:
 _GT_DECISIONS = tuple(Decision(s, _GRAND_TICHU, _GT_OPTIONS) for s in range(4))
 _TICHU_DECISIONS = tuple(Decision(s, _TICHU, _TICHU_OPTIONS) for s in range(4))
 # The decision of a seat that can only pass (about a third of all decisions), built once.
-_ONLY_PASS = tuple(Decision(s, _PLAY, PlayOptions([], True)) for s in range(4))
+_ONLY_PASS = tuple(Decision(s, _PLAY, OnlyPass()) for s in range(4))
 
 
