@@ -231,7 +231,7 @@ class Game:
             # nothing to check but that a pass is allowed.
             options = decision.options
             if action is not PASS:
-                self._play(seat, options.taken_combination(), 0, False)
+                self._play(seat, options.taken_combination, 0, False)
             elif options.can_pass:
                 self._pass(seat)
             else:
@@ -244,7 +244,10 @@ class Game:
         elif kind is _GRAND_TICHU:
             self._choose_simultaneous(seat, _expect(action, GrandTichu, kind))
         elif kind is _EXCHANGE:
-            self._choose_simultaneous(seat, self._check_exchange(seat, action))
+            given = action  # the options' own Exchange is legal as it is
+            if given is not decision.options.taken:
+                given = self._check_exchange(seat, action)
+            self._choose_simultaneous(seat, given)
         elif kind is _TICHU:
             self._choose_simultaneous(seat, _expect(action, CallTichu, kind))
         else:
@@ -418,7 +421,10 @@ class Game:
             if (not hand & self._beaters
                     and not (self._may_call | self._bomb_seats) >> seat & 1):
                 return _ONLY_PASS[seat]  # no card beats the single: a forced pass
-            combos = moves.follows_in_kind(hand, table)
+            if table.type is SINGLE_T:  # the commonest table, without the dispatch
+                combos = moves.singles(hand, table)
+            else:
+                combos = moves.follows_in_kind(hand, table)
             if self._bomb_seats >> seat & 1:
                 combos = combos + [b for b in self._bombs[seat] if beats(b, table)]
         forced = False
