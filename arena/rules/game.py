@@ -208,7 +208,12 @@ class Game:
                 raise IllegalAction("not-your-turn", f"seat {seat} has no decision to make now")
             decision = self._current
             if decision is None:
-                decision = self._current = self._turn_decision(seat)
+                if (not self.hands[seat] & self._beaters
+                        and not (self._may_call | self._bomb_seats) >> seat & 1):
+                    decision = _ONLY_PASS[seat]  # no card beats the single: a forced pass
+                else:
+                    decision = self._turn_decision(seat)
+                self._current = decision
             return decision
         decision = self._cache.get(seat)  # (emptied whenever a phase but PLAY begins)
         if decision is not None:
@@ -382,6 +387,7 @@ class Game:
         self.table_seat = -1
         self.trick = 0
         self._passed = 0
+        self._beaters = FULL_DECK  # (see _play; the seat on turn holds a card)
         self.turn = leader
         self.phase = _PLAY
         self._current = None
@@ -418,9 +424,6 @@ class Game:
         if table is None:
             combos = self._lead_options(seat, hand)
         else:  # moves.follow_options, with the bombs the game keeps track of
-            if (not hand & self._beaters
-                    and not (self._may_call | self._bomb_seats) >> seat & 1):
-                return _ONLY_PASS[seat]  # no card beats the single: a forced pass
             if table.type is SINGLE_T:  # the commonest table, without the dispatch
                 combos = moves.singles(hand, table)
             else:
