@@ -553,7 +553,7 @@ class Game:
             self._emit("wish", seat, PUBLIC, wish)
         self.table = combo
         # The cards that could beat the table as singles (all, on any other table): a seat
-        # holding none of them has a forced pass (see _turn_decision).
+        # holding none of them has a forced pass (see `decision`).
         self._beaters = moves.SINGLE_BEATERS[combo.rank] if combo.type is SINGLE_T else FULL_DECK
         self.table_seat = seat
         self.trick |= cards
@@ -748,6 +748,8 @@ def _bomb_strength(bomb: Combination) -> int:
     """A bomb's order among bombs, above 0 (what beats any other combination): by length,
     then rank (`combos.beats`)."""
     return bomb.length * 16 + int(bomb.rank)
+
+
 _CARD_BIT = [1 << c for c in range(56)]
 _NEXT_ACTIVE = [[_next_seat(active, seat) for seat in range(4)] for active in range(16)]
 _RANK_MASK = [rank_mask(r) if r >= 2 else 0 for r in range(15)]
