@@ -81,33 +81,44 @@ PASS = Pass()
 
 
 class ExchangeOptions(Sequence):
-    """Every Exchange of a 14-card hand, as a lazy sequence (14 * 13 * 12 = 2184 of them)."""
+    """Every Exchange of a 14-card hand, as a lazy sequence (14 * 13 * 12 = 2184 of them).
+
+    `taken` is the Exchange indexing handed out last: the game applies that very object
+    without checking it again.
+    """
+
+    __slots__ = ("_cards", "_hand", "_len", "taken")
 
     def __init__(self, hand: int) -> None:
-        self._cards = cards_of(hand)
+        cards = self._cards = cards_of(hand)
         self._hand = hand
+        n = len(cards)
+        self._len = n * (n - 1) * (n - 2)
+        self.taken: Exchange | None = None
 
     def __len__(self) -> int:
-        n = len(self._cards)
-        return n * (n - 1) * (n - 2)
+        return self._len
 
     def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        n = len(self._cards)
+        if index.__class__ is not int:
+            if isinstance(index, slice):
+                return [self[i] for i in range(*index.indices(self._len))]
+            index = int(operator.index(index))  # a bool, an int subclass; TypeError for the rest
         if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
+            index += self._len
+        if not 0 <= index < self._len:
             raise IndexError(index)
-        rest = list(self._cards)
-        a = rest.pop(index // ((n - 1) * (n - 2)))
-        index %= (n - 1) * (n - 2)
-        b = rest.pop(index // (n - 2))
-        c = rest[index % (n - 2)]
-        return Exchange((a, b, c))
+        rest = self._cards.copy()
+        n = len(rest)
+        a, index = divmod(index, (n - 1) * (n - 2))
+        b, c = divmod(index, n - 2)
+        a = rest.pop(a)
+        b = rest.pop(b)
+        taken = self.taken = _new(Exchange, ((a, b, rest[c]), False))
+        return taken
 
     def __iter__(self) -> Iterator[Exchange]:
-        return (self[i] for i in range(len(self)))
+        return (self[i] for i in range(self._len))
 
     def __contains__(self, action: object) -> bool:
         if not isinstance(action, Exchange) or len(action.give) != 3:
@@ -121,18 +132,17 @@ class PlayOptions(Sequence):
     """The options of a PLAY or BOMB decision: Pass first (where allowed), then one Play per
     legal combination, built on demand (a random player looks at one of hundreds).
 
-    `taken` is the Play indexing handed out last: the game applies that very object without
-    checking it again.
+    `taken` is the Play indexing handed out last, `taken_combination` its combination: the
+    game applies that very object without checking it again.
     """
 
-    __slots__ = ("combinations", "can_pass", "_keys", "_last", "taken")
+    __slots__ = ("combinations", "can_pass", "_keys", "taken", "taken_combination")
 
     def __init__(self, combinations: list[Combination], can_pass: bool) -> None:
         self.combinations = combinations
         self.can_pass = can_pass
-        self._keys: set[tuple[int, int]] | None = None
-        self._last: Combination | None = None  # the combination of `taken`
         self.taken: Play | None = None
+        self.taken_combination: Combination | None = None
 
     def __len__(self) -> int:
         return len(self.combinations) + self.can_pass
@@ -143,7 +153,7 @@ class PlayOptions(Sequence):
                 if not index:
                     return PASS
                 index -= 1
-            c = self._last = self.combinations[index]
+            c = self.taken_combination = self.combinations[index]
             play = _PLAY_OF.get(id(c))
             if play is None:
                 play = Play(c.cards, c.phoenix_as)
@@ -169,13 +179,11 @@ class PlayOptions(Sequence):
             return self.can_pass
         if not isinstance(action, Play):
             return False
-        if self._keys is None:
-            self._keys = {(c.cards, c.phoenix_as) for c in self.combinations}
-        return (action.cards, action.phoenix_as) in self._keys
-
-    def taken_combination(self) -> Combination | None:
-        """The combination of `taken`, the Play these options handed out last."""
-        return self._last
+        try:
+            keys = self._keys
+        except AttributeError:  # built on the first look-up only
+            keys = self._keys = {(c.cards, c.phoenix_as) for c in self.combinations}
+        return (action.cards, action.phoenix_as) in keys
 
     def combination_of(self, play: Play) -> Combination | None:
         """The combination `play` forms if it is the option these options handed out last
@@ -187,12 +195,43 @@ class PlayOptions(Sequence):
             return None
         if wish and not (type(wish) is int and 2 <= wish <= 14 and cards & MAHJONG_BIT):
             return None
-        last = self._last
+        last = self.taken_combination
         if last is not None and last.cards == cards and last.phoenix_as == phoenix_as:
             return last
         return None
 
 
+class OnlyPass(tuple):
+    """The options of a PLAY decision whose one legal action is to pass: ``(PASS,)``, a
+    `PlayOptions` with no combination (registered as one).
+
+    A plain tuple, so that a player's `len` and indexing (`random.choice`) run in C: a third
+    of all decisions are these forced passes. The engine builds one per seat, once.
+    """
+
+    __slots__ = ()
+    combinations: list[Combination] = []  # (read only, as everywhere in the options)
+    can_pass = True
+    taken = None
+    taken_combination = None
+
+    def __new__(cls) -> OnlyPass:
+        return tuple.__new__(cls, (PASS,))
+
+    def __reduce__(self):  # type: ignore[override]
+        return OnlyPass, ()
+
+    def __contains__(self, action: object) -> bool:
+        return isinstance(action, Pass)
+
+    def combination_of(self, play: Play) -> None:
+        return None
+
+
+PlayOptions.register(OnlyPass)
+
+
+_new = tuple.__new__  # a named tuple built without its __new__, a Python function
 # The Play of each combination that moves builds once (by the combination's id: hashing a
 # Combination would call its enum's Python-level __hash__), so that most options taken
 # build no object.

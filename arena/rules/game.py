@@ -27,11 +27,13 @@ from arena.rules.actions import (
     ExchangeOptions,
     GiveDragon,
     GrandTichu,
+    OnlyPass,
     Pass,
     Play,
     PlayOptions,
 )
-from arena.rules.cards import DOG_BIT, DRAGON_BIT, MAHJONG, MAHJONG_BIT, points, rank_mask
+from arena.rules.cards import (
+    DOG_BIT, DRAGON_BIT, FULL_DECK, MAHJONG, MAHJONG_BIT, points, rank_mask)
 from arena.rules.combos import DOG_T, FOUR_T, SINGLE_T, Combination, beats, classify
 
 DEFAULT_TARGET = 1000
@@ -158,7 +160,8 @@ class Game:
         self.actions: list[tuple[int, Action]] = []
         self.winner: int | None = None  # winning team once over
         self.phase: DecisionKind | None = None
-        self._cache: dict[int, Decision] = {}
+        self._cache: dict[int, Decision] = {}  # decisions of the phases but PLAY, by seat
+        self._current: Decision | None = None  # in PLAY: the decision of the turn, once built
         self._start_round()
 
     # ----- public interface -------------------------------------------------------------
@@ -200,12 +203,22 @@ class Game:
 
     def decision(self, seat: int) -> Decision:
         """The decision `seat` must make now; IllegalAction('not-your-turn') if none."""
-        decision = self._cache.get(seat)
+        if self.phase is _PLAY:
+            if seat != self.turn:
+                raise IllegalAction("not-your-turn", f"seat {seat} has no decision to make now")
+            decision = self._current
+            if decision is None:
+                if (not self.hands[seat] & self._beaters
+                        and not (self._may_call | self._bomb_seats) >> seat & 1):
+                    decision = _ONLY_PASS[seat]  # no card beats the single: a forced pass
+                else:
+                    decision = self._turn_decision(seat)
+                self._current = decision
+            return decision
+        decision = self._cache.get(seat)  # (emptied whenever a phase but PLAY begins)
         if decision is not None:
             return decision
-        if self.phase is _PLAY and seat == self.turn:
-            decision = self._turn_decision(seat)
-        elif self.phase is not _PLAY and seat in self.to_act():
+        if seat in self.to_act():
             decision = self._build_decision(seat)
         else:
             raise IllegalAction("not-your-turn", f"seat {seat} has no decision to make now")
@@ -214,7 +227,7 @@ class Game:
 
     def apply(self, seat: int, action: Action) -> None:
         """Apply `seat`'s action; IllegalAction (naming the rule) leaves the game unchanged."""
-        decision = self._cache.get(seat)
+        decision = self._current if seat == self.turn and self.phase is _PLAY else None
         if decision is None:
             decision = self.decision(seat)
         kind = decision.kind
@@ -223,7 +236,7 @@ class Game:
             # nothing to check but that a pass is allowed.
             options = decision.options
             if action is not PASS:
-                self._play(seat, options.taken_combination(), 0, False)
+                self._play(seat, options.taken_combination, 0, False)
             elif options.can_pass:
                 self._pass(seat)
             else:
@@ -236,7 +249,10 @@ class Game:
         elif kind is _GRAND_TICHU:
             self._choose_simultaneous(seat, _expect(action, GrandTichu, kind))
         elif kind is _EXCHANGE:
-            self._choose_simultaneous(seat, self._check_exchange(seat, action))
+            given = action  # the options' own Exchange is legal as it is
+            if given is not decision.options.taken:
+                given = self._check_exchange(seat, action)
+            self._choose_simultaneous(seat, given)
         elif kind is _TICHU:
             self._choose_simultaneous(seat, _expect(action, CallTichu, kind))
         else:
@@ -288,6 +304,7 @@ class Game:
         self._round_over_after_gift = False
         self._bombs: list[list[Combination]] = [[], [], [], []]
         self._bomb_seats = 0  # seats holding any bomb, as a bitmask
+        self._top_bomb = [-1, -1, -1, -1]  # per seat: _bomb_strength of its best bomb, or -1
         self._emit("round_start", -1, PUBLIC, self.round_number, self._scores_before)
         for s in range(4):
             self._emit("deal", s, s, self.hands[s])
@@ -370,11 +387,14 @@ class Game:
         self.table_seat = -1
         self.trick = 0
         self._passed = 0
+        self._beaters = FULL_DECK  # (see _play; the seat on turn holds a card)
         self.turn = leader
         self.phase = _PLAY
+        self._current = None
         self._cache.clear()
 
     def _call_tichu(self, seat: int) -> None:
+        self._current = None  # (may_call_tichu changes)
         self.tichu[seat] = True
         self._may_call &= ~(1 << seat)
         self._emit("tichu", seat, PUBLIC)
@@ -404,10 +424,10 @@ class Game:
         if table is None:
             combos = self._lead_options(seat, hand)
         else:  # moves.follow_options, with the bombs the game keeps track of
-            if (table.type is SINGLE_T and not hand & moves.SINGLE_BEATERS[table.rank]
-                    and not (self._may_call | self._bomb_seats) >> seat & 1):
-                return _ONLY_PASS[seat]  # no card beats the single: a forced pass
-            combos = moves.follows_in_kind(hand, table)
+            if table.type is SINGLE_T:  # the commonest table, without the dispatch
+                combos = moves.singles(hand, table)
+            else:
+                combos = moves.follows_in_kind(hand, table)
             if self._bomb_seats >> seat & 1:
                 combos = combos + [b for b in self._bombs[seat] if beats(b, table)]
         forced = False
@@ -443,8 +463,10 @@ class Game:
         bombs = self._bombs[seat] = moves.bombs(self.hands[seat], None)
         if bombs:
             self._bomb_seats |= 1 << seat
+            self._top_bomb[seat] = max(map(_bomb_strength, bombs))
         else:
             self._bomb_seats &= ~(1 << seat)
+            self._top_bomb[seat] = -1
 
     # ----- validation ---------------------------------------------------------------------
 
@@ -530,6 +552,9 @@ class Game:
             self.wish = wish
             self._emit("wish", seat, PUBLIC, wish)
         self.table = combo
+        # The cards that could beat the table as singles (all, on any other table): a seat
+        # holding none of them has a forced pass (see `decision`).
+        self._beaters = moves.SINGLE_BEATERS[combo.rank] if combo.type is SINGLE_T else FULL_DECK
         self.table_seat = seat
         self.trick |= cards
         self._passed = 0
@@ -542,7 +567,12 @@ class Game:
         if combo.type is DOG_T:
             self._dog(seat)
             return
-        self._before_turn(_NEXT_ACTIVE[self._active][seat], False)
+        if self._bomb_seats:
+            self._before_turn(_NEXT_ACTIVE[self._active][seat], False)
+        else:  # _before_turn without bombs, inlined
+            self.turn = _NEXT_ACTIVE[self._active][seat]
+            self._current = None
+            self.phase = _PLAY
 
     def _pass(self, seat: int) -> None:
         passed = self._passed = self._passed | 1 << seat
@@ -553,7 +583,7 @@ class Game:
             self._before_turn(_NEXT_ACTIVE[active][seat], passed & others == others)
             return
         self.turn = _NEXT_ACTIVE[active][seat]  # _before_turn without bombs, inlined
-        self._cache.clear()
+        self._current = None
         if passed & others == others:
             self._gather()
 
@@ -567,15 +597,14 @@ class Game:
     def _before_turn(self, nxt: int, gather: bool) -> None:
         """Open the bomb window before the next regular turn (or before gathering)."""
         self.turn = nxt
-        self._cache.clear()
+        self._current = None
         if self._bomb_seats:
-            window = []
             table = self.table
-            for k in range(4):
-                s = (nxt + k) % 4
-                if self._bomb_seats >> s & 1 and any(beats(b, table) for b in self._bombs[s]):
-                    window.append(s)
+            strength = _bomb_strength(table) if table.type >= FOUR_T else 0
+            top = self._top_bomb
+            window = [s for s in _FROM[nxt] if top[s] > strength]
             if window:
+                self._cache.clear()
                 self._gather_after_window = gather
                 self._window = window
                 self.phase = _BOMB
@@ -712,6 +741,15 @@ def _next_seat(active: int, seat: int) -> int:
 
 
 _ONE_SEAT = ((0,), (1,), (2,), (3,))
+_FROM = [tuple((seat + k) % 4 for k in range(4)) for seat in range(4)]  # the seats in play order
+
+
+def _bomb_strength(bomb: Combination) -> int:
+    """A bomb's order among bombs, above 0 (what beats any other combination): by length,
+    then rank (`combos.beats`)."""
+    return bomb.length * 16 + int(bomb.rank)
+
+
 _CARD_BIT = [1 << c for c in range(56)]
 _NEXT_ACTIVE = [[_next_seat(active, seat) for seat in range(4)] for active in range(16)]
 _RANK_MASK = [rank_mask(r) if r >= 2 else 0 for r in range(15)]
@@ -732,6 +770,6 @@ def _expect(action: Action, cls: type, kind: DecisionKind) -> Any:
 _GT_DECISIONS = tuple(Decision(s, _GRAND_TICHU, _GT_OPTIONS) for s in range(4))
 _TICHU_DECISIONS = tuple(Decision(s, _TICHU, _TICHU_OPTIONS) for s in range(4))
 # The decision of a seat that can only pass (about a third of all decisions), built once.
-_ONLY_PASS = tuple(Decision(s, _PLAY, PlayOptions([], True)) for s in range(4))
+_ONLY_PASS = tuple(Decision(s, _PLAY, OnlyPass()) for s in range(4))
 
 

@@ -72,9 +72,12 @@ def lead_options(hand: int) -> list[Combination]:
     out = singles(hand, None)
     if hand & DOG_BIT:
         out.append(_DOG)
-    out += pairs(nib, phoenix, 0)
-    out += triples(nib, phoenix, 0)
-    out += full_houses(nib, phoenix, 0)
+    twos = pairs(nib, phoenix, 0)
+    threes = triples(nib, phoenix, 0)
+    out += twos
+    out += threes
+    if threes and twos:
+        out += _full_houses(threes, twos)
     for n_pairs in range(2, 8):
         found = stairs(nib, phoenix, n_pairs, 0)
         if not found:
@@ -221,7 +224,12 @@ def full_houses(nib: list[int], phoenix: bool, above: float) -> list[Combination
     threes = triples(nib, phoenix, above)
     if not threes:
         return []
-    twos = pairs(nib, phoenix, 0)
+    return _full_houses(threes, pairs(nib, phoenix, 0))
+
+
+def _full_houses(threes: list[Combination], twos: list[Combination]) -> list[Combination]:
+    """Every full house of one of `threes` and one of `twos` (ranks apart, the Phoenix in
+    at most one), by triple then pair."""
     out = []
     for _, t_rank, _, t_cards, t_as in threes:
         out += [_new(Combination, (FULL_HOUSE_T, t_rank, 5, t_cards | p_cards, t_as or p_as))
@@ -238,15 +246,10 @@ _new = tuple.__new__
 def stairs(nib: list[int], phoenix: bool, n_pairs: int, above: float) -> list[Combination]:
     """Stairs of exactly `n_pairs` consecutive pairs whose top pair ranks above `above`."""
     out = []
-    present = bytes(nib)  # by rank: 0 where the hand holds none of it
-    two_plus = present.translate(_TWO_PLUS)  # by rank: 1 where it holds two or more
-    if two_plus.count(1) + phoenix < n_pairs:
-        return []  # not enough pairs, even completed by the Phoenix
     size = 2 * n_pairs
-    for top in range(max(int(above) + 1, n_pairs + 1), 15):
+    for top in _runs(bytes(nib).translate(_PAIRABLE), n_pairs, phoenix,
+                     max(int(above) + 1, n_pairs + 1)):
         low = top - n_pairs + 1
-        if 0 in present[low:top + 1] or two_plus[low:top + 1].count(0) > phoenix:
-            continue  # a rank is missing, or more than the Phoenix can complete
         # Partial stairs as ints: the cards, and the Phoenix's rank from bit 56 (see
         # _PHOENIX_AS); each rank adds its pairs, then (Phoenix unused) a card and the Phoenix.
         partial = [0]
@@ -270,6 +273,23 @@ def stairs(nib: list[int], phoenix: bool, n_pairs: int, above: float) -> list[Co
     return out
 
 
+def _runs(held: bytes, n: int, phoenix: bool, lowest_top: int) -> list[int]:
+    """The top ranks, from `lowest_top` up, of the runs of `n` consecutive ranks of which
+    `held` (by rank: 0 no card, 1 one, 2 enough) gives enough of each, or with the Phoenix
+    every rank and enough of all but one; searched in C, a run at a time."""
+    if phoenix:
+        present, run = held.translate(_AT_LEAST_ONE), b"\1" * n
+    else:
+        present, run = held, b"\2" * n
+    tops = []
+    i = present.find(run, lowest_top - n + 1)
+    while i >= 0:
+        if not phoenix or held.count(1, i, i + n) <= 1:
+            tops.append(i + n - 1)
+        i = present.find(run, i + 1)
+    return tops
+
+
 def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
               above: float) -> list[Combination]:
     """Plain straights (never flushes) of `length` cards (0: any length >= 5) topping above `above`.
@@ -277,13 +297,14 @@ def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
     The Mah Jong may start a straight as rank 1; the Phoenix may stand for any one rank 2..14.
     """
     out = []
-    present = bytes(nib)  # by rank: 0 where the hand holds none of it
     shortest = length or 5
-    for start in range(max(1, int(above) - shortest + 2), 16 - shortest):
-        if start == 1 and not mahjong:
-            continue  # only the Mah Jong is a 1
-        if present[start:start + shortest].count(0) - (start == 1) > phoenix:
-            continue  # too many ranks missing for even the shortest straight from here
+    # By rank: 2 where the hand holds it (the Mah Jong as 1), 1 where the Phoenix could
+    # stand for it: a start needs `shortest` ranks of 2, or of 2 but one 1 with the Phoenix.
+    held = bytes(nib).translate(_STRAIGHT_HELD)
+    held = (b"\0\2" if mahjong else b"\0\0") + held[2:]
+    lowest = max(1, int(above) - shortest + 2)
+    for top in _runs(held, shortest, phoenix, lowest + shortest - 1):
+        start = top - shortest + 1
         # Partial straights as ints: the cards, the Phoenix's rank from bit 56, and from bit
         # 60 the suits that some natural card is not of (all four but for a one-suit run,
         # a bomb: see _STRAIGHT_CARDS); each rank adds its cards, then (unused) the Phoenix.
@@ -320,8 +341,11 @@ def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
     return out
 
 
-# A bytes.translate table: a rank's nibble -> 1 if it holds two cards or more.
-_TWO_PLUS = bytes(int(n.bit_count() >= 2) for n in range(16)) + bytes(240)
+# bytes.translate tables: a rank's nibble -> 2 if it holds two cards or more, 1 if one
+# (0 for none); 0 -> 0 and anything else -> 1.
+_PAIRABLE = bytes(min(n.bit_count(), 2) for n in range(16)) + bytes(240)
+_AT_LEAST_ONE = bytes([0] + [1] * 255)
+_STRAIGHT_HELD = bytes([1] + [2] * 255)
 _PHOENIX_AS = [PHOENIX_BIT | r << 56 | 0xF << 60 for r in range(15)]  # the Phoenix as rank r
 _MIXED = 0xF << 60  # a partial straight that is not of one suit
 _PAIR_CARDS = [[[p << 4 * (r - 2) for p in _PAIRS[n]] for n in range(16)] if r >= 2 else []
