@@ -52,15 +52,19 @@ def test_replay_rejects_a_tampered_record(tmp_path):
 
 
 def test_ctrl_c_stops_the_game_and_leaves_no_bot_process():
+    # a game to a score it does not reach in a test's time: it is still on when Ctrl-C comes
+    # (a game to 1000 between random bots can end within a second)
     proc = subprocess.Popen([sys.executable, "-m", "arena.cli.main", "play",
-                             str(ROOT / "bots" / "random"), str(ROOT / "bots" / "random")],
+                             str(ROOT / "bots" / "random"), str(ROOT / "bots" / "random"),
+                             "--target", "1000000"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     bots = ROOT / "bots" / "random"
     try:
         deadline = time.monotonic() + 90  # a bound against hangs: on a busy machine four
-        while len(bot_processes(bots, helpers=False)) < 4 and time.monotonic() < deadline:
+        while (started := len(bot_processes(bots, helpers=False))) < 4 \
+                and time.monotonic() < deadline:
             time.sleep(0.05)  # sandboxed starts can take a while
-        assert len(bot_processes(bots, helpers=False)) == 4
+        assert started == 4
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
     finally:
