@@ -446,8 +446,12 @@ class RatingFit:
 
     def ranking(self) -> tuple[str, ...]:
         """Entrant keys from the highest rating down (ties by key; undetermined last)."""
-        return tuple(sorted(self.entrants, key=lambda e: (math.isnan(self.elo[e]),
-                                                          -_finite(self.elo[e]), e)))
+        return ranking_of(self.elo)
+
+
+def ranking_of(elo: Mapping[str, float]) -> tuple[str, ...]:
+    """The keys of `elo` from the highest rating down (ties by key; undetermined last)."""
+    return tuple(sorted(elo, key=lambda e: (math.isnan(elo[e]), -_finite(elo[e]), e)))
 
 
 def _finite(x: float) -> float:

@@ -58,8 +58,8 @@ class LeagueFigures:
     """Games/s stored by the coordinator's writer (`GameWriter.add`), records (written by
     workers) linked."""
     held_rate: float
-    """Games/s stored by the writer when it also writes the records (`GameWriter.add_record`:
-    what a coordinator does with records a cluster's workers send)."""
+    """Games/s stored by the writer when it also writes the records (`GameWriter.add` given
+    bytes: what a coordinator does with records a cluster's workers send)."""
     record_rate: float
     """Games/s of writing the (synthetic) record files, as a worker writes them."""
     handout: float
@@ -267,10 +267,7 @@ def _store_with_writer(store: Store,
     start = time.perf_counter()
     with GameWriter(store) as writer:
         for row, record, _ in finished:
-            if isinstance(record, bytes):
-                writer.add_record(row, record)
-            else:
-                writer.add(row, record)
+            writer.add(row, record)
     return time.perf_counter() - start
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import math
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -28,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError, ConfigError
 from arena.referee.manifest import BotManifest, load_manifest
-from arena.ratings.fit import GameResult, RatingsError
+from arena.ratings.fit import GameResult, RatingsError, ranking_of
 from arena.ratings.fit import rate as rate_points
 from arena.referee.match import Entrant
 from arena.sandbox import resolve as resolve_isolation
@@ -290,10 +289,7 @@ def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entra
             contextlib.closing(play(setup, games)) as finished:  # type: ignore[arg-type]
         try:
             for game in finished:
-                if isinstance(game.record, bytes):
-                    writer.add_record(game.row, game.record)
-                else:
-                    writer.add(game.row, game.record)
+                writer.add(game.row, game.record)
                 report(writer.stored())
         except KeyboardInterrupt:
             ignore_sigint()  # the run ends: a second Ctrl-C must not cut that short
@@ -460,10 +456,8 @@ class LiveStandings:
             elo = self.rate(store.results(self.keys), self.anchor)
         except RatingsError:
             return ""
-        ranking = sorted(elo, key=lambda k: (math.isnan(elo[k]),
-                                             -elo[k] if not math.isnan(elo[k]) else 0.0, k))
         return "  ".join(f"{self.names.get(k, (k,))[0]} {elo[k]:+.0f}"
-                         for k in ranking[:self.shown])
+                         for k in ranking_of(elo)[:self.shown])
 
 
 def left_out(store: Store) -> list[tuple[str, str]]:

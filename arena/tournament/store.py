@@ -442,7 +442,7 @@ class GameWriter:
 
     A stop at any moment keeps the store's promise: a row is committed only after its record
     is durable under a pending name (synced by the worker that wrote it, or by the writer
-    for `add_record`), and the record is renamed to the name the row gives only after the
+    for a record given as bytes), and the record is renamed to the name the row gives only after the
     commit. So a killed coordinator loses only games not yet committed, whose records keep
     their pending names and are deleted by the next run's `sweep_pending`; a committed game
     whose rename was lost is linked by that sweep (so the rename needs no sync of its
@@ -476,24 +476,19 @@ class GameWriter:
         if exc_type is None:  # every game finished was added and is stored: no records left
             self.store.set_meta({_CLEAN: "1"})
 
-    def add(self, row: GameRow, pending: Path) -> None:
-        """Store a finished game (its record written under `pending`) soon; raises the
-        writer's error, if it met one (the record is then deleted)."""
+    def add(self, row: GameRow, record: Path | bytes) -> None:
+        """Store a finished game soon. Its record is either a file under its pending name
+        (written and synced by a local worker) or its content (`record_bytes`) that the
+        coordinator holds, e.g. sent by a cluster's worker: the writer writes that under a
+        pending name and makes it durable, with the other records of its batch, by one sync
+        of the file system before the commit. Raises the writer's error, if it met one (a
+        pending file is then deleted)."""
         if self._error is not None or self._closed:
-            pending.unlink(missing_ok=True)
+            if isinstance(record, Path):
+                record.unlink(missing_ok=True)
             self._raise()
             raise ArenaError("the store's writer is closed")
-        self._queue.put((row, pending))
-
-    def add_record(self, row: GameRow, data: bytes) -> None:
-        """Store a finished game whose record file's content (`record_bytes`) the
-        coordinator holds, e.g. sent by a cluster's worker: the writer writes it under a
-        pending name and makes it durable, with the other records of its batch, by one sync
-        of the file system before the commit. Raises as `add` does."""
-        self._raise()
-        if self._closed:
-            raise ArenaError("the store's writer is closed")
-        self._queue.put((row, data))
+        self._queue.put((row, record))
 
     def stored(self) -> list[tuple[GameRow, bool]]:
         """(row, new) of each game committed since the last call; new is False for a game

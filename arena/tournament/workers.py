@@ -91,7 +91,7 @@ class Finished:
     """A game a worker finished: its row, and its record: the file under its pending name
     that a local worker wrote (renamed to `row.record` once the row is committed), or the
     record's content (`store.record_bytes`) that a cluster's worker sent, for the store's
-    writer to write (`GameWriter.add_record`)."""
+    writer to write (`GameWriter.add`)."""
 
     row: GameRow
     record: Path | bytes

@@ -120,7 +120,7 @@ WRITER = textwrap.dedent("""
         if k % 2:  # half of them as a cluster's records: the writer writes the file
             data = pending.read_bytes()
             pending.unlink()
-            writer.add_record(row, data)
+            writer.add(row, data)
         else:
             writer.add(row, pending)
         for row, new in writer.stored():
@@ -170,7 +170,7 @@ def test_records_the_coordinator_holds_are_written_synced_and_linked_once_commit
                 if k % 2:  # from a cluster: the bytes only, the writer writes the file
                     data = pending.read_bytes()
                     pending.unlink()
-                    writer.add_record(row, data)
+                    writer.add(row, data)
                 else:
                     writer.add(row, pending)
         assert sum(new for _, new in writer.stored()) == len(games)
