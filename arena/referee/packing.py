@@ -33,10 +33,6 @@ Message = dict[str, Any]
 _packb: Callable[[Any], bytes] = functools.partial(msgpack.packb, use_bin_type=True)
 _NIL, _TRUE, _FALSE = b"\xc0", b"\xc3", b"\xc2"
 _SMALL_INTS = {n: _packb(n) for n in range(-32, 1024)}  # seats, points, small ids
-# Cached card sets and plays: a few games' worth. Within a hand the same ones recur in every
-# request; across games few do (random deals), so a larger cache only grows: at 1 << 16 plays
-# a long match's referee kept ~300 KB more per game for some 200 games.
-_WORKING_SET = 1 << 12
 
 
 def _int(n: int) -> bytes:
@@ -70,7 +66,7 @@ _BYTE_CARDS = [[(len(names), b"".join(map(_packb, names)))
                for position in range(7)]
 
 
-@lru_cache(maxsize=_WORKING_SET)
+@lru_cache(maxsize=wire.WORKING_SET)
 def cards_bytes(cards: int) -> bytes:
     """A card set's wire list (`wire.cards_text`), packed: a table lookup per byte, cached
     (a hand comes back in each request of its seat until it plays, the trick and the cards
@@ -191,7 +187,7 @@ def options_bytes(decision: Decision) -> bytes:
 
 
 def _play_bytes(combo: Combination) -> bytes:
-    if len(_PLAYS) >= _WORKING_SET:
+    if len(_PLAYS) >= wire.WORKING_SET:
         _PLAYS.clear()
     packed = _PLAYS[_PLAY_KEY(combo)] = _packb(wire.play_map(combo))
     return packed
