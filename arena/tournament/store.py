@@ -442,8 +442,8 @@ class GameWriter:
 
     A stop at any moment keeps the store's promise: a row is committed only after its record
     is durable under a pending name (synced by the worker that wrote it, or by the writer
-    for a record given as bytes), and the record is renamed to the name the row gives only after the
-    commit. So a killed coordinator loses only games not yet committed, whose records keep
+    for a record given as bytes), and the record is renamed to the name the row gives only
+    after the commit. So a killed coordinator loses only games not yet committed, whose records keep
     their pending names and are deleted by the next run's `sweep_pending`; a committed game
     whose rename was lost is linked by that sweep (so the rename needs no sync of its
     folder). Leaving the `with` block without an exception says that every game the workers
