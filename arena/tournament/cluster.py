@@ -307,8 +307,9 @@ def play_task(task: Task, bundles: Mapping[str, bytes]) -> Outcome:
 def _referee(task: Task, built: Mapping[str, Entrant]) -> Outcome:
     """Play a task's pairs in a fresh Python process: the referee's loop then shares no
     interpreter (and no lock) with the Dask worker's threads (games played inside the
-    worker process took 30-70% longer than local ones). The child dies with this worker however it dies: it exits at the end of file of
-    its input (its bots get SIGKILL as their parent dies). ClusterError if it fails."""
+    worker process took 30-70% longer than local ones). The child dies with this worker
+    however it dies: it exits at the end of file of its input (its bots get SIGKILL as their
+    parent dies). ClusterError if it fails."""
     # its error output goes to a file: a pipe read only after its result could fill and stall it
     with tempfile.TemporaryFile() as errors:
         child = subprocess.Popen([sys.executable, "-m", "arena.tournament.cluster"],

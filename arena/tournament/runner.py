@@ -406,9 +406,9 @@ class LiveStandings:
     and asks for a new one, which the thread computes at most every `every` seconds, on what
     the store has committed, through a read-only connection of its own: storing and handing
     out pairs go on meanwhile. A fit that takes long is done less often (at most a sixth of
-    the time), so that a large league's fits do not take the coordinator's CPU. The line ranks by ratings without intervals (`rate`, which
-    takes the results and the anchor key); `close` stops the thread (a fit under way is
-    dropped).
+    the time), so that a large league's fits do not take the coordinator's CPU. The line
+    ranks by ratings without intervals (`rate`, which takes the results and the anchor key);
+    `close` stops the thread (a fit under way is dropped).
     """
 
     def __init__(self, store: Store, keys: list[str], names: dict[str, tuple[str, str]],
