@@ -161,7 +161,9 @@ class Game:
         self.winner: int | None = None  # winning team once over
         self.phase: DecisionKind | None = None
         self._cache: dict[int, Decision] = {}  # decisions of the phases but PLAY, by seat
-        self._current: Decision | None = None  # in PLAY: the decision of the turn, once built
+        # The decision of the seat on turn in PLAY once built; None in every other phase
+        # (every play and pass resets it), so that `apply` needs no phase check.
+        self._current: Decision | None = None
         self._start_round()
 
     # ----- public interface -------------------------------------------------------------
@@ -227,21 +229,23 @@ class Game:
 
     def apply(self, seat: int, action: Action) -> None:
         """Apply `seat`'s action; IllegalAction (naming the rule) leaves the game unchanged."""
-        decision = self._current if seat == self.turn and self.phase is _PLAY else None
-        if decision is None:
-            decision = self.decision(seat)
-        kind = decision.kind
-        if kind is _PLAY and (action is PASS or action is decision.options.taken):
+        decision = self._current  # the decision of the turn, once asked for (else None)
+        if decision is not None and seat == self.turn:
             # The commonest actions, a pass or a play exactly as the options gave it:
             # nothing to check but that a pass is allowed.
             options = decision.options
-            if action is not PASS:
-                self._play(seat, options.taken_combination, 0, False)
-            elif options.can_pass:
+            if action is PASS and options.can_pass:
                 self._pass(seat)
-            else:
-                self._apply_turn(seat, decision, action)  # raises: the leader must play
-        elif getattr(action, "call_tichu", False) and not decision.may_call_tichu:
+                self.actions.append((seat, action))
+                return
+            if action is options.taken and action is not None:
+                self._play(seat, options.taken_combination, 0, False)
+                self.actions.append((seat, action))
+                return
+        else:
+            decision = self.decision(seat)
+        kind = decision.kind
+        if getattr(action, "call_tichu", False) and not decision.may_call_tichu:
             raise IllegalAction("tichu-not-allowed", "Tichu may only be called by a seat that "
                                 "has played no card and has called neither Tichu nor Grand Tichu")
         elif kind is _PLAY or kind is _BOMB:
@@ -289,7 +293,6 @@ class Game:
         self.hands = [sum(map(_CARD_BIT.__getitem__, deck[14 * s:14 * s + 8])) for s in range(4)]
         self.grand_tichu = [False] * 4
         self.tichu = [False] * 4
-        self.played = [False] * 4
         self._may_call = 0b1111  # seats that have played no card and called nothing
         self.won = [0, 0, 0, 0]
         self.out_order: list[int] = []
@@ -298,7 +301,7 @@ class Game:
         self.table_seat = -1
         self.trick = 0
         self.turn = -1
-        self._passed = 0
+        self._to_pass = 0  # (see _play)
         self._window: list[int] = []
         self._gather_after_window = False
         self._round_over_after_gift = False
@@ -386,7 +389,6 @@ class Game:
         self.table = None
         self.table_seat = -1
         self.trick = 0
-        self._passed = 0
         self._beaters = FULL_DECK  # (see _play; the seat on turn holds a card)
         self.turn = leader
         self.phase = _PLAY
@@ -537,10 +539,10 @@ class Game:
         self._play(seat, combo, action.wish, out_of_turn=decision.kind is _BOMB)
 
     def _play(self, seat: int, combo: Combination, wish: int, out_of_turn: bool) -> None:
+        self._current = None
         cards = combo.cards
         hand = self.hands[seat] = self.hands[seat] & ~cards
         self.played_cards |= cards
-        self.played[seat] = True
         self._may_call &= ~(1 << seat)
         if self._bomb_seats >> seat & 1:
             self._refresh_bombs(seat)
@@ -557,7 +559,6 @@ class Game:
         self._beaters = moves.SINGLE_BEATERS[combo.rank] if combo.type is SINGLE_T else FULL_DECK
         self.table_seat = seat
         self.trick |= cards
-        self._passed = 0
         if not hand:
             self._active &= ~(1 << seat)
             self.out_order.append(seat)
@@ -567,24 +568,24 @@ class Game:
         if combo.type is DOG_T:
             self._dog(seat)
             return
+        # The seats that must pass for the trick to end: every other one still holding cards
+        # (none goes out before the next play).
+        self._to_pass = self._active & ~(1 << seat)
         if self._bomb_seats:
             self._before_turn(_NEXT_ACTIVE[self._active][seat], False)
         else:  # _before_turn without bombs, inlined
             self.turn = _NEXT_ACTIVE[self._active][seat]
-            self._current = None
             self.phase = _PLAY
 
     def _pass(self, seat: int) -> None:
-        passed = self._passed = self._passed | 1 << seat
-        self._log.append(("pass", seat, PUBLIC, ()))
-        active = self._active
-        others = active & ~(1 << self.table_seat)
+        to_pass = self._to_pass = self._to_pass & ~(1 << seat)
+        self._log.append(_PASS_LOGGED[seat])
         if self._bomb_seats:
-            self._before_turn(_NEXT_ACTIVE[active][seat], passed & others == others)
+            self._before_turn(_NEXT_ACTIVE[self._active][seat], not to_pass)
             return
-        self.turn = _NEXT_ACTIVE[active][seat]  # _before_turn without bombs, inlined
+        self.turn = _NEXT_ACTIVE[self._active][seat]  # _before_turn without bombs, inlined
         self._current = None
-        if passed & others == others:
+        if not to_pass:
             self._gather()
 
     def _dog(self, seat: int) -> None:
@@ -741,6 +742,7 @@ def _next_seat(active: int, seat: int) -> int:
 
 
 _ONE_SEAT = ((0,), (1,), (2,), (3,))
+_PASS_LOGGED = tuple(("pass", seat, PUBLIC, ()) for seat in range(4))  # (see _emit)
 _FROM = [tuple((seat + k) % 4 for k in range(4)) for seat in range(4)]  # the seats in play order
 
 
