@@ -201,7 +201,7 @@ class Game:
             return _ONE_SEAT[self.table_seat]
         if phase is None:
             return ()
-        return self._waiting
+        return _SEATS_IN[self._waiting]
 
     def decision(self, seat: int) -> Decision:
         """The decision `seat` must make now; IllegalAction('not-your-turn') if none."""
@@ -287,7 +287,8 @@ class Game:
         self.played_cards = 0
         self._scores_before = tuple(self.scores)
         self._deck = self._dealer(self.seed, self.round_number)
-        if sorted(self._deck) != list(range(56)):
+        # (deal_order shuffles the 56 cards, so only an injected dealer needs the check)
+        if self._dealer is not deal_order and sorted(self._deck) != _DECK:
             raise ValueError("a dealer must return the 56 cards, each once")
         deck = self._deck
         self.hands = [sum(map(_CARD_BIT.__getitem__, deck[14 * s:14 * s + 8])) for s in range(4)]
@@ -315,15 +316,16 @@ class Game:
 
     def _begin_simultaneous(self, phase: DecisionKind, seats: Iterable[int]) -> None:
         self.phase = phase
-        self._pending = self._waiting = tuple(seats)  # all asked, and those yet to choose
+        self._pending = tuple(seats)  # all asked
+        self._waiting = sum(1 << s for s in self._pending)  # those yet to choose, a bitmask
         self._chosen: dict[int, Action] = {}
         self._cache.clear()
 
     def _choose_simultaneous(self, seat: int, action: Action) -> None:
         self._chosen[seat] = action
-        self._waiting = tuple(s for s in self._waiting if s != seat)
+        self._waiting &= ~(1 << seat)
         self._cache.pop(seat, None)
-        if len(self._chosen) < len(self._pending):
+        if self._waiting:
             return
         chosen = self._chosen
         if self.phase is _GRAND_TICHU:
@@ -439,7 +441,7 @@ class Game:
                 fulfilling = [c for c in combos if c.cards & wished]
                 if fulfilling:
                     combos, forced = fulfilling, True
-        may_call = bool(self._may_call >> seat & 1)
+        may_call = self._may_call >> seat & 1 == 1
         if not combos and not may_call:  # nothing beats the table: passing is all there is
             return _ONLY_PASS[seat]
         can_pass = table is not None and not forced
@@ -742,6 +744,7 @@ def _next_seat(active: int, seat: int) -> int:
 
 
 _ONE_SEAT = ((0,), (1,), (2,), (3,))
+_SEATS_IN = [tuple(s for s in range(4) if mask >> s & 1) for mask in range(16)]  # by bitmask
 _PASS_LOGGED = tuple(("pass", seat, PUBLIC, ()) for seat in range(4))  # (see _emit)
 _FROM = [tuple((seat + k) % 4 for k in range(4)) for seat in range(4)]  # the seats in play order
 
@@ -753,6 +756,7 @@ def _bomb_strength(bomb: Combination) -> int:
 
 
 _CARD_BIT = [1 << c for c in range(56)]
+_DECK = list(range(56))
 _NEXT_ACTIVE = [[_next_seat(active, seat) for seat in range(4)] for active in range(16)]
 _RANK_MASK = [rank_mask(r) if r >= 2 else 0 for r in range(15)]
 
