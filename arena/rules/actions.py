@@ -102,7 +102,7 @@ class ExchangeOptions(Sequence):
     def __getitem__(self, index):  # type: ignore[override]
         if index.__class__ is not int:
             if isinstance(index, slice):
-                return [self[i] for i in range(*index.indices(self._len))]
+                return _sliced(self, index)
             index = int(operator.index(index))  # a bool, an int subclass; TypeError for the rest
         if index < 0:
             index += self._len
@@ -160,7 +160,7 @@ class PlayOptions(Sequence):
             self.taken = play
             return play
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+            return _sliced(self, index)
         index = operator.index(index)  # a bool, an int subclass; TypeError for the rest
         if index < 0:
             index += len(self)
@@ -229,6 +229,12 @@ class OnlyPass(tuple):
 
 
 PlayOptions.register(OnlyPass)
+
+
+def _sliced(options: Sequence, index: slice) -> list:
+    """`options[index]` for a slice, as a list. (Apart from the `__getitem__`s: a
+    comprehension reading `self` would make it a cell, built on every call.)"""
+    return [options[i] for i in range(*index.indices(len(options)))]
 
 
 _new = tuple.__new__  # a named tuple built without its __new__, a Python function

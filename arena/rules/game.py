@@ -411,7 +411,7 @@ class Game:
         may_call = (phase is not _GRAND_TICHU and phase is not _DRAGON_GIFT
                     and phase is not _TICHU and bool(self._may_call >> seat & 1))
         if phase is _BOMB:
-            bombs = [b for b in self._bombs[seat] if beats(b, self.table)]
+            bombs = _beating(self._bombs[seat], self.table)
             return Decision(seat, _BOMB, PlayOptions(bombs, True), may_call)
         if phase is _GRAND_TICHU:
             return _GT_DECISIONS[seat]
@@ -433,12 +433,12 @@ class Game:
             else:
                 combos = moves.follows_in_kind(hand, table)
             if self._bomb_seats >> seat & 1:
-                combos = combos + [b for b in self._bombs[seat] if beats(b, table)]
+                combos = combos + _beating(self._bombs[seat], table)
         forced = False
         if self.wish:
             wished = _RANK_MASK[self.wish]
             if hand & wished:
-                fulfilling = [c for c in combos if c.cards & wished]
+                fulfilling = _holding_any(combos, wished)
                 if fulfilling:
                     combos, forced = fulfilling, True
         may_call = self._may_call >> seat & 1 == 1
@@ -456,7 +456,7 @@ class Game:
             leads = moves.lead_options(hand)
         elif self._leads_hand[seat] != hand:
             gone = ~hand
-            leads = [c for c in leads if not c.cards & gone]
+            leads = _holding_none(leads, gone)
         else:
             return leads
         self._leads[seat] = leads
@@ -605,7 +605,7 @@ class Game:
             table = self.table
             strength = _bomb_strength(table) if table.type >= FOUR_T else 0
             top = self._top_bomb
-            window = [s for s in _FROM[nxt] if top[s] > strength]
+            window = _above(_FROM[nxt], top, strength)
             if window:
                 self._cache.clear()
                 self._gather_after_window = gather
@@ -747,6 +747,29 @@ _ONE_SEAT = ((0,), (1,), (2,), (3,))
 _SEATS_IN = [tuple(s for s in range(4) if mask >> s & 1) for mask in range(16)]  # by bitmask
 _PASS_LOGGED = tuple(("pass", seat, PUBLIC, ()) for seat in range(4))  # (see _emit)
 _FROM = [tuple((seat + k) % 4 for k in range(4)) for seat in range(4)]  # the seats in play order
+
+
+# The filters of the functions called per decision, apart: a comprehension that reads a
+# local makes it a cell, built on every call of the function holding it (Python 3.11).
+
+def _beating(bombs: list[Combination], table: Combination) -> list[Combination]:
+    """The bombs of `bombs` that beat `table`."""
+    return [b for b in bombs if beats(b, table)]
+
+
+def _holding_any(combos: list[Combination], cards: int) -> list[Combination]:
+    """The combinations of `combos` holding any of `cards`."""
+    return [c for c in combos if c.cards & cards]
+
+
+def _holding_none(combos: list[Combination], cards: int) -> list[Combination]:
+    """The combinations of `combos` holding none of `cards`."""
+    return [c for c in combos if not c.cards & cards]
+
+
+def _above(seats: tuple[int, ...], top: list[int], strength: int) -> list[int]:
+    """The seats of `seats` (in that order) whose `top` is above `strength`."""
+    return [s for s in seats if top[s] > strength]
 
 
 def _bomb_strength(bomb: Combination) -> int:
