@@ -455,8 +455,9 @@ class Game:
         if leads is None:
             leads = moves.lead_options(hand)
         elif self._leads_hand[seat] != hand:
-            gone = ~hand
-            leads = _holding_none(leads, gone)
+            # (the cards gone since, a positive int: a negative one, ~hand, costs a copy in
+            # two's complement at every `&`)
+            leads = _holding_none(leads, self._leads_hand[seat] & ~hand)
         else:
             return leads
         self._leads[seat] = leads
@@ -543,9 +544,9 @@ class Game:
     def _play(self, seat: int, combo: Combination, wish: int, out_of_turn: bool) -> None:
         self._current = None
         cards = combo.cards
-        hand = self.hands[seat] = self.hands[seat] & ~cards
+        hand = self.hands[seat] = self.hands[seat] ^ cards  # (held: see _check_play)
         self.played_cards |= cards
-        self._may_call &= ~(1 << seat)
+        self._may_call &= _OTHER_SEATS[seat]
         if self._bomb_seats >> seat & 1:
             self._refresh_bombs(seat)
         self._log.append(("play", seat, PUBLIC, (cards, combo, out_of_turn)))
@@ -572,7 +573,7 @@ class Game:
             return
         # The seats that must pass for the trick to end: every other one still holding cards
         # (none goes out before the next play).
-        self._to_pass = self._active & ~(1 << seat)
+        self._to_pass = self._active & _OTHER_SEATS[seat]
         if self._bomb_seats:
             self._before_turn(_NEXT_ACTIVE[self._active][seat], False)
         else:  # _before_turn without bombs, inlined
@@ -580,7 +581,7 @@ class Game:
             self.phase = _PLAY
 
     def _pass(self, seat: int) -> None:
-        to_pass = self._to_pass = self._to_pass & ~(1 << seat)
+        to_pass = self._to_pass = self._to_pass & _OTHER_SEATS[seat]
         self._log.append(_PASS_LOGGED[seat])
         if self._bomb_seats:
             self._before_turn(_NEXT_ACTIVE[self._active][seat], not to_pass)
@@ -744,6 +745,7 @@ def _next_seat(active: int, seat: int) -> int:
 
 
 _ONE_SEAT = ((0,), (1,), (2,), (3,))
+_OTHER_SEATS = (0b1110, 0b1101, 0b1011, 0b0111)  # by seat: the other seats, as a bitmask
 _SEATS_IN = [tuple(s for s in range(4) if mask >> s & 1) for mask in range(16)]  # by bitmask
 _PASS_LOGGED = tuple(("pass", seat, PUBLIC, ()) for seat in range(4))  # (see _emit)
 _FROM = [tuple((seat + k) % 4 for k in range(4)) for seat in range(4)]  # the seats in play order
