@@ -153,9 +153,10 @@ class Game:
         self.scores = [0, 0]
         self.round_number = 0
         self._events: list[Event] = []
-        # Events not built yet: (kind, seat, visible_to, data values in _DATA_KEYS order).
-        # Most self-play reads no event, so `events` and `observation` build them when read.
-        self._log: list[tuple[str, int, int, tuple[Any, ...]]] = []
+        # Events not built yet: (kind, seat, visible_to, *data values in _DATA_KEYS order),
+        # one flat tuple each. Most self-play reads no event, so `events` and `observation`
+        # build them when read.
+        self._log: list[tuple[Any, ...]] = []
         self._seat_events: list[list[Event]] = [[], [], [], []]  # this round's, as each sees them
         self.actions: list[tuple[int, Action]] = []
         self.winner: int | None = None  # winning team once over
@@ -395,7 +396,8 @@ class Game:
         self.turn = leader
         self.phase = _PLAY
         self._current = None
-        self._cache.clear()
+        if self._cache:  # (mostly empty: it holds the decisions of the other phases)
+            self._cache.clear()
 
     def _call_tichu(self, seat: int) -> None:
         self._current = None  # (may_call_tichu changes)
@@ -549,7 +551,7 @@ class Game:
         self._may_call &= _OTHER_SEATS[seat]
         if self._bomb_seats >> seat & 1:
             self._refresh_bombs(seat)
-        self._log.append(("play", seat, PUBLIC, (cards, combo, out_of_turn)))
+        self._log.append(("play", seat, PUBLIC, cards, combo, out_of_turn))
         if self.wish and cards & _RANK_MASK[self.wish]:
             self._emit("wish_fulfilled", seat, PUBLIC, self.wish)
             self.wish = 0
@@ -706,18 +708,20 @@ class Game:
         else:
             self._start_round()
 
-    def _emit(self, kind: str, seat: int, visible_to: int, *values: Any) -> None:
-        """Log an event; `values` are its data in the order of _DATA_KEYS[kind]."""
-        self._log.append((kind, seat, visible_to, values))
+    def _emit(self, *entry: Any) -> None:
+        """Log an event: its kind, seat and visible_to, then its data in the order of
+        _DATA_KEYS[kind] (the arguments are the log's entry as they come)."""
+        self._log.append(entry)
 
     def _build_events(self) -> None:
         """Build the logged events, in order, into `events` and each seat's round events."""
         events = self._events
         by_seat = self._seat_events
-        for kind, seat, visible_to, values in self._log:
+        for entry in self._log:
+            kind, seat, visible_to = entry[0], entry[1], entry[2]
             if kind == "round_start":
                 by_seat = self._seat_events = [[], [], [], []]
-            event = Event(kind, seat, visible_to, dict(zip(_DATA_KEYS[kind], values)))
+            event = Event(kind, seat, visible_to, dict(zip(_DATA_KEYS[kind], entry[3:])))
             events.append(event)
             if visible_to == PUBLIC:
                 a, b, c, d = by_seat
@@ -747,7 +751,7 @@ def _next_seat(active: int, seat: int) -> int:
 _ONE_SEAT = ((0,), (1,), (2,), (3,))
 _OTHER_SEATS = (0b1110, 0b1101, 0b1011, 0b0111)  # by seat: the other seats, as a bitmask
 _SEATS_IN = [tuple(s for s in range(4) if mask >> s & 1) for mask in range(16)]  # by bitmask
-_PASS_LOGGED = tuple(("pass", seat, PUBLIC, ()) for seat in range(4))  # (see _emit)
+_PASS_LOGGED = tuple(("pass", seat, PUBLIC) for seat in range(4))  # (see _emit)
 _FROM = [tuple((seat + k) % 4 for k in range(4)) for seat in range(4)]  # the seats in play order
 
 
