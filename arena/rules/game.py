@@ -120,8 +120,7 @@ def deal_order(seed: int, round_number: int) -> list[int]:
     digest = hashlib.sha256(f"tichu-arena/deal/{seed}/{round_number}".encode()).digest()
     getrandbits = random.Random(int.from_bytes(digest[:16], "big")).getrandbits
     deck = list(range(56))
-    for i in range(55, 0, -1):
-        bits = _DRAW_BITS[i]
+    for i, bits in _DRAWS:
         j = getrandbits(bits)
         while j > i:
             j = getrandbits(bits)
@@ -129,7 +128,7 @@ def deal_order(seed: int, round_number: int) -> list[int]:
     return deck
 
 
-_DRAW_BITS = [(i + 1).bit_length() for i in range(56)]  # to draw an index 0..i
+_DRAWS = [(i, (i + 1).bit_length()) for i in range(55, 0, -1)]  # i, the bits to draw 0..i
 
 
 def team_of(seat: int) -> int:
@@ -237,7 +236,7 @@ class Game:
             options = decision.options
             if action is PASS and options.can_pass:
                 self._pass(seat)
-                self.actions.append((seat, action))
+                self.actions.append(_PASSED[seat])
                 return
             if action is options.taken and action is not None:
                 self._play(seat, options.taken_combination, 0, False)
@@ -414,11 +413,11 @@ class Game:
                     and phase is not _TICHU and bool(self._may_call >> seat & 1))
         if phase is _BOMB:
             bombs = _beating(self._bombs[seat], self.table)
-            return Decision(seat, _BOMB, PlayOptions(bombs, True), may_call)
+            return _new(Decision, (seat, _BOMB, PlayOptions(bombs, True), may_call, False))
         if phase is _GRAND_TICHU:
             return _GT_DECISIONS[seat]
         if phase is _EXCHANGE:
-            return Decision(seat, phase, ExchangeOptions(self.hands[seat]), may_call)
+            return _new(Decision, (seat, phase, ExchangeOptions(self.hands[seat]), may_call, False))
         if phase is _TICHU:
             return _TICHU_DECISIONS[seat]
         opponents = (GiveDragon((seat + 1) % 4), GiveDragon((seat + 3) % 4))
@@ -752,6 +751,7 @@ _ONE_SEAT = ((0,), (1,), (2,), (3,))
 _OTHER_SEATS = (0b1110, 0b1101, 0b1011, 0b0111)  # by seat: the other seats, as a bitmask
 _SEATS_IN = [tuple(s for s in range(4) if mask >> s & 1) for mask in range(16)]  # by bitmask
 _PASS_LOGGED = tuple(("pass", seat, PUBLIC) for seat in range(4))  # (see _emit)
+_PASSED = tuple((seat, PASS) for seat in range(4))  # a pass in `actions`, the commonest
 _FROM = [tuple((seat + k) % 4 for k in range(4)) for seat in range(4)]  # the seats in play order
 
 
