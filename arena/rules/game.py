@@ -35,9 +35,9 @@ from arena.rules.actions import (
 from arena.rules.cards import (
     DOG_BIT, DRAGON_BIT, FULL_DECK, MAHJONG, MAHJONG_BIT, points, rank_mask)
 from arena.rules.combos import DOG_T, FOUR_T, SINGLE_T, Combination, beats, classify
+from arena.rules.events import DATA_KEYS, PUBLIC, Event, RoundEvents
 
 DEFAULT_TARGET = 1000
-PUBLIC = -1
 GRAND_TICHU_BONUS = 200
 TICHU_BONUS = 100
 DOUBLE_VICTORY_POINTS = 200
@@ -51,38 +51,13 @@ _GT_OPTIONS = (GrandTichu(False), GrandTichu(True))
 _TICHU_OPTIONS = (CallTichu(False), CallTichu(True))
 
 
-class Event(NamedTuple):
-    """Something that happened. `visible_to` is a seat, or PUBLIC (-1) for every seat.
-
-    `kind` is one of: round_start, deal, grand_tichu, tichu, exchange, play, pass, wish,
-    wish_fulfilled, dog, trick, out, round_end, game_end. `seat` is the seat it is about
-    (-1 for none); `data` holds the details, card sets as bitmasks.
-    """
-
-    kind: str
-    seat: int
-    visible_to: int
-    data: dict[str, Any]
-
-
-# The keys of each kind of event's `data`, in the order the game logs their values.
-_DATA_KEYS = {
-    "round_start": ("round", "scores"), "deal": ("cards",), "grand_tichu": ("called",),
-    "tichu": (), "exchange": ("received", "given"),
-    "play": ("cards", "combination", "out_of_turn"), "pass": (), "wish": ("rank",),
-    "wish_fulfilled": ("rank",), "dog": ("to",), "trick": ("taker", "cards", "points"),
-    "out": ("place",),
-    "round_end": ("card_points", "calls", "double_victory", "out_order", "scores"),
-    "game_end": ("scores", "winner"),
-}
-
-
 class Observation(NamedTuple):
     """Everything one seat may know, and nothing else.
 
     Card sets are bitmasks; per-seat tuples are indexed by seat; team tuples by team.
     (A NamedTuple rather than a frozen dataclass: the referee builds one per request, and
-    a tuple is built several times faster; it is just as immutable.)
+    a tuple is built several times faster; it is just as immutable.) `round_events` picks
+    the seat's events out of the game's when first read (see `RoundEvents`).
     """
 
     seat: int
@@ -105,7 +80,7 @@ class Observation(NamedTuple):
     points_taken: tuple[int, int, int, int]  # card points in each seat's gathered tricks
     scores: tuple[int, int]     # team totals so far (they change at each round end)
     target: int
-    round_events: tuple[Event, ...]  # this round's events that this seat may see, in order
+    round_events: RoundEvents  # this round's events that this seat may see, in order
 
 
 def deal_order(seed: int, round_number: int) -> list[int]:
@@ -152,11 +127,11 @@ class Game:
         self.scores = [0, 0]
         self.round_number = 0
         self._events: list[Event] = []
-        # Events not built yet: (kind, seat, visible_to, *data values in _DATA_KEYS order),
+        # Events not built yet: (kind, seat, visible_to, *data values in DATA_KEYS order),
         # one flat tuple each. Most self-play reads no event, so `events` and `observation`
         # build them when read.
         self._log: list[tuple[Any, ...]] = []
-        self._seat_events: list[list[Event]] = [[], [], [], []]  # this round's, as each sees them
+        self._round_start = 0  # where this round's events begin among all of them
         self.actions: list[tuple[int, Action]] = []
         self.winner: int | None = None  # winning team once over
         self.phase: DecisionKind | None = None
@@ -268,16 +243,15 @@ class Game:
         h0, h1, h2, h3 = self.hands
         w0, w1, w2, w3 = self.won
         given, received = self._exchanged[seat]
-        if self._log:
-            self._build_events()
-        return Observation(
+        return _new(Observation, (
             seat, self.round_number, self.phase, self.to_act(), self.hands[seat],
             (h0.bit_count(), h1.bit_count(), h2.bit_count(), h3.bit_count()),
             tuple(self.grand_tichu), tuple(self.tichu), tuple(self.out_order), self.wish,
             self.table, self.table_seat if self.table is not None else -1, self.trick,
             points(self.trick), self.played_cards, given, received,
             (points(w0), points(w1), points(w2), points(w3)),
-            (self.scores[0], self.scores[1]), self.target, tuple(self._seat_events[seat]))
+            (self.scores[0], self.scores[1]), self.target,
+            RoundEvents(self, seat, self._round_start, len(self._events) + len(self._log))))
 
     # ----- rounds -------------------------------------------------------------------------
 
@@ -309,6 +283,7 @@ class Game:
         self._bombs: list[list[Combination]] = [[], [], [], []]
         self._bomb_seats = 0  # seats holding any bomb, as a bitmask
         self._top_bomb = [-1, -1, -1, -1]  # per seat: _bomb_strength of its best bomb, or -1
+        self._round_start = len(self._events) + len(self._log)
         self._emit("round_start", -1, PUBLIC, self.round_number, self._scores_before)
         for s in range(4):
             self._emit("deal", s, s, self.hands[s])
@@ -709,27 +684,15 @@ class Game:
 
     def _emit(self, *entry: Any) -> None:
         """Log an event: its kind, seat and visible_to, then its data in the order of
-        _DATA_KEYS[kind] (the arguments are the log's entry as they come)."""
+        DATA_KEYS[kind] (the arguments are the log's entry as they come)."""
         self._log.append(entry)
 
     def _build_events(self) -> None:
-        """Build the logged events, in order, into `events` and each seat's round events."""
-        events = self._events
-        by_seat = self._seat_events
+        """Build the logged events, in order, into `events`."""
+        append = self._events.append
         for entry in self._log:
-            kind, seat, visible_to = entry[0], entry[1], entry[2]
-            if kind == "round_start":
-                by_seat = self._seat_events = [[], [], [], []]
-            event = Event(kind, seat, visible_to, dict(zip(_DATA_KEYS[kind], entry[3:])))
-            events.append(event)
-            if visible_to == PUBLIC:
-                a, b, c, d = by_seat
-                a.append(event)
-                b.append(event)
-                c.append(event)
-                d.append(event)
-            else:
-                by_seat[visible_to].append(event)
+            kind = entry[0]
+            append(_new(Event, (kind, entry[1], entry[2], dict(zip(DATA_KEYS[kind], entry[3:])))))
         self._log.clear()
 
 
