@@ -19,7 +19,8 @@ from arena.rules.actions import (
 )
 from arena.rules.combos import Combination, ComboType, classify
 from arena.rules.errors import IllegalAction
-from arena.rules.game import DEFAULT_TARGET, PUBLIC, Event, Game, Observation, deal_order, team_of
+from arena.rules.events import PUBLIC, Event
+from arena.rules.game import DEFAULT_TARGET, Game, Observation, deal_order, team_of
 
 __all__ = [
     "PASS", "Action", "CallTichu", "Decision", "DecisionKind", "Exchange", "GiveDragon",

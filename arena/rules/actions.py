@@ -102,7 +102,7 @@ class ExchangeOptions(Sequence):
     def __getitem__(self, index):  # type: ignore[override]
         if index.__class__ is not int:
             if isinstance(index, slice):
-                return [self[i] for i in range(*index.indices(self._len))]
+                return _sliced(self, index)
             index = int(operator.index(index))  # a bool, an int subclass; TypeError for the rest
         if index < 0:
             index += self._len
@@ -136,16 +136,17 @@ class PlayOptions(Sequence):
     game applies that very object without checking it again.
     """
 
-    __slots__ = ("combinations", "can_pass", "_keys", "taken", "taken_combination")
+    __slots__ = ("combinations", "can_pass", "_len", "_keys", "taken", "taken_combination")
 
     def __init__(self, combinations: list[Combination], can_pass: bool) -> None:
         self.combinations = combinations
         self.can_pass = can_pass
+        self._len = len(combinations) + can_pass  # (a player may ask for it more than once)
         self.taken: Play | None = None
         self.taken_combination: Combination | None = None
 
     def __len__(self) -> int:
-        return len(self.combinations) + self.can_pass
+        return self._len
 
     def __getitem__(self, index):  # type: ignore[override]
         if index.__class__ is int and index >= 0:  # the usual case first
@@ -154,16 +155,13 @@ class PlayOptions(Sequence):
                     return PASS
                 index -= 1
             c = self.taken_combination = self.combinations[index]
-            play = _PLAY_OF.get(id(c))
-            if play is None:
-                play = Play(c.cards, c.phoenix_as)
-            self.taken = play
+            play = self.taken = _PLAY_OF.get(id(c)) or _new(Play, (c.cards, c.phoenix_as, 0, False))
             return play
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+            return _sliced(self, index)
         index = operator.index(index)  # a bool, an int subclass; TypeError for the rest
         if index < 0:
-            index += len(self)
+            index += self._len
             if index < 0:
                 raise IndexError(index)
         return self[int(index)]
@@ -229,6 +227,12 @@ class OnlyPass(tuple):
 
 
 PlayOptions.register(OnlyPass)
+
+
+def _sliced(options: Sequence, index: slice) -> list:
+    """`options[index]` for a slice, as a list. (Apart from the `__getitem__`s: a
+    comprehension reading `self` would make it a cell, built on every call.)"""
+    return [options[i] for i in range(*index.indices(len(options)))]
 
 
 _new = tuple.__new__  # a named tuple built without its __new__, a Python function

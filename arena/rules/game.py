@@ -35,9 +35,9 @@ from arena.rules.actions import (
 from arena.rules.cards import (
     DOG_BIT, DRAGON_BIT, FULL_DECK, MAHJONG, MAHJONG_BIT, points, rank_mask)
 from arena.rules.combos import DOG_T, FOUR_T, SINGLE_T, Combination, beats, classify
+from arena.rules.events import DATA_KEYS, PUBLIC, Event, RoundEvents
 
 DEFAULT_TARGET = 1000
-PUBLIC = -1
 GRAND_TICHU_BONUS = 200
 TICHU_BONUS = 100
 DOUBLE_VICTORY_POINTS = 200
@@ -51,38 +51,13 @@ _GT_OPTIONS = (GrandTichu(False), GrandTichu(True))
 _TICHU_OPTIONS = (CallTichu(False), CallTichu(True))
 
 
-class Event(NamedTuple):
-    """Something that happened. `visible_to` is a seat, or PUBLIC (-1) for every seat.
-
-    `kind` is one of: round_start, deal, grand_tichu, tichu, exchange, play, pass, wish,
-    wish_fulfilled, dog, trick, out, round_end, game_end. `seat` is the seat it is about
-    (-1 for none); `data` holds the details, card sets as bitmasks.
-    """
-
-    kind: str
-    seat: int
-    visible_to: int
-    data: dict[str, Any]
-
-
-# The keys of each kind of event's `data`, in the order the game logs their values.
-_DATA_KEYS = {
-    "round_start": ("round", "scores"), "deal": ("cards",), "grand_tichu": ("called",),
-    "tichu": (), "exchange": ("received", "given"),
-    "play": ("cards", "combination", "out_of_turn"), "pass": (), "wish": ("rank",),
-    "wish_fulfilled": ("rank",), "dog": ("to",), "trick": ("taker", "cards", "points"),
-    "out": ("place",),
-    "round_end": ("card_points", "calls", "double_victory", "out_order", "scores"),
-    "game_end": ("scores", "winner"),
-}
-
-
 class Observation(NamedTuple):
     """Everything one seat may know, and nothing else.
 
     Card sets are bitmasks; per-seat tuples are indexed by seat; team tuples by team.
     (A NamedTuple rather than a frozen dataclass: the referee builds one per request, and
-    a tuple is built several times faster; it is just as immutable.)
+    a tuple is built several times faster; it is just as immutable.) `round_events` picks
+    the seat's events out of the game's when first read (see `RoundEvents`).
     """
 
     seat: int
@@ -105,7 +80,7 @@ class Observation(NamedTuple):
     points_taken: tuple[int, int, int, int]  # card points in each seat's gathered tricks
     scores: tuple[int, int]     # team totals so far (they change at each round end)
     target: int
-    round_events: tuple[Event, ...]  # this round's events that this seat may see, in order
+    round_events: RoundEvents  # this round's events that this seat may see, in order
 
 
 def deal_order(seed: int, round_number: int) -> list[int]:
@@ -120,8 +95,7 @@ def deal_order(seed: int, round_number: int) -> list[int]:
     digest = hashlib.sha256(f"tichu-arena/deal/{seed}/{round_number}".encode()).digest()
     getrandbits = random.Random(int.from_bytes(digest[:16], "big")).getrandbits
     deck = list(range(56))
-    for i in range(55, 0, -1):
-        bits = _DRAW_BITS[i]
+    for i, bits in _DRAWS:
         j = getrandbits(bits)
         while j > i:
             j = getrandbits(bits)
@@ -129,7 +103,7 @@ def deal_order(seed: int, round_number: int) -> list[int]:
     return deck
 
 
-_DRAW_BITS = [(i + 1).bit_length() for i in range(56)]  # to draw an index 0..i
+_DRAWS = [(i, (i + 1).bit_length()) for i in range(55, 0, -1)]  # i, the bits to draw 0..i
 
 
 def team_of(seat: int) -> int:
@@ -153,15 +127,18 @@ class Game:
         self.scores = [0, 0]
         self.round_number = 0
         self._events: list[Event] = []
-        # Events not built yet: (kind, seat, visible_to, data values in _DATA_KEYS order).
-        # Most self-play reads no event, so `events` and `observation` build them when read.
-        self._log: list[tuple[str, int, int, tuple[Any, ...]]] = []
-        self._seat_events: list[list[Event]] = [[], [], [], []]  # this round's, as each sees them
+        # Events not built yet: (kind, seat, visible_to, *data values in DATA_KEYS order),
+        # one flat tuple each. Most self-play reads no event, so `events` and `observation`
+        # build them when read.
+        self._log: list[tuple[Any, ...]] = []
+        self._round_start = 0  # where this round's events begin among all of them
         self.actions: list[tuple[int, Action]] = []
         self.winner: int | None = None  # winning team once over
         self.phase: DecisionKind | None = None
         self._cache: dict[int, Decision] = {}  # decisions of the phases but PLAY, by seat
-        self._current: Decision | None = None  # in PLAY: the decision of the turn, once built
+        # The decision of the seat on turn in PLAY once built; None in every other phase
+        # (every play and pass resets it), so that `apply` needs no phase check.
+        self._current: Decision | None = None
         self._start_round()
 
     # ----- public interface -------------------------------------------------------------
@@ -199,7 +176,7 @@ class Game:
             return _ONE_SEAT[self.table_seat]
         if phase is None:
             return ()
-        return self._waiting
+        return _SEATS_IN[self._waiting]
 
     def decision(self, seat: int) -> Decision:
         """The decision `seat` must make now; IllegalAction('not-your-turn') if none."""
@@ -227,21 +204,23 @@ class Game:
 
     def apply(self, seat: int, action: Action) -> None:
         """Apply `seat`'s action; IllegalAction (naming the rule) leaves the game unchanged."""
-        decision = self._current if seat == self.turn and self.phase is _PLAY else None
-        if decision is None:
-            decision = self.decision(seat)
-        kind = decision.kind
-        if kind is _PLAY and (action is PASS or action is decision.options.taken):
+        decision = self._current  # the decision of the turn, once asked for (else None)
+        if decision is not None and seat == self.turn:
             # The commonest actions, a pass or a play exactly as the options gave it:
             # nothing to check but that a pass is allowed.
             options = decision.options
-            if action is not PASS:
-                self._play(seat, options.taken_combination, 0, False)
-            elif options.can_pass:
+            if action is PASS and options.can_pass:
                 self._pass(seat)
-            else:
-                self._apply_turn(seat, decision, action)  # raises: the leader must play
-        elif getattr(action, "call_tichu", False) and not decision.may_call_tichu:
+                self.actions.append(_PASSED[seat])
+                return
+            if action is options.taken and action is not None:
+                self._play(seat, options.taken_combination, 0, False)
+                self.actions.append((seat, action))
+                return
+        else:
+            decision = self.decision(seat)
+        kind = decision.kind
+        if getattr(action, "call_tichu", False) and not decision.may_call_tichu:
             raise IllegalAction("tichu-not-allowed", "Tichu may only be called by a seat that "
                                 "has played no card and has called neither Tichu nor Grand Tichu")
         elif kind is _PLAY or kind is _BOMB:
@@ -264,16 +243,15 @@ class Game:
         h0, h1, h2, h3 = self.hands
         w0, w1, w2, w3 = self.won
         given, received = self._exchanged[seat]
-        if self._log:
-            self._build_events()
-        return Observation(
+        return _new(Observation, (
             seat, self.round_number, self.phase, self.to_act(), self.hands[seat],
             (h0.bit_count(), h1.bit_count(), h2.bit_count(), h3.bit_count()),
             tuple(self.grand_tichu), tuple(self.tichu), tuple(self.out_order), self.wish,
             self.table, self.table_seat if self.table is not None else -1, self.trick,
             points(self.trick), self.played_cards, given, received,
             (points(w0), points(w1), points(w2), points(w3)),
-            (self.scores[0], self.scores[1]), self.target, tuple(self._seat_events[seat]))
+            (self.scores[0], self.scores[1]), self.target,
+            RoundEvents(self, seat, self._round_start, len(self._events) + len(self._log))))
 
     # ----- rounds -------------------------------------------------------------------------
 
@@ -283,13 +261,13 @@ class Game:
         self.played_cards = 0
         self._scores_before = tuple(self.scores)
         self._deck = self._dealer(self.seed, self.round_number)
-        if sorted(self._deck) != list(range(56)):
+        # (deal_order shuffles the 56 cards, so only an injected dealer needs the check)
+        if self._dealer is not deal_order and sorted(self._deck) != _DECK:
             raise ValueError("a dealer must return the 56 cards, each once")
         deck = self._deck
         self.hands = [sum(map(_CARD_BIT.__getitem__, deck[14 * s:14 * s + 8])) for s in range(4)]
         self.grand_tichu = [False] * 4
         self.tichu = [False] * 4
-        self.played = [False] * 4
         self._may_call = 0b1111  # seats that have played no card and called nothing
         self.won = [0, 0, 0, 0]
         self.out_order: list[int] = []
@@ -298,13 +276,14 @@ class Game:
         self.table_seat = -1
         self.trick = 0
         self.turn = -1
-        self._passed = 0
+        self._to_pass = 0  # (see _play)
         self._window: list[int] = []
         self._gather_after_window = False
         self._round_over_after_gift = False
         self._bombs: list[list[Combination]] = [[], [], [], []]
         self._bomb_seats = 0  # seats holding any bomb, as a bitmask
         self._top_bomb = [-1, -1, -1, -1]  # per seat: _bomb_strength of its best bomb, or -1
+        self._round_start = len(self._events) + len(self._log)
         self._emit("round_start", -1, PUBLIC, self.round_number, self._scores_before)
         for s in range(4):
             self._emit("deal", s, s, self.hands[s])
@@ -312,15 +291,16 @@ class Game:
 
     def _begin_simultaneous(self, phase: DecisionKind, seats: Iterable[int]) -> None:
         self.phase = phase
-        self._pending = self._waiting = tuple(seats)  # all asked, and those yet to choose
+        self._pending = tuple(seats)  # all asked
+        self._waiting = sum(1 << s for s in self._pending)  # those yet to choose, a bitmask
         self._chosen: dict[int, Action] = {}
         self._cache.clear()
 
     def _choose_simultaneous(self, seat: int, action: Action) -> None:
         self._chosen[seat] = action
-        self._waiting = tuple(s for s in self._waiting if s != seat)
+        self._waiting &= ~(1 << seat)
         self._cache.pop(seat, None)
-        if len(self._chosen) < len(self._pending):
+        if self._waiting:
             return
         chosen = self._chosen
         if self.phase is _GRAND_TICHU:
@@ -386,12 +366,12 @@ class Game:
         self.table = None
         self.table_seat = -1
         self.trick = 0
-        self._passed = 0
         self._beaters = FULL_DECK  # (see _play; the seat on turn holds a card)
         self.turn = leader
         self.phase = _PLAY
         self._current = None
-        self._cache.clear()
+        if self._cache:  # (mostly empty: it holds the decisions of the other phases)
+            self._cache.clear()
 
     def _call_tichu(self, seat: int) -> None:
         self._current = None  # (may_call_tichu changes)
@@ -407,12 +387,12 @@ class Game:
         may_call = (phase is not _GRAND_TICHU and phase is not _DRAGON_GIFT
                     and phase is not _TICHU and bool(self._may_call >> seat & 1))
         if phase is _BOMB:
-            bombs = [b for b in self._bombs[seat] if beats(b, self.table)]
-            return Decision(seat, _BOMB, PlayOptions(bombs, True), may_call)
+            bombs = _beating(self._bombs[seat], self.table)
+            return _new(Decision, (seat, _BOMB, PlayOptions(bombs, True), may_call, False))
         if phase is _GRAND_TICHU:
             return _GT_DECISIONS[seat]
         if phase is _EXCHANGE:
-            return Decision(seat, phase, ExchangeOptions(self.hands[seat]), may_call)
+            return _new(Decision, (seat, phase, ExchangeOptions(self.hands[seat]), may_call, False))
         if phase is _TICHU:
             return _TICHU_DECISIONS[seat]
         opponents = (GiveDragon((seat + 1) % 4), GiveDragon((seat + 3) % 4))
@@ -429,15 +409,15 @@ class Game:
             else:
                 combos = moves.follows_in_kind(hand, table)
             if self._bomb_seats >> seat & 1:
-                combos = combos + [b for b in self._bombs[seat] if beats(b, table)]
+                combos = combos + _beating(self._bombs[seat], table)
         forced = False
         if self.wish:
             wished = _RANK_MASK[self.wish]
             if hand & wished:
-                fulfilling = [c for c in combos if c.cards & wished]
+                fulfilling = _holding_any(combos, wished)
                 if fulfilling:
                     combos, forced = fulfilling, True
-        may_call = bool(self._may_call >> seat & 1)
+        may_call = self._may_call >> seat & 1 == 1
         if not combos and not may_call:  # nothing beats the table: passing is all there is
             return _ONLY_PASS[seat]
         can_pass = table is not None and not forced
@@ -451,8 +431,9 @@ class Game:
         if leads is None:
             leads = moves.lead_options(hand)
         elif self._leads_hand[seat] != hand:
-            gone = ~hand
-            leads = [c for c in leads if not c.cards & gone]
+            # (the cards gone since, a positive int: a negative one, ~hand, costs a copy in
+            # two's complement at every `&`)
+            leads = _holding_none(leads, self._leads_hand[seat] & ~hand)
         else:
             return leads
         self._leads[seat] = leads
@@ -537,14 +518,14 @@ class Game:
         self._play(seat, combo, action.wish, out_of_turn=decision.kind is _BOMB)
 
     def _play(self, seat: int, combo: Combination, wish: int, out_of_turn: bool) -> None:
+        self._current = None
         cards = combo.cards
-        hand = self.hands[seat] = self.hands[seat] & ~cards
+        hand = self.hands[seat] = self.hands[seat] ^ cards  # (held: see _check_play)
         self.played_cards |= cards
-        self.played[seat] = True
-        self._may_call &= ~(1 << seat)
+        self._may_call &= _OTHER_SEATS[seat]
         if self._bomb_seats >> seat & 1:
             self._refresh_bombs(seat)
-        self._log.append(("play", seat, PUBLIC, (cards, combo, out_of_turn)))
+        self._log.append(("play", seat, PUBLIC, cards, combo, out_of_turn))
         if self.wish and cards & _RANK_MASK[self.wish]:
             self._emit("wish_fulfilled", seat, PUBLIC, self.wish)
             self.wish = 0
@@ -557,7 +538,6 @@ class Game:
         self._beaters = moves.SINGLE_BEATERS[combo.rank] if combo.type is SINGLE_T else FULL_DECK
         self.table_seat = seat
         self.trick |= cards
-        self._passed = 0
         if not hand:
             self._active &= ~(1 << seat)
             self.out_order.append(seat)
@@ -567,24 +547,24 @@ class Game:
         if combo.type is DOG_T:
             self._dog(seat)
             return
+        # The seats that must pass for the trick to end: every other one still holding cards
+        # (none goes out before the next play).
+        self._to_pass = self._active & _OTHER_SEATS[seat]
         if self._bomb_seats:
             self._before_turn(_NEXT_ACTIVE[self._active][seat], False)
         else:  # _before_turn without bombs, inlined
             self.turn = _NEXT_ACTIVE[self._active][seat]
-            self._current = None
             self.phase = _PLAY
 
     def _pass(self, seat: int) -> None:
-        passed = self._passed = self._passed | 1 << seat
-        self._log.append(("pass", seat, PUBLIC, ()))
-        active = self._active
-        others = active & ~(1 << self.table_seat)
+        to_pass = self._to_pass = self._to_pass & _OTHER_SEATS[seat]
+        self._log.append(_PASS_LOGGED[seat])
         if self._bomb_seats:
-            self._before_turn(_NEXT_ACTIVE[active][seat], passed & others == others)
+            self._before_turn(_NEXT_ACTIVE[self._active][seat], not to_pass)
             return
-        self.turn = _NEXT_ACTIVE[active][seat]  # _before_turn without bombs, inlined
+        self.turn = _NEXT_ACTIVE[self._active][seat]  # _before_turn without bombs, inlined
         self._current = None
-        if passed & others == others:
+        if not to_pass:
             self._gather()
 
     def _dog(self, seat: int) -> None:
@@ -602,7 +582,7 @@ class Game:
             table = self.table
             strength = _bomb_strength(table) if table.type >= FOUR_T else 0
             top = self._top_bomb
-            window = [s for s in _FROM[nxt] if top[s] > strength]
+            window = _above(_FROM[nxt], top, strength)
             if window:
                 self._cache.clear()
                 self._gather_after_window = gather
@@ -702,27 +682,17 @@ class Game:
         else:
             self._start_round()
 
-    def _emit(self, kind: str, seat: int, visible_to: int, *values: Any) -> None:
-        """Log an event; `values` are its data in the order of _DATA_KEYS[kind]."""
-        self._log.append((kind, seat, visible_to, values))
+    def _emit(self, *entry: Any) -> None:
+        """Log an event: its kind, seat and visible_to, then its data in the order of
+        DATA_KEYS[kind] (the arguments are the log's entry as they come)."""
+        self._log.append(entry)
 
     def _build_events(self) -> None:
-        """Build the logged events, in order, into `events` and each seat's round events."""
-        events = self._events
-        by_seat = self._seat_events
-        for kind, seat, visible_to, values in self._log:
-            if kind == "round_start":
-                by_seat = self._seat_events = [[], [], [], []]
-            event = Event(kind, seat, visible_to, dict(zip(_DATA_KEYS[kind], values)))
-            events.append(event)
-            if visible_to == PUBLIC:
-                a, b, c, d = by_seat
-                a.append(event)
-                b.append(event)
-                c.append(event)
-                d.append(event)
-            else:
-                by_seat[visible_to].append(event)
+        """Build the logged events, in order, into `events`."""
+        append = self._events.append
+        for entry in self._log:
+            kind = entry[0]
+            append(_new(Event, (kind, entry[1], entry[2], dict(zip(DATA_KEYS[kind], entry[3:])))))
         self._log.clear()
 
 
@@ -741,7 +711,34 @@ def _next_seat(active: int, seat: int) -> int:
 
 
 _ONE_SEAT = ((0,), (1,), (2,), (3,))
+_OTHER_SEATS = (0b1110, 0b1101, 0b1011, 0b0111)  # by seat: the other seats, as a bitmask
+_SEATS_IN = [tuple(s for s in range(4) if mask >> s & 1) for mask in range(16)]  # by bitmask
+_PASS_LOGGED = tuple(("pass", seat, PUBLIC) for seat in range(4))  # (see _emit)
+_PASSED = tuple((seat, PASS) for seat in range(4))  # a pass in `actions`, the commonest
 _FROM = [tuple((seat + k) % 4 for k in range(4)) for seat in range(4)]  # the seats in play order
+
+
+# The filters of the functions called per decision, apart: a comprehension that reads a
+# local makes it a cell, built on every call of the function holding it (Python 3.11).
+
+def _beating(bombs: list[Combination], table: Combination) -> list[Combination]:
+    """The bombs of `bombs` that beat `table`."""
+    return [b for b in bombs if beats(b, table)]
+
+
+def _holding_any(combos: list[Combination], cards: int) -> list[Combination]:
+    """The combinations of `combos` holding any of `cards`."""
+    return [c for c in combos if c.cards & cards]
+
+
+def _holding_none(combos: list[Combination], cards: int) -> list[Combination]:
+    """The combinations of `combos` holding none of `cards`."""
+    return [c for c in combos if not c.cards & cards]
+
+
+def _above(seats: tuple[int, ...], top: list[int], strength: int) -> list[int]:
+    """The seats of `seats` (in that order) whose `top` is above `strength`."""
+    return [s for s in seats if top[s] > strength]
 
 
 def _bomb_strength(bomb: Combination) -> int:
@@ -751,6 +748,7 @@ def _bomb_strength(bomb: Combination) -> int:
 
 
 _CARD_BIT = [1 << c for c in range(56)]
+_DECK = list(range(56))
 _NEXT_ACTIVE = [[_next_seat(active, seat) for seat in range(4)] for active in range(16)]
 _RANK_MASK = [rank_mask(r) if r >= 2 else 0 for r in range(15)]
 

@@ -1,0 +1,42 @@
+"""An observation's round events: the seat's view of the round as it stood when observed."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+from arena.rules import PUBLIC, Game
+from arena.rules.selfplay import random_player
+
+
+def _visible(game: Game, seat: int) -> tuple:
+    """This round's events so far that `seat` may see, picked from `game.events`."""
+    events = game.events
+    start = max(i for i, e in enumerate(events) if e.kind == "round_start")
+    return tuple(e for e in events[start:] if e.visible_to in (PUBLIC, seat))
+
+
+def test_round_events_are_the_seats_events_of_the_round_when_observed_not_when_read():
+    rng = random.Random(3)
+    players = [random_player(rng) for _ in range(4)]
+    game = Game(3, 1000)
+    kept = []
+    while not game.over and len(game.actions) < 300:  # into the second round or further
+        for seat in game.to_act():
+            kept.append((game.observation(seat), _visible(game, seat)))
+            game.apply(seat, players[seat](game.decision(seat)))
+    assert game.round_number > 1
+    for observation, expected in kept:  # read only now, after the game went on
+        assert tuple(observation.round_events) == expected
+        assert observation.round_events == expected
+        assert repr(observation.round_events) == repr(expected)
+        assert len(observation.round_events) == len(expected)
+
+
+def test_round_events_pickle_as_a_tuple():
+    game = Game(0, 1000)
+    observation = game.observation(2)
+    copy = pickle.loads(pickle.dumps(observation))
+    assert copy == observation
+    assert copy.round_events == tuple(observation.round_events)
+    assert [e.kind for e in copy.round_events] == ["round_start", "deal"]
