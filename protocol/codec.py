@@ -12,12 +12,14 @@ whose `path` locates it (``"request.observation.hand[3]"``).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgpack
 
 from protocol.schema import (
     BOT_MESSAGES,
+    INT32,
     MESSAGES,
     REFEREE_MESSAGES,
     ProtocolError,
@@ -79,6 +81,9 @@ def decode(data: bytes, sender: str | None = None) -> dict[str, Any]:
         raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum {limit}")
     limits = _BOT_LIMITS if sender == "bot" else {}
     if sender != "referee":
+        fast = _canonical_option_reply(data)
+        if fast is not None:
+            return fast
         fast = _option_reply_frame(data, limits)
         if fast is not None:
             return fast
@@ -133,6 +138,37 @@ def unpack(data: bytes) -> dict[str, Any]:
     if type(value) is not dict or type(value.get("type")) is not str:
         raise ProtocolError("wrong_type", "", "a message is a map with a string 'type'")
     return value
+
+
+# An option reply laid out as `validate` returns it and the SDK packs it: the keys in
+# canonical order, the id and the option as msgpack unsigned ints (any width), no action, a
+# bool call and a wish that is none or one rank character. Bytes matching it in full hold
+# exactly one message, which holds no repeated key and no value to check beyond the ints'
+# range.
+_CANONICAL_REPLY = re.compile(
+    rb"\x86\xa4type\xa5reply\xa2id"
+    rb"([\x00-\x7f]|\xcc.|\xcd..|\xce....)\xa6option([\x00-\x7f]|\xcc.|\xcd..|\xce....)"
+    rb"\xa6action\xc0\xaacall_tichu([\xc2\xc3])\xa4wish(\xc0|\xa1[23456789TJQKA])", re.DOTALL)
+_RANK_OF = {bytes((0xA1, ord(rank))): rank for rank in "23456789TJQKA"}
+
+
+def _canonical_option_reply(data: bytes | bytearray | memoryview) -> dict[str, Any] | None:
+    """The canonical form of a frame holding an option reply in canonical layout
+    (`_CANONICAL_REPLY`), read off its bytes by one match; None for any other frame."""
+    match = _CANONICAL_REPLY.fullmatch(data)
+    if match is None:
+        return None
+    request_id, option, call, wish = match.groups()
+    request_id, option = _uint(request_id), _uint(option)
+    if request_id > INT32 or option > INT32:
+        return None
+    return {"type": "reply", "id": request_id, "option": option, "action": None,
+            "call_tichu": call == b"\xc3", "wish": _RANK_OF.get(wish)}
+
+
+def _uint(packed: bytes) -> int:
+    """A msgpack positive fixint or uint 8, 16 or 32."""
+    return packed[0] if len(packed) == 1 else int.from_bytes(packed[1:], "big")
 
 
 def _option_reply_frame(data: bytes | bytearray | memoryview,
