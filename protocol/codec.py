@@ -13,6 +13,7 @@ whose `path` locates it (``"request.observation.hand[3]"``).
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 import msgpack
@@ -59,7 +60,7 @@ def validate(message: Any, sender: str | None = None) -> dict[str, Any]:
 
 def encode(message: dict[str, Any], sender: str | None = None) -> bytes:
     """The msgpack bytes of a message's canonical form; ProtocolError if invalid or oversize."""
-    data = msgpack.packb(validate(message, sender), use_bin_type=True)
+    data = packb(validate(message, sender))
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum "
                             f"{MAX_MESSAGE_BYTES}")
@@ -110,7 +111,24 @@ def pack(message: dict[str, Any]) -> bytes:
     For trusted producers only (the referee's own `arena.referee.wire` builds canonical maps; a test
     checks that `pack` and `encode` agree on them). Oversize still raises ProtocolError.
     """
-    return bounded(msgpack.packb(message, use_bin_type=True))
+    return bounded(packb(message))
+
+
+class _Packer(threading.local):
+    """This thread's msgpack Packer: `msgpack.packb` creates one per call, which costs as much
+    as packing a small message does, and a Packer is not safe to share across threads."""
+
+    def __init__(self) -> None:
+        self.pack = msgpack.Packer(use_bin_type=True).pack  # autoreset: each call its bytes
+
+
+_PACKER = _Packer()
+
+
+def packb(value: Any) -> bytes:
+    """`msgpack.packb(value, use_bin_type=True)`, the same bytes, packed by this thread's
+    Packer (it resets itself after each value, and after a value it could not pack)."""
+    return _PACKER.pack(value)
 
 
 def bounded(data: bytes) -> bytes:

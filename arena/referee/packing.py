@@ -16,8 +16,6 @@ never by mixed values: msgpack tells True from 1, a dict key does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-import functools
 import operator
 from functools import lru_cache
 from typing import Any
@@ -27,10 +25,10 @@ import msgpack
 from arena.referee import wire
 from arena.rules import PUBLIC, Combination, Decision, DecisionKind, Game, Observation
 from arena.rules.actions import PlayOptions
+from protocol import codec
 
 Message = dict[str, Any]
-# msgpack.packb, not one shared Packer: a Packer is not safe across threads
-_packb: Callable[[Any], bytes] = functools.partial(msgpack.packb, use_bin_type=True)
+_packb = codec.packb  # this thread's Packer: one made per call costs as much as the packing
 _NIL, _TRUE, _FALSE = b"\xc0", b"\xc3", b"\xc2"
 _SMALL_INTS = {n: _packb(n) for n in range(-32, 1024)}  # seats, points, small ids
 
