@@ -174,7 +174,7 @@ def options_bytes(decision: Decision) -> bytes:
     options = decision.options
     if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return _packb(wire.option_maps(decision))
-    combinations = wire.play_order(options)[0]
+    combinations = wire.play_order(options)
     items = list(map(_PLAYS.get, map(_PLAY_KEY, combinations)))
     if None in items:
         items = [_play_bytes(c) if packed is None else packed

@@ -194,28 +194,25 @@ def ordered_options(decision: Decision) -> Sequence[Action]:
     options = decision.options
     if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return options
-    return PlayOptions(play_order(options)[0], options.can_pass)
+    return PlayOptions(play_order(options), options.can_pass)
 
 
-def play_order(options: PlayOptions) -> tuple[list[Combination], list[int]]:
-    """The combinations of PLAY or BOMB options in wire order (`ordered_options`), and the
-    index in `options.combinations` of each (so that a reply takes the engine's own option,
-    which `Game.apply` applies unchecked). Cached for the last few decisions (a request and
+def play_order(options: PlayOptions) -> list[Combination]:
+    """The combinations of PLAY or BOMB options in wire order (`ordered_options`): a plain
+    sort of the engine's, compared in C. Cached for the last few decisions (a request and
     its reply), by the id of the engine's options: hashing a Decision would hash its kind,
     an Enum member, through a Python-level call."""
     cached = _ORDERED.get(id(options))
     if cached is not None and cached[0] is options:
-        return cached[1], cached[2]
-    combinations = options.combinations
-    order = sorted(range(len(combinations)), key=combinations.__getitem__)
-    ordered = list(map(combinations.__getitem__, order))
+        return cached[1]
+    ordered = sorted(options.combinations)
     if len(_ORDERED) >= 8:
         _ORDERED.clear()
-    _ORDERED[id(options)] = (options, ordered, order)  # holding `options`: its id stays its own
-    return ordered, order
+    _ORDERED[id(options)] = (options, ordered)  # holding `options`: its id stays its own
+    return ordered
 
 
-_ORDERED: dict[int, tuple[PlayOptions, list[Combination], list[int]]] = {}
+_ORDERED: dict[int, tuple[PlayOptions, list[Combination]]] = {}
 
 
 PASS_OPTION: Message = {"action": "pass"}  # the wire option of a pass (callers only read it)
@@ -344,13 +341,14 @@ def _chosen_option(index: int, decision: Decision, options_sent: bool) -> Action
         if index >= len(options):
             raise _out_of_range(index, len(options))
         return options[index]
-    order = play_order(options)[1]
+    ordered = play_order(options)
     can_pass = options.can_pass
-    if index >= len(order) + can_pass:
-        raise _out_of_range(index, len(order) + can_pass)
+    if index >= len(ordered) + can_pass:
+        raise _out_of_range(index, len(ordered) + can_pass)
     if can_pass and not index:
         return options[0]
-    return options[order[index - can_pass] + can_pass]
+    # the engine's index of that very combination: `index` compares by identity first
+    return options[options.combinations.index(ordered[index - can_pass]) + can_pass]
 
 
 def _out_of_range(index: int, offered: int) -> IllegalAction:
