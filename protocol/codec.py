@@ -176,17 +176,15 @@ def _canonical_option_reply(data: bytes | bytearray | memoryview) -> dict[str, A
     match = _CANONICAL_REPLY.fullmatch(data)
     if match is None:
         return None
-    request_id, option, call, wish = match.groups()
-    request_id, option = _uint(request_id), _uint(option)
+    id_bytes, option_bytes, call, wish = match.groups()
+    # a positive fixint is its byte; a uint 8, 16 or 32 the bytes after its marker
+    request_id = id_bytes[0] if len(id_bytes) == 1 else int.from_bytes(id_bytes[1:], "big")
+    option = (option_bytes[0] if len(option_bytes) == 1
+              else int.from_bytes(option_bytes[1:], "big"))
     if request_id > INT32 or option > INT32:
         return None
     return {"type": "reply", "id": request_id, "option": option, "action": None,
             "call_tichu": call == b"\xc3", "wish": _RANK_OF.get(wish)}
-
-
-def _uint(packed: bytes) -> int:
-    """A msgpack positive fixint or uint 8, 16 or 32."""
-    return packed[0] if len(packed) == 1 else int.from_bytes(packed[1:], "big")
 
 
 def _option_reply_frame(data: bytes | bytearray | memoryview,

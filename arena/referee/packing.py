@@ -176,7 +176,7 @@ def options_bytes(decision: Decision) -> bytes:
         return _packb(wire.option_maps(decision))
     combinations = wire.play_order(options)
     items = list(map(_PLAYS.get, map(_PLAY_KEY, combinations)))
-    if None in items:
+    if not all(items):  # a play not cached (packed plays are never empty)
         items = [_play_bytes(c) if packed is None else packed
                  for c, packed in zip(combinations, items)]
     count = len(items) + options.can_pass
@@ -261,8 +261,7 @@ class EventFeed:
 
     def unsent_bytes(self, seat: int) -> list[bytes]:
         """`unsent(seat)`, each map packed."""
-        packed = self.packed
-        return [packed[i] for i in self._take(seat)]
+        return list(map(self.packed.__getitem__, self._take(seat)))
 
     def all(self) -> list[Message]:
         """Every event of the game so far in wire form (nobody is handed anything)."""

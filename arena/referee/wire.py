@@ -91,7 +91,16 @@ def event_map(event: Event) -> Message:
     out: Message = {"kind": kind}
     if event.seat >= 0:
         out["seat"] = event.seat
-    if kind == "round_start":
+    # the common kinds first: passes, plays and tricks are nine events in ten
+    if kind == "pass":
+        return out
+    if kind == "play":
+        combo = d["combination"]
+        out.update(cards=cards_text(d["cards"]), combination=combination_name(combo),
+                   phoenix_as=rank_text(combo.phoenix_as), out_of_turn=d["out_of_turn"])
+    elif kind == "trick":
+        out.update(taker=d["taker"], cards=cards_text(d["cards"]), points=d["points"])
+    elif kind == "round_start":
         out.update(round=d["round"], scores=list(d["scores"]))
     elif kind == "deal":
         out["cards"] = cards_text(d["cards"])
@@ -100,16 +109,10 @@ def event_map(event: Event) -> Message:
     elif kind == "exchange":
         out.update(given=[card_name(c) for c in d["given"]],
                    received=_received(event.seat, d["received"]))
-    elif kind == "play":
-        combo = d["combination"]
-        out.update(cards=cards_text(d["cards"]), combination=combination_name(combo),
-                   phoenix_as=rank_text(combo.phoenix_as), out_of_turn=d["out_of_turn"])
     elif kind in ("wish", "wish_fulfilled"):
         out["rank"] = rank_text(d["rank"])
     elif kind == "dog":
         out["to"] = d["to"]
-    elif kind == "trick":
-        out.update(taker=d["taker"], cards=cards_text(d["cards"]), points=d["points"])
     elif kind == "out":
         out["place"] = d["place"]
     elif kind == "round_end":
