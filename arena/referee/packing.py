@@ -58,27 +58,18 @@ def _array(items: list[bytes]) -> bytes:
     return b"".join((_ARRAY_HEADERS[n] if n < 256 else _array_header(n), *items))
 
 
-# Per byte of a card set (by position and value): how many cards it holds, their names packed.
-_BYTE_CARDS = [[(len(names), b"".join(map(_packb, names)))
-                for names in (wire.cards_text(value << 8 * position) for value in range(256))]
-               for position in range(7)]
+# Per byte of a card set (by position and value): the names of its cards, packed.
+_BYTE_CARDS = [[b"".join(map(_packb, wire.cards_text(value << 8 * position)))
+                for value in range(256)] for position in range(7)]
 
 
 @lru_cache(maxsize=wire.WORKING_SET)
 def cards_bytes(cards: int) -> bytes:
-    """A card set's wire list (`wire.cards_text`), packed: a table lookup per byte, cached
-    (a hand comes back in each request of its seat until it plays, the trick and the cards
-    played in the request of every seat until the next play: four in five recur)."""
-    count = 0
-    parts = []
-    for table in _BYTE_CARDS:
-        if not cards:
-            break
-        n, packed = table[cards & 0xFF]
-        count += n
-        parts.append(packed)
-        cards >>= 8
-    return _ARRAY_HEADERS[count] + b"".join(parts)
+    """A card set's wire list (`wire.cards_text`), packed: a table lookup per byte, in C, and
+    cached (a hand comes back in each request of its seat until it plays, the trick and the
+    cards played in the request of every seat until the next play: four in five recur)."""
+    return _ARRAY_HEADERS[cards.bit_count()] + b"".join(
+        map(operator.getitem, _BYTE_CARDS, cards.to_bytes(7, "little")))
 
 
 @lru_cache(maxsize=1 << 12)
@@ -218,50 +209,54 @@ class EventFeed:
     """A game's events in wire form, each converted (and packed) once whichever seats see it;
     hands each seat the events it may see and has not been handed yet.
 
-    Each new event is converted when first needed and its index queued for every seat that
-    may see it, so handing a seat its events is taking its queue: no event is looked at
-    again per seat."""
+    A seat is handed the events from where its last handing stopped: a slice of the list
+    when all of them are public (nearly always: only deals and exchanges are private), else
+    those it may see among them."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.maps: list[Message] = []   # game.events so far, in wire form
         self.packed: list[bytes] = []  # the same, packed
-        self.queued: list[list[int]] = [[], [], [], []]  # per seat: indices not handed yet
+        self.visible_to: list[int] = []  # the same, who may see each (a seat or PUBLIC)
+        self.private: list[int] = []  # the indices of the events only one seat may see
+        self.handed: list[int] = [0, 0, 0, 0]  # per seat: the events before it are handed
 
     def _convert(self) -> None:
-        """Convert the game's new events and queue each for the seats that may see it."""
+        """Convert the game's new events."""
         events = self.game.events
         maps = self.maps
         if len(maps) == len(events):
             return
-        packed, queued = self.packed, self.queued
+        packed, visible_to, private = self.packed, self.visible_to, self.private
         for i in range(len(maps), len(events)):
             event = events[i]
             wire_map = wire.event_map(event)
             maps.append(wire_map)
             packed.append(_packb(wire_map))
             to = event.visible_to
-            if to == PUBLIC:
-                for queue in queued:
-                    queue.append(i)
-            else:
-                queued[to].append(i)
+            visible_to.append(to)
+            if to != PUBLIC:
+                private.append(i)
 
-    def _take(self, seat: int) -> list[int]:
-        """The indices of the events `seat` may see and has not been handed (now handed)."""
+    def _hand(self, seat: int, items: list[Any]) -> list[Any]:
+        """Of `items` (the maps or the packed events), those `seat` may see and has not been
+        handed (now handed)."""
         self._convert()
-        indices = self.queued[seat]
-        self.queued[seat] = []
-        return indices
+        start = self.handed[seat]
+        end = self.handed[seat] = len(items)
+        private = self.private
+        if not private or private[-1] < start:  # public events only since the last handing
+            return items[start:end]
+        visible_to = self.visible_to
+        return [items[i] for i in range(start, end) if visible_to[i] in (PUBLIC, seat)]
 
     def unsent(self, seat: int) -> list[Message]:
         """The wire maps of the events `seat` may see that it has not been handed yet."""
-        maps = self.maps
-        return [maps[i] for i in self._take(seat)]
+        return self._hand(seat, self.maps)
 
     def unsent_bytes(self, seat: int) -> list[bytes]:
         """`unsent(seat)`, each map packed."""
-        return list(map(self.packed.__getitem__, self._take(seat)))
+        return self._hand(seat, self.packed)
 
     def all(self) -> list[Message]:
         """Every event of the game so far in wire form (nobody is handed anything)."""
