@@ -30,12 +30,15 @@ from protocol import codec
 Message = dict[str, Any]
 _packb = codec.packb  # this thread's Packer: one made per call costs as much as the packing
 _NIL, _TRUE, _FALSE = b"\xc0", b"\xc3", b"\xc2"
-_SMALL_INTS = {n: _packb(n) for n in range(-32, 1024)}  # seats, points, small ids
+_SMALL_INTS = [_packb(n) for n in range(1024)]  # seats, points, small ids
 
 
 def _int(n: int) -> bytes:
-    packed = _SMALL_INTS.get(n)
-    return packed if packed is not None and type(n) is int else _packb(n)
+    """An int packed: small ones looked up, those up to 65535 as msgpack's uint 16 (request
+    ids pass 1023 early in a match), any other value by msgpack."""
+    if type(n) is int and 0 <= n < 65536:
+        return _SMALL_INTS[n] if n < 1024 else b"\xcd" + n.to_bytes(2, "big")
+    return _packb(n)
 
 
 def _bool(b: bool) -> bytes:

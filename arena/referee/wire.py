@@ -48,6 +48,7 @@ _KIND_ACTIONS = {kind._value_: actions for kind, actions in {
 }.items()}
 # Members read once: reading one off its Enum class is a Python-level call in Python 3.11.
 _EXCHANGE, _GRAND_TICHU = DecisionKind.EXCHANGE, DecisionKind.GRAND_TICHU
+_PLAY, _BOMB = DecisionKind.PLAY, DecisionKind.BOMB
 
 # ----- values -------------------------------------------------------------------------------
 
@@ -315,6 +316,13 @@ def action_from_reply(reply: Message, decision: Decision, options_sent: bool = T
     """
     chosen = None
     option = reply["option"]
+    options = decision.options
+    if (type(options) is PlayOptions and option is not None and options_sent
+            and not reply["call_tichu"] and reply["wish"] is None
+            and (decision.kind is _PLAY or decision.kind is _BOMB)):
+        # the common reply: an option of a PLAY or BOMB (a pass or a play, both of which it
+        # takes), free flags unset: nothing else to check
+        return _play_option(option, options)
     if option is not None:
         chosen = _chosen_option(option, decision, options_sent)
         tag = _tag_of(chosen, decision.kind)
@@ -352,6 +360,11 @@ def _chosen_option(index: int, decision: Decision, options_sent: bool) -> Action
         if index >= len(options):
             raise _out_of_range(index, len(options))
         return options[index]
+    return _play_option(index, options)
+
+
+def _play_option(index: int, options: PlayOptions) -> Action:
+    """Option `index` of a PLAY or BOMB request's list: the engine's own option."""
     ordered = play_order(options)
     can_pass = options.can_pass
     if index >= len(ordered) + can_pass:
