@@ -56,11 +56,6 @@ def _array_header(n: int) -> bytes:
 _ARRAY_HEADERS = [_array_header(n) for n in range(256)]
 
 
-def _array(items: list[bytes]) -> bytes:
-    n = len(items)
-    return b"".join((_ARRAY_HEADERS[n] if n < 256 else _array_header(n), *items))
-
-
 # Per byte of a card set (by position and value): the names of its cards, packed.
 _BYTE_CARDS = [[b"".join(map(_packb, wire.cards_text(value << 8 * position)))
                 for value in range(256)] for position in range(7)]
@@ -95,15 +90,15 @@ _OBSERVATION_HEAD = msgpack.Packer().pack_map_header(len(_OBSERVATION_KEYS)) + _
 
 def observation_bytes(obs: Observation) -> bytes:
     """`wire.observation_map(obs)`, packed: the fields in runs that change together, each
-    run cached (the seat and round; the calls; the wish and table; the exchange, scores and
-    target change once a round at most), and card sets cached by value."""
+    run cached (the seat and round; the calls and who is out; the wish and table; the trick,
+    its points and the cards played; the exchange, scores and target change once a round
+    at most), and card sets cached by value."""
     return b"".join((
         _head_bytes(obs.seat, obs.round_number), cards_bytes(obs.hand),
         _K_HAND_COUNTS, _ints_bytes(obs.hand_counts),
-        _calls_bytes(obs.grand_tichu, obs.tichu), _ints_bytes(obs.out_order),
+        _calls_bytes(obs.grand_tichu, obs.tichu, obs.out_order),
         _table_bytes(obs.wish, obs.table, obs.table_seat),
-        cards_bytes(obs.trick), _K_TRICK_POINTS, _int(obs.trick_points), _K_PLAYED,
-        cards_bytes(obs.played),
+        _trick_bytes(obs.trick, obs.trick_points, obs.played),
         _K_POINTS_TAKEN, _ints_bytes(obs.points_taken),
         _tail_bytes(obs.exchange_given, obs.exchange_received, obs.scores, obs.target)))
 
@@ -113,10 +108,19 @@ def _head_bytes(seat: int, round_number: int) -> bytes:
     return b"".join((_OBSERVATION_HEAD, _int(seat), _K_ROUND, _int(round_number), _K_HAND))
 
 
-@lru_cache(maxsize=256)
-def _calls_bytes(grand_tichu: tuple[bool, ...], tichu: tuple[bool, ...]) -> bytes:
-    # only ever tuples of bools: no int can take a bool's place in this cache
-    return b"".join((_K_GRAND, _packb(grand_tichu), _K_TICHU, _packb(tichu), _K_OUT))
+@lru_cache(maxsize=1 << 10)
+def _calls_bytes(grand_tichu: tuple[bool, ...], tichu: tuple[bool, ...],
+                 out_order: tuple[int, ...]) -> bytes:
+    # the calls only ever tuples of bools, who is out of ints: no int can take a bool's
+    # place in this cache
+    return b"".join((_K_GRAND, _packb(grand_tichu), _K_TICHU, _packb(tichu), _K_OUT,
+                     _ints_bytes(out_order)))
+
+
+@lru_cache(maxsize=1 << 10)
+def _trick_bytes(trick: int, trick_points: int, played: int) -> bytes:
+    return b"".join((cards_bytes(trick), _K_TRICK_POINTS, _int(trick_points), _K_PLAYED,
+                     cards_bytes(played)))
 
 
 def _table_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
@@ -199,13 +203,14 @@ def request_bytes(decision: Decision, obs: Observation, events: list[bytes], req
     """`codec.pack(wire.request_message(decision, obs, maps, ...))` where `events` holds the
     packed maps (`EventFeed.unsent_bytes`). Not checked against the message size cap: the
     caller sends it through the same check as every message (`codec.bounded`)."""
+    n = len(events)
     return b"".join((
         _REQUEST_HEAD, _int(request_id), _K_KIND, _KINDS[decision.kind._value_],
         _K_DEADLINE, _int(deadline_ms), _K_MAY_CALL, _bool(decision.may_call_tichu),
         _K_MUST_FULFIL, _bool(decision.must_fulfil_wish),
         _K_OBSERVATION, observation_bytes(obs),
         _K_OPTIONS, options_bytes(decision) if with_options else _NIL,
-        _K_EVENTS, _array(events)))
+        _K_EVENTS, _ARRAY_HEADERS[n] if n < 256 else _array_header(n), *events))
 
 
 class EventFeed:
