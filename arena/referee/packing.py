@@ -159,34 +159,32 @@ def _tail_bytes(given: tuple[int, ...], received: tuple[int, ...], scores: tuple
 
 
 _PASS_BYTES = _packb(wire.PASS_OPTION)
-# Each play option packed, by its cards and the rank the Phoenix stands for (which name its
-# combination, as they do a reply's Play): keys of two ints hash in C, a Combination's type
-# (an Enum member) through a Python-level call.
-_PLAYS: dict[tuple[int, int], bytes] = {}
-_PLAY_KEY = operator.attrgetter("cards", "phoenix_as")
 
 
 def options_bytes(decision: Decision) -> bytes:
     """`wire.option_maps(decision)`, packed (the plays looked up without a Python-level
-    call per option)."""
+    call per option, but for a play not seen lately)."""
     options = decision.options
     if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return _packb(wire.option_maps(decision))
-    combinations = wire.play_order(options)
-    items = list(map(_PLAYS.get, map(_PLAY_KEY, combinations)))
-    if not all(items):  # a play not cached (packed plays are never empty)
-        items = [_play_bytes(c) if packed is None else packed
-                 for c, packed in zip(combinations, items)]
+    items = list(map(_PLAYS.__getitem__, wire.play_order(options)))
     count = len(items) + options.can_pass
     return b"".join((_ARRAY_HEADERS[count] if count < 256 else _array_header(count),
                      _PASS_BYTES if options.can_pass else b"", *items))
 
 
-def _play_bytes(combo: Combination) -> bytes:
-    if len(_PLAYS) >= wire.WORKING_SET:
-        _PLAYS.clear()
-    packed = _PLAYS[_PLAY_KEY(combo)] = _packb(wire.play_map(combo))
-    return packed
+class _Plays(dict):  # type: ignore[type-arg]
+    """Each play option packed, by its combination (a tuple of numbers, its type an IntEnum:
+    hashed in C), packed on first sight; a few games' worth (`wire.WORKING_SET`)."""
+
+    def __missing__(self, combo: Combination) -> bytes:
+        if len(self) >= wire.WORKING_SET:
+            self.clear()
+        packed = self[combo] = _packb(wire.play_map(combo))
+        return packed
+
+
+_PLAYS = _Plays()
 
 
 _REQUEST_HEAD = (msgpack.Packer().pack_map_header(9) + _key("type") + _packb("request")
