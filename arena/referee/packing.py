@@ -124,8 +124,7 @@ def _trick_bytes(trick: int, trick_points: int, played: int) -> bytes:
 
 
 def _table_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
-    key = ((wish, seat, None, None) if table is None
-           else (wish, seat, table.cards, table.phoenix_as))
+    key = (wish, seat, table)
     packed = _TABLES.get(key)
     if packed is None:
         if len(_TABLES) >= 1 << 12:
@@ -134,10 +133,9 @@ def _table_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
     return packed
 
 
-# The table runs (`_table_bytes`) by wish, seat and the table's play: its cards and the rank
-# the Phoenix stands for, which name its combination (as a Play does): hashing a Combination
-# would hash its type, an Enum member, through a Python-level call.
-_TABLES: dict[tuple[int, int, int | None, int | None], bytes] = {}
+# The table runs (`_table_bytes`) by wish, seat and the table's combination (a tuple of
+# numbers, its type an IntEnum: hashed in C).
+_TABLES: dict[tuple[int, int, Combination | None], bytes] = {}
 
 
 def _table_map_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
