@@ -254,3 +254,12 @@ def test_canonical_option_replies_agree_with_the_full_decoder(width, value):
             expected = _full_reply_decode(data)
             assert got == expected
             assert not isinstance(got, dict) or list(got) == list(expected)
+
+
+def test_packb_gives_msgpack_bytes_also_after_a_value_it_could_not_pack():
+    """The thread's Packer is shared by every call: a failed call leaves nothing behind."""
+    from protocol.codec import packb
+    value = {"kind": "play", "seat": 2, "cards": ["R5", "G5"], "wish": None, "n": 70000}
+    with pytest.raises(TypeError):
+        packb({"a": [1, 2, object()]})
+    assert packb(value) == msgpack.packb(value, use_bin_type=True)
