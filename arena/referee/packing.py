@@ -221,7 +221,6 @@ class EventFeed:
         self.game = game
         self.maps: list[Message] = []   # game.events so far, in wire form
         self.packed: list[bytes] = []  # the same, packed
-        self.visible_to: list[int] = []  # the same, who may see each (a seat or PUBLIC)
         self.private: list[int] = []  # the indices of the events only one seat may see
         self.handed: list[int] = [0, 0, 0, 0]  # per seat: the events before it are handed
 
@@ -231,15 +230,13 @@ class EventFeed:
         maps = self.maps
         if len(maps) == len(events):
             return
-        packed, visible_to, private = self.packed, self.visible_to, self.private
+        packed, private = self.packed, self.private
         for i in range(len(maps), len(events)):
             event = events[i]
             wire_map = wire.event_map(event)
             maps.append(wire_map)
             packed.append(_packb(wire_map))
-            to = event.visible_to
-            visible_to.append(to)
-            if to != PUBLIC:
+            if event.visible_to != PUBLIC:
                 private.append(i)
 
     def _hand(self, seat: int, items: list[Any]) -> list[Any]:
@@ -251,8 +248,8 @@ class EventFeed:
         private = self.private
         if not private or private[-1] < start:  # public events only since the last handing
             return items[start:end]
-        visible_to = self.visible_to
-        return [items[i] for i in range(start, end) if visible_to[i] in (PUBLIC, seat)]
+        events = self.game.events
+        return [items[i] for i in range(start, end) if events[i].visible_to in (PUBLIC, seat)]
 
     def unsent(self, seat: int) -> list[Message]:
         """The wire maps of the events `seat` may see that it has not been handed yet."""
