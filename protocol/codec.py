@@ -12,12 +12,15 @@ whose `path` locates it (``"request.observation.hand[3]"``).
 
 from __future__ import annotations
 
+import re
+import threading
 from typing import Any
 
 import msgpack
 
 from protocol.schema import (
     BOT_MESSAGES,
+    INT32,
     MESSAGES,
     REFEREE_MESSAGES,
     ProtocolError,
@@ -57,7 +60,7 @@ def validate(message: Any, sender: str | None = None) -> dict[str, Any]:
 
 def encode(message: dict[str, Any], sender: str | None = None) -> bytes:
     """The msgpack bytes of a message's canonical form; ProtocolError if invalid or oversize."""
-    data = msgpack.packb(validate(message, sender), use_bin_type=True)
+    data = packb(validate(message, sender))
     if len(data) > MAX_MESSAGE_BYTES:
         raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum "
                             f"{MAX_MESSAGE_BYTES}")
@@ -79,6 +82,9 @@ def decode(data: bytes, sender: str | None = None) -> dict[str, Any]:
         raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum {limit}")
     limits = _BOT_LIMITS if sender == "bot" else {}
     if sender != "referee":
+        fast = _canonical_option_reply(data)
+        if fast is not None:
+            return fast
         fast = _option_reply_frame(data, limits)
         if fast is not None:
             return fast
@@ -105,7 +111,24 @@ def pack(message: dict[str, Any]) -> bytes:
     For trusted producers only (the referee's own `arena.referee.wire` builds canonical maps; a test
     checks that `pack` and `encode` agree on them). Oversize still raises ProtocolError.
     """
-    return bounded(msgpack.packb(message, use_bin_type=True))
+    return bounded(packb(message))
+
+
+class _Packer(threading.local):
+    """This thread's msgpack Packer: `msgpack.packb` creates one per call, which costs as much
+    as packing a small message does, and a Packer is not safe to share across threads."""
+
+    def __init__(self) -> None:
+        self.pack = msgpack.Packer(use_bin_type=True).pack  # autoreset: each call its bytes
+
+
+_PACKER = _Packer()
+
+
+def packb(value: Any) -> bytes:
+    """`msgpack.packb(value, use_bin_type=True)`, the same bytes, packed by this thread's
+    Packer (it resets itself after each value, and after a value it could not pack)."""
+    return _PACKER.pack(value)
 
 
 def bounded(data: bytes) -> bytes:
@@ -133,6 +156,35 @@ def unpack(data: bytes) -> dict[str, Any]:
     if type(value) is not dict or type(value.get("type")) is not str:
         raise ProtocolError("wrong_type", "", "a message is a map with a string 'type'")
     return value
+
+
+# An option reply laid out as `validate` returns it and the SDK packs it: the keys in
+# canonical order, the id and the option as msgpack unsigned ints (any width), no action, a
+# bool call and a wish that is none or one rank character. Bytes matching it in full hold
+# exactly one message, which holds no repeated key and no value to check beyond the ints'
+# range.
+_CANONICAL_REPLY = re.compile(
+    rb"\x86\xa4type\xa5reply\xa2id"
+    rb"([\x00-\x7f]|\xcc.|\xcd..|\xce....)\xa6option([\x00-\x7f]|\xcc.|\xcd..|\xce....)"
+    rb"\xa6action\xc0\xaacall_tichu([\xc2\xc3])\xa4wish(\xc0|\xa1[23456789TJQKA])", re.DOTALL)
+_RANK_OF = {bytes((0xA1, ord(rank))): rank for rank in "23456789TJQKA"}
+
+
+def _canonical_option_reply(data: bytes | bytearray | memoryview) -> dict[str, Any] | None:
+    """The canonical form of a frame holding an option reply in canonical layout
+    (`_CANONICAL_REPLY`), read off its bytes by one match; None for any other frame."""
+    match = _CANONICAL_REPLY.fullmatch(data)
+    if match is None:
+        return None
+    id_bytes, option_bytes, call, wish = match.groups()
+    # a positive fixint is its byte; a uint 8, 16 or 32 the bytes after its marker
+    request_id = id_bytes[0] if len(id_bytes) == 1 else int.from_bytes(id_bytes[1:], "big")
+    option = (option_bytes[0] if len(option_bytes) == 1
+              else int.from_bytes(option_bytes[1:], "big"))
+    if request_id > INT32 or option > INT32:
+        return None
+    return {"type": "reply", "id": request_id, "option": option, "action": None,
+            "call_tichu": call == b"\xc3", "wish": _RANK_OF.get(wish)}
 
 
 def _option_reply_frame(data: bytes | bytearray | memoryview,

@@ -16,8 +16,6 @@ never by mixed values: msgpack tells True from 1, a dict key does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-import functools
 import operator
 from functools import lru_cache
 from typing import Any
@@ -27,17 +25,20 @@ import msgpack
 from arena.referee import wire
 from arena.rules import PUBLIC, Combination, Decision, DecisionKind, Game, Observation
 from arena.rules.actions import PlayOptions
+from protocol import codec
 
 Message = dict[str, Any]
-# msgpack.packb, not one shared Packer: a Packer is not safe across threads
-_packb: Callable[[Any], bytes] = functools.partial(msgpack.packb, use_bin_type=True)
+_packb = codec.packb  # this thread's Packer: one made per call costs as much as the packing
 _NIL, _TRUE, _FALSE = b"\xc0", b"\xc3", b"\xc2"
-_SMALL_INTS = {n: _packb(n) for n in range(-32, 1024)}  # seats, points, small ids
+_SMALL_INTS = [_packb(n) for n in range(1024)]  # seats, points, small ids
 
 
 def _int(n: int) -> bytes:
-    packed = _SMALL_INTS.get(n)
-    return packed if packed is not None and type(n) is int else _packb(n)
+    """An int packed: small ones looked up, those up to 65535 as msgpack's uint 16 (request
+    ids pass 1023 early in a match), any other value by msgpack."""
+    if type(n) is int and 0 <= n < 65536:
+        return _SMALL_INTS[n] if n < 1024 else b"\xcd" + n.to_bytes(2, "big")
+    return _packb(n)
 
 
 def _bool(b: bool) -> bytes:
@@ -55,32 +56,18 @@ def _array_header(n: int) -> bytes:
 _ARRAY_HEADERS = [_array_header(n) for n in range(256)]
 
 
-def _array(items: list[bytes]) -> bytes:
-    n = len(items)
-    return b"".join((_ARRAY_HEADERS[n] if n < 256 else _array_header(n), *items))
-
-
-# Per byte of a card set (by position and value): how many cards it holds, their names packed.
-_BYTE_CARDS = [[(len(names), b"".join(map(_packb, names)))
-                for names in (wire.cards_text(value << 8 * position) for value in range(256))]
-               for position in range(7)]
+# Per byte of a card set (by position and value): the names of its cards, packed.
+_BYTE_CARDS = [[b"".join(map(_packb, wire.cards_text(value << 8 * position)))
+                for value in range(256)] for position in range(7)]
 
 
 @lru_cache(maxsize=wire.WORKING_SET)
 def cards_bytes(cards: int) -> bytes:
-    """A card set's wire list (`wire.cards_text`), packed: a table lookup per byte, cached
-    (a hand comes back in each request of its seat until it plays, the trick and the cards
-    played in the request of every seat until the next play: four in five recur)."""
-    count = 0
-    parts = []
-    for table in _BYTE_CARDS:
-        if not cards:
-            break
-        n, packed = table[cards & 0xFF]
-        count += n
-        parts.append(packed)
-        cards >>= 8
-    return _ARRAY_HEADERS[count] + b"".join(parts)
+    """A card set's wire list (`wire.cards_text`), packed: a table lookup per byte, in C, and
+    cached (a hand comes back in each request of its seat until it plays, the trick and the
+    cards played in the request of every seat until the next play: four in five recur)."""
+    return _ARRAY_HEADERS[cards.bit_count()] + b"".join(
+        map(operator.getitem, _BYTE_CARDS, cards.to_bytes(7, "little")))
 
 
 @lru_cache(maxsize=1 << 12)
@@ -103,15 +90,15 @@ _OBSERVATION_HEAD = msgpack.Packer().pack_map_header(len(_OBSERVATION_KEYS)) + _
 
 def observation_bytes(obs: Observation) -> bytes:
     """`wire.observation_map(obs)`, packed: the fields in runs that change together, each
-    run cached (the seat and round; the calls; the wish and table; the exchange, scores and
-    target change once a round at most), and card sets cached by value."""
+    run cached (the seat and round; the calls and who is out; the wish and table; the trick,
+    its points and the cards played; the exchange, scores and target change once a round
+    at most), and card sets cached by value."""
     return b"".join((
         _head_bytes(obs.seat, obs.round_number), cards_bytes(obs.hand),
         _K_HAND_COUNTS, _ints_bytes(obs.hand_counts),
-        _calls_bytes(obs.grand_tichu, obs.tichu), _ints_bytes(obs.out_order),
+        _calls_bytes(obs.grand_tichu, obs.tichu, obs.out_order),
         _table_bytes(obs.wish, obs.table, obs.table_seat),
-        cards_bytes(obs.trick), _K_TRICK_POINTS, _int(obs.trick_points), _K_PLAYED,
-        cards_bytes(obs.played),
+        _trick_bytes(obs.trick, obs.trick_points, obs.played),
         _K_POINTS_TAKEN, _ints_bytes(obs.points_taken),
         _tail_bytes(obs.exchange_given, obs.exchange_received, obs.scores, obs.target)))
 
@@ -121,15 +108,23 @@ def _head_bytes(seat: int, round_number: int) -> bytes:
     return b"".join((_OBSERVATION_HEAD, _int(seat), _K_ROUND, _int(round_number), _K_HAND))
 
 
-@lru_cache(maxsize=256)
-def _calls_bytes(grand_tichu: tuple[bool, ...], tichu: tuple[bool, ...]) -> bytes:
-    # only ever tuples of bools: no int can take a bool's place in this cache
-    return b"".join((_K_GRAND, _packb(grand_tichu), _K_TICHU, _packb(tichu), _K_OUT))
+@lru_cache(maxsize=1 << 10)
+def _calls_bytes(grand_tichu: tuple[bool, ...], tichu: tuple[bool, ...],
+                 out_order: tuple[int, ...]) -> bytes:
+    # the calls only ever tuples of bools, who is out of ints: no int can take a bool's
+    # place in this cache
+    return b"".join((_K_GRAND, _packb(grand_tichu), _K_TICHU, _packb(tichu), _K_OUT,
+                     _ints_bytes(out_order)))
+
+
+@lru_cache(maxsize=1 << 10)
+def _trick_bytes(trick: int, trick_points: int, played: int) -> bytes:
+    return b"".join((cards_bytes(trick), _K_TRICK_POINTS, _int(trick_points), _K_PLAYED,
+                     cards_bytes(played)))
 
 
 def _table_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
-    key = ((wish, seat, None, None) if table is None
-           else (wish, seat, table.cards, table.phoenix_as))
+    key = (wish, seat, table)
     packed = _TABLES.get(key)
     if packed is None:
         if len(_TABLES) >= 1 << 12:
@@ -138,10 +133,9 @@ def _table_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
     return packed
 
 
-# The table runs (`_table_bytes`) by wish, seat and the table's play: its cards and the rank
-# the Phoenix stands for, which name its combination (as a Play does): hashing a Combination
-# would hash its type, an Enum member, through a Python-level call.
-_TABLES: dict[tuple[int, int, int | None, int | None], bytes] = {}
+# The table runs (`_table_bytes`) by wish, seat and the table's combination (a tuple of
+# numbers, its type an IntEnum: hashed in C).
+_TABLES: dict[tuple[int, int, Combination | None], bytes] = {}
 
 
 def _table_map_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
@@ -163,34 +157,32 @@ def _tail_bytes(given: tuple[int, ...], received: tuple[int, ...], scores: tuple
 
 
 _PASS_BYTES = _packb(wire.PASS_OPTION)
-# Each play option packed, by its cards and the rank the Phoenix stands for (which name its
-# combination, as they do a reply's Play): keys of two ints hash in C, a Combination's type
-# (an Enum member) through a Python-level call.
-_PLAYS: dict[tuple[int, int], bytes] = {}
-_PLAY_KEY = operator.attrgetter("cards", "phoenix_as")
 
 
 def options_bytes(decision: Decision) -> bytes:
     """`wire.option_maps(decision)`, packed (the plays looked up without a Python-level
-    call per option)."""
+    call per option, but for a play not seen lately)."""
     options = decision.options
     if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return _packb(wire.option_maps(decision))
-    combinations = wire.play_order(options)[0]
-    items = list(map(_PLAYS.get, map(_PLAY_KEY, combinations)))
-    if None in items:
-        items = [_play_bytes(c) if packed is None else packed
-                 for c, packed in zip(combinations, items)]
+    items = list(map(_PLAYS.__getitem__, wire.play_order(options)))
     count = len(items) + options.can_pass
     return b"".join((_ARRAY_HEADERS[count] if count < 256 else _array_header(count),
                      _PASS_BYTES if options.can_pass else b"", *items))
 
 
-def _play_bytes(combo: Combination) -> bytes:
-    if len(_PLAYS) >= wire.WORKING_SET:
-        _PLAYS.clear()
-    packed = _PLAYS[_PLAY_KEY(combo)] = _packb(wire.play_map(combo))
-    return packed
+class _Plays(dict):  # type: ignore[type-arg]
+    """Each play option packed, by its combination (a tuple of numbers, its type an IntEnum:
+    hashed in C), packed on first sight; a few games' worth (`wire.WORKING_SET`)."""
+
+    def __missing__(self, combo: Combination) -> bytes:
+        if len(self) >= wire.WORKING_SET:
+            self.clear()
+        packed = self[combo] = _packb(wire.play_map(combo))
+        return packed
+
+
+_PLAYS = _Plays()
 
 
 _REQUEST_HEAD = (msgpack.Packer().pack_map_header(9) + _key("type") + _packb("request")
@@ -207,64 +199,65 @@ def request_bytes(decision: Decision, obs: Observation, events: list[bytes], req
     """`codec.pack(wire.request_message(decision, obs, maps, ...))` where `events` holds the
     packed maps (`EventFeed.unsent_bytes`). Not checked against the message size cap: the
     caller sends it through the same check as every message (`codec.bounded`)."""
+    n = len(events)
     return b"".join((
         _REQUEST_HEAD, _int(request_id), _K_KIND, _KINDS[decision.kind._value_],
         _K_DEADLINE, _int(deadline_ms), _K_MAY_CALL, _bool(decision.may_call_tichu),
         _K_MUST_FULFIL, _bool(decision.must_fulfil_wish),
         _K_OBSERVATION, observation_bytes(obs),
         _K_OPTIONS, options_bytes(decision) if with_options else _NIL,
-        _K_EVENTS, _array(events)))
+        _K_EVENTS, _ARRAY_HEADERS[n] if n < 256 else _array_header(n), *events))
 
 
 class EventFeed:
     """A game's events in wire form, each converted (and packed) once whichever seats see it;
     hands each seat the events it may see and has not been handed yet.
 
-    Each new event is converted when first needed and its index queued for every seat that
-    may see it, so handing a seat its events is taking its queue: no event is looked at
-    again per seat."""
+    A seat is handed the events from where its last handing stopped: a slice of the list
+    when all of them are public (nearly always: only deals and exchanges are private), else
+    those it may see among them."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
         self.maps: list[Message] = []   # game.events so far, in wire form
         self.packed: list[bytes] = []  # the same, packed
-        self.queued: list[list[int]] = [[], [], [], []]  # per seat: indices not handed yet
+        self.private: list[int] = []  # the indices of the events only one seat may see
+        self.handed: list[int] = [0, 0, 0, 0]  # per seat: the events before it are handed
 
     def _convert(self) -> None:
-        """Convert the game's new events and queue each for the seats that may see it."""
+        """Convert the game's new events."""
         events = self.game.events
         maps = self.maps
         if len(maps) == len(events):
             return
-        packed, queued = self.packed, self.queued
+        packed, private = self.packed, self.private
         for i in range(len(maps), len(events)):
             event = events[i]
             wire_map = wire.event_map(event)
             maps.append(wire_map)
             packed.append(_packb(wire_map))
-            to = event.visible_to
-            if to == PUBLIC:
-                for queue in queued:
-                    queue.append(i)
-            else:
-                queued[to].append(i)
+            if event.visible_to != PUBLIC:
+                private.append(i)
 
-    def _take(self, seat: int) -> list[int]:
-        """The indices of the events `seat` may see and has not been handed (now handed)."""
+    def _hand(self, seat: int, items: list[Any]) -> list[Any]:
+        """Of `items` (the maps or the packed events), those `seat` may see and has not been
+        handed (now handed)."""
         self._convert()
-        indices = self.queued[seat]
-        self.queued[seat] = []
-        return indices
+        start = self.handed[seat]
+        end = self.handed[seat] = len(items)
+        private = self.private
+        if not private or private[-1] < start:  # public events only since the last handing
+            return items[start:end]
+        events = self.game.events
+        return [items[i] for i in range(start, end) if events[i].visible_to in (PUBLIC, seat)]
 
     def unsent(self, seat: int) -> list[Message]:
         """The wire maps of the events `seat` may see that it has not been handed yet."""
-        maps = self.maps
-        return [maps[i] for i in self._take(seat)]
+        return self._hand(seat, self.maps)
 
     def unsent_bytes(self, seat: int) -> list[bytes]:
         """`unsent(seat)`, each map packed."""
-        packed = self.packed
-        return [packed[i] for i in self._take(seat)]
+        return self._hand(seat, self.packed)
 
     def all(self) -> list[Message]:
         """Every event of the game so far in wire form (nobody is handed anything)."""

@@ -13,6 +13,8 @@ import hashlib
 import hmac
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import chain
+from operator import getitem
 from typing import Any
 
 from arena.rules import IllegalAction
@@ -46,13 +48,20 @@ _KIND_ACTIONS = {kind._value_: actions for kind, actions in {
 }.items()}
 # Members read once: reading one off its Enum class is a Python-level call in Python 3.11.
 _EXCHANGE, _GRAND_TICHU = DecisionKind.EXCHANGE, DecisionKind.GRAND_TICHU
+_PLAY, _BOMB = DecisionKind.PLAY, DecisionKind.BOMB
 
 # ----- values -------------------------------------------------------------------------------
 
 
 def cards_text(cards: int) -> list[str]:
-    """A card set as its wire list: card names ascending by card id."""
-    return card_names(cards)
+    """A card set as its wire list: card names ascending by card id (`card_names`, with a
+    table lookup per byte in C)."""
+    return list(chain.from_iterable(map(getitem, _BYTE_NAMES, cards.to_bytes(7, "little"))))
+
+
+# Per byte of a card set (by position and value): the names of its cards, ascending.
+_BYTE_NAMES = [[tuple(card_names(value << 8 * position)) for value in range(256)]
+               for position in range(7)]
 
 
 def cards_mask(names: Iterable[str]) -> int:
@@ -91,7 +100,16 @@ def event_map(event: Event) -> Message:
     out: Message = {"kind": kind}
     if event.seat >= 0:
         out["seat"] = event.seat
-    if kind == "round_start":
+    # the common kinds first: passes, plays and tricks are nine events in ten
+    if kind == "pass":
+        return out
+    if kind == "play":
+        combo = d["combination"]
+        out.update(cards=cards_text(d["cards"]), combination=combination_name(combo),
+                   phoenix_as=rank_text(combo.phoenix_as), out_of_turn=d["out_of_turn"])
+    elif kind == "trick":
+        out.update(taker=d["taker"], cards=cards_text(d["cards"]), points=d["points"])
+    elif kind == "round_start":
         out.update(round=d["round"], scores=list(d["scores"]))
     elif kind == "deal":
         out["cards"] = cards_text(d["cards"])
@@ -100,16 +118,10 @@ def event_map(event: Event) -> Message:
     elif kind == "exchange":
         out.update(given=[card_name(c) for c in d["given"]],
                    received=_received(event.seat, d["received"]))
-    elif kind == "play":
-        combo = d["combination"]
-        out.update(cards=cards_text(d["cards"]), combination=combination_name(combo),
-                   phoenix_as=rank_text(combo.phoenix_as), out_of_turn=d["out_of_turn"])
     elif kind in ("wish", "wish_fulfilled"):
         out["rank"] = rank_text(d["rank"])
     elif kind == "dog":
         out["to"] = d["to"]
-    elif kind == "trick":
-        out.update(taker=d["taker"], cards=cards_text(d["cards"]), points=d["points"])
     elif kind == "out":
         out["place"] = d["place"]
     elif kind == "round_end":
@@ -194,28 +206,25 @@ def ordered_options(decision: Decision) -> Sequence[Action]:
     options = decision.options
     if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return options
-    return PlayOptions(play_order(options)[0], options.can_pass)
+    return PlayOptions(play_order(options), options.can_pass)
 
 
-def play_order(options: PlayOptions) -> tuple[list[Combination], list[int]]:
-    """The combinations of PLAY or BOMB options in wire order (`ordered_options`), and the
-    index in `options.combinations` of each (so that a reply takes the engine's own option,
-    which `Game.apply` applies unchecked). Cached for the last few decisions (a request and
+def play_order(options: PlayOptions) -> list[Combination]:
+    """The combinations of PLAY or BOMB options in wire order (`ordered_options`): a plain
+    sort of the engine's, compared in C. Cached for the last few decisions (a request and
     its reply), by the id of the engine's options: hashing a Decision would hash its kind,
     an Enum member, through a Python-level call."""
     cached = _ORDERED.get(id(options))
     if cached is not None and cached[0] is options:
-        return cached[1], cached[2]
-    combinations = options.combinations
-    order = sorted(range(len(combinations)), key=combinations.__getitem__)
-    ordered = list(map(combinations.__getitem__, order))
+        return cached[1]
+    ordered = sorted(options.combinations)
     if len(_ORDERED) >= 8:
         _ORDERED.clear()
-    _ORDERED[id(options)] = (options, ordered, order)  # holding `options`: its id stays its own
-    return ordered, order
+    _ORDERED[id(options)] = (options, ordered)  # holding `options`: its id stays its own
+    return ordered
 
 
-_ORDERED: dict[int, tuple[PlayOptions, list[Combination], list[int]]] = {}
+_ORDERED: dict[int, tuple[PlayOptions, list[Combination]]] = {}
 
 
 PASS_OPTION: Message = {"action": "pass"}  # the wire option of a pass (callers only read it)
@@ -307,6 +316,13 @@ def action_from_reply(reply: Message, decision: Decision, options_sent: bool = T
     """
     chosen = None
     option = reply["option"]
+    options = decision.options
+    if (type(options) is PlayOptions and option is not None and options_sent
+            and not reply["call_tichu"] and reply["wish"] is None
+            and (decision.kind is _PLAY or decision.kind is _BOMB)):
+        # the common reply: an option of a PLAY or BOMB (a pass or a play, both of which it
+        # takes), free flags unset: nothing else to check
+        return _play_option(option, options)
     if option is not None:
         chosen = _chosen_option(option, decision, options_sent)
         tag = _tag_of(chosen, decision.kind)
@@ -344,13 +360,19 @@ def _chosen_option(index: int, decision: Decision, options_sent: bool) -> Action
         if index >= len(options):
             raise _out_of_range(index, len(options))
         return options[index]
-    order = play_order(options)[1]
+    return _play_option(index, options)
+
+
+def _play_option(index: int, options: PlayOptions) -> Action:
+    """Option `index` of a PLAY or BOMB request's list: the engine's own option."""
+    ordered = play_order(options)
     can_pass = options.can_pass
-    if index >= len(order) + can_pass:
-        raise _out_of_range(index, len(order) + can_pass)
+    if index >= len(ordered) + can_pass:
+        raise _out_of_range(index, len(ordered) + can_pass)
     if can_pass and not index:
         return options[0]
-    return options[order[index - can_pass] + can_pass]
+    # the engine's index of that very combination: `index` compares by identity first
+    return options[options.combinations.index(ordered[index - can_pass]) + can_pass]
 
 
 def _out_of_range(index: int, offered: int) -> IllegalAction:

@@ -226,3 +226,40 @@ def test_option_reply_boundaries_agree_with_the_full_decoder(field, value):
     except ProtocolError as exc:
         got = exc.code
     assert got == _full_reply_decode(data)
+
+
+_WIDTHS = {"fixint": lambda n: bytes((n,)), "uint8": lambda n: b"\xcc" + n.to_bytes(1, "big"),
+           "uint16": lambda n: b"\xcd" + n.to_bytes(2, "big"),
+           "uint32": lambda n: b"\xce" + n.to_bytes(4, "big")}
+
+
+_FITS = {"fixint": 127, "uint8": 255, "uint16": 2**16 - 1, "uint32": 2**32 - 1}
+
+
+@pytest.mark.parametrize("width, value", [
+    (width, value) for width in _WIDTHS
+    for value in (0, 5, 127, 255, 2**16 - 1, 2**31 - 1, 2**31, 2**32 - 1) if value <= _FITS[width]])
+def test_canonical_option_replies_agree_with_the_full_decoder(width, value):
+    """An option reply in the SDK's layout, its ints in any width, reads as the full decoder
+    reads it (the range checks included)."""
+    for call, wish in ((b"\xc2", b"\xc0"), (b"\xc3", b"\xa1T")):
+        for id_bytes, option_bytes in ((_WIDTHS[width](value), b"\x00"),
+                                       (b"\x05", _WIDTHS[width](value))):
+            data = (b"\x86\xa4type\xa5reply\xa2id" + id_bytes + b"\xa6option" + option_bytes
+                    + b"\xa6action\xc0\xaacall_tichu" + call + b"\xa4wish" + wish)
+            try:
+                got = decode(data, "bot")
+            except ProtocolError as exc:
+                got = exc.code
+            expected = _full_reply_decode(data)
+            assert got == expected
+            assert not isinstance(got, dict) or list(got) == list(expected)
+
+
+def test_packb_gives_msgpack_bytes_also_after_a_value_it_could_not_pack():
+    """The thread's Packer is shared by every call: a failed call leaves nothing behind."""
+    from protocol.codec import packb
+    value = {"kind": "play", "seat": 2, "cards": ["R5", "G5"], "wish": None, "n": 70000}
+    with pytest.raises(TypeError):
+        packb({"a": [1, 2, object()]})
+    assert packb(value) == msgpack.packb(value, use_bin_type=True)
