@@ -800,11 +800,11 @@ class _GameRun:
         game = self.game
         record = self.record
         record.scores = (game.scores[0], game.scores[1])
-        record.round_scores = [tuple(e.data["scores"]) for e in game.events
-                               if e.kind == "round_end"]
+        # from the wire maps, not game.events: the referee builds no engine Event
+        record.events = self.events.recorded()
+        record.round_scores = [tuple(m["scores"]) for m in record.events
+                               if m["kind"] == "round_end"]
         record.rounds = len(record.round_scores)
-        record.events = [m | {"visible_to": e.visible_to}
-                         for m, e in zip(self.events.all(), game.events)]
 
 
 def run_game(spec: GameSpec, transport: str = "tcp",

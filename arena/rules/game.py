@@ -126,11 +126,11 @@ class Game:
         self._dealer = dealer
         self.scores = [0, 0]
         self.round_number = 0
-        self._events: list[Event] = []
-        # Events not built yet: (kind, seat, visible_to, *data values in DATA_KEYS order),
-        # one flat tuple each. Most self-play reads no event, so `events` and `observation`
-        # build them when read.
+        # Every event logged, a flat tuple each (see `log`); `_events` holds the first of
+        # them built as Events: most self-play reads no event, the referee none but once a
+        # game, so `events` builds them when read.
         self._log: list[tuple[Any, ...]] = []
+        self._events: list[Event] = []
         self._round_start = 0  # where this round's events begin among all of them
         self.actions: list[tuple[int, Action]] = []
         self.winner: int | None = None  # winning team once over
@@ -157,9 +157,18 @@ class Game:
     def events(self) -> list[Event]:
         """Every event so far, in order, with who may see each (the list grows as the game
         goes on; do not change it)."""
-        if self._log:
+        if len(self._events) < len(self._log):
             self._build_events()
         return self._events
+
+    @property
+    def log(self) -> list[tuple[Any, ...]]:
+        """Every event so far as the flat tuple it is logged as, ``(kind, seat, visible_to,
+        *values)`` with the values of its `Event.data` in the order of `DATA_KEYS[kind]`:
+        `events[i]` is built from `log[i]`. For a reader that converts each event itself
+        and needs no `Event` built (the referee's wire feed). The list grows as the game goes
+        on; do not change it."""
+        return self._log
 
     @property
     def over(self) -> bool:
@@ -251,7 +260,7 @@ class Game:
             points(self.trick), self.played_cards, given, received,
             (points(w0), points(w1), points(w2), points(w3)),
             (self.scores[0], self.scores[1]), self.target,
-            RoundEvents(self, seat, self._round_start, len(self._events) + len(self._log))))
+            RoundEvents(self, seat, self._round_start, len(self._log))))
 
     # ----- rounds -------------------------------------------------------------------------
 
@@ -283,7 +292,7 @@ class Game:
         self._bombs: list[list[Combination]] = [[], [], [], []]
         self._bomb_seats = 0  # seats holding any bomb, as a bitmask
         self._top_bomb = [-1, -1, -1, -1]  # per seat: _bomb_strength of its best bomb, or -1
-        self._round_start = len(self._events) + len(self._log)
+        self._round_start = len(self._log)
         self._emit("round_start", -1, PUBLIC, self.round_number, self._scores_before)
         for s in range(4):
             self._emit("deal", s, s, self.hands[s])
@@ -688,12 +697,12 @@ class Game:
         self._log.append(entry)
 
     def _build_events(self) -> None:
-        """Build the logged events, in order, into `events`."""
-        append = self._events.append
-        for entry in self._log:
+        """Build the logged events not built yet, in order, into `events`."""
+        events = self._events
+        append = events.append
+        for entry in self._log[len(events):]:
             kind = entry[0]
             append(_new(Event, (kind, entry[1], entry[2], dict(zip(DATA_KEYS[kind], entry[3:])))))
-        self._log.clear()
 
 
 # Decision(...) without the named tuple's __new__, a Python function: about half the cost.
