@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from arena.errors import ArenaError
-from arena.referee import packing, peers, wire
+from arena.referee import collector, packing, peers, wire
 from arena.referee.manifest import BotManifest
 from arena.referee.process import BotProcess
 from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
@@ -176,6 +176,7 @@ class Match:
 
     def __init__(self, first: Entrant, second: Entrant, transport: str = "tcp",
                  isolation: Isolation | None = None) -> None:
+        collector.settle()
         self.isolation = resolve("auto") if isolation is None else isolation
         self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES, transport,
                                     classify=self._classify)
