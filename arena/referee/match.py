@@ -602,7 +602,7 @@ class _GameRun:
         runs only while it alone thinks, whatever the CPUs; no seat learns another's choice
         before all have chosen, as the engine reveals a phase's choices together)."""
         game = self.game
-        while not game.over:
+        while game.phase is not None:  # not game.over, without a property call per turn
             seat = game.to_act()[0]
             decision = game.decision(seat)
             if decision.only_pass and self.seats[seat].auto_pass:
