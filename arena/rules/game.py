@@ -9,8 +9,6 @@ exactly from its seed and its list of actions.
 
 from __future__ import annotations
 
-import hashlib
-import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -35,6 +33,7 @@ from arena.rules.actions import (
 from arena.rules.cards import (
     DOG_BIT, DRAGON_BIT, FULL_DECK, MAHJONG, MAHJONG_BIT, points, rank_mask)
 from arena.rules.combos import DOG_T, FOUR_T, SINGLE_T, Combination, beats, classify
+from arena.rules.deal import deal_order
 from arena.rules.events import DATA_KEYS, PUBLIC, Event, RoundEvents
 
 DEFAULT_TARGET = 1000
@@ -81,29 +80,6 @@ class Observation(NamedTuple):
     scores: tuple[int, int]     # team totals so far (they change at each round end)
     target: int
     round_events: RoundEvents  # this round's events that this seat may see, in order
-
-
-def deal_order(seed: int, round_number: int) -> list[int]:
-    """The shuffled deck of a round: seat s gets cards [14s, 14s+8) first, then [14s+8, 14s+14).
-
-    Pure and the same on every machine and Python version: a SHA-256 of the seed and round
-    number seeds Python's Mersenne Twister (`random.Random`, whose `getrandbits` is the same
-    everywhere), and the deck is shuffled as `random.shuffle` does (Python 3.11): from the
-    last place down, a swap with an index drawn by rejection from `getrandbits`. It is
-    written out here so that no change of the library can change a deal.
-    """
-    digest = hashlib.sha256(f"tichu-arena/deal/{seed}/{round_number}".encode()).digest()
-    getrandbits = random.Random(int.from_bytes(digest[:16], "big")).getrandbits
-    deck = list(range(56))
-    for i, bits in _DRAWS:
-        j = getrandbits(bits)
-        while j > i:
-            j = getrandbits(bits)
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
-
-
-_DRAWS = [(i, (i + 1).bit_length()) for i in range(55, 0, -1)]  # i, the bits to draw 0..i
 
 
 def team_of(seat: int) -> int:
@@ -250,7 +226,6 @@ class Game:
     def observation(self, seat: int) -> Observation:
         """What `seat` may know now: its own cards and the public state, nothing hidden."""
         h0, h1, h2, h3 = self.hands
-        w0, w1, w2, w3 = self.won
         given, received = self._exchanged[seat]
         return _new(Observation, (
             seat, self.round_number, self.phase, self.to_act(), self.hands[seat],
@@ -258,9 +233,15 @@ class Game:
             tuple(self.grand_tichu), tuple(self.tichu), tuple(self.out_order), self.wish,
             self.table, self.table_seat if self.table is not None else -1, self.trick,
             points(self.trick), self.played_cards, given, received,
-            (points(w0), points(w1), points(w2), points(w3)),
+            self._points_taken or self._count_points_taken(),
             (self.scores[0], self.scores[1]), self.target,
             RoundEvents(self, seat, self._round_start, len(self._log))))
+
+    def _count_points_taken(self) -> tuple[int, int, int, int]:
+        """The card points in each seat's `won`, counted now and kept until it changes."""
+        w0, w1, w2, w3 = self.won
+        taken = self._points_taken = (points(w0), points(w1), points(w2), points(w3))
+        return taken
 
     # ----- rounds -------------------------------------------------------------------------
 
@@ -279,6 +260,9 @@ class Game:
         self.tichu = [False] * 4
         self._may_call = 0b1111  # seats that have played no card and called nothing
         self.won = [0, 0, 0, 0]
+        # the card points in each seat's `won` (observations read it), None once `won`
+        # changed: counted again when next read, not at each trick of self-play
+        self._points_taken: tuple[int, int, int, int] | None = (0, 0, 0, 0)
         self.out_order: list[int] = []
         self.wish = 0
         self.table: Combination | None = None
@@ -580,7 +564,7 @@ class Game:
         partner = (seat + 2) % 4
         receiver = partner if self.hands[partner] else self._next_active(partner)
         self._emit("dog", seat, PUBLIC, receiver)
-        self.won[receiver] |= DOG_BIT
+        self.won[receiver] |= DOG_BIT  # (no points: `_points_taken` stands)
         self._new_trick(receiver)
 
     def _before_turn(self, nxt: int, gather: bool) -> None:
@@ -635,6 +619,7 @@ class Game:
 
     def _take_trick(self, winner: int, taker: int) -> None:
         self.won[taker] |= self.trick
+        self._points_taken = None
         self._emit("trick", winner, PUBLIC, taker, self.trick, points(self.trick))
         self.trick = 0
 
@@ -671,6 +656,7 @@ class Game:
             last = next(s for s in range(4) if self.hands[s])
             self.won[first] |= self.won[last]
             self.won[last] = 0
+            self._points_taken = None
             card_points[1 - team_of(last)] += points(self.hands[last])
             for s in range(4):
                 card_points[team_of(s)] += points(self.won[s])
