@@ -10,6 +10,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import zmq
 from tabulate import tabulate
@@ -21,7 +22,7 @@ from arena.referee.manifest import folder_hash, load_manifest
 from arena.referee.placement import pinned
 from arena.referee.match import Entrant, GameSpec, Match
 from arena.referee.packing import EventFeed
-from arena.rules import PASS, Event, Game
+from arena.rules import PASS, Game
 from arena.rules.selfplay import play_random_games
 from protocol import codec
 from protocol.sdk import Session
@@ -327,11 +328,11 @@ def count_referee_instructions(games: int = 1, seed: int = 0,
 
 
 class _Replayed:
-    """A finished game's events, handed out as they stood at each decision (an EventFeed
-    reads only `events`)."""
+    """A finished game's log of events, handed out as it stood at each decision (an
+    EventFeed reads only `log`)."""
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
+        self.log: list[tuple[Any, ...]] = []
 
 
 def referee_work(games: int, seed: int = 0, replay: bool = True, target: int = 1000) -> int:
@@ -360,15 +361,15 @@ def referee_work(games: int, seed: int = 0, replay: bool = True, target: int = 1
             observation = game.observation(seat)
             request = wire.request_message(decision, observation, [], len(asked), 1000)
             reply = codec.pack(sessions[seat].handle(request))
-            asked.append((seat, decision, observation, len(game.events), reply))
+            asked.append((seat, decision, observation, len(game.log), reply))
             game.apply(seat, wire.action_from_reply(codec.decode(reply, "bot"), decision))
-        recorded.append((game.events, asked))
+        recorded.append((game.log, asked))
     count = 0
-    for events, asked in recorded if replay else ():
+    for log, asked in recorded if replay else ():
         replayed = _Replayed()
         feed = EventFeed(replayed)  # type: ignore[arg-type]
         for request_id, (seat, decision, observation, known, reply) in enumerate(asked):
-            replayed.events += events[len(replayed.events):known]
+            replayed.log += log[len(replayed.log):known]
             codec.bounded(packing.request_bytes(decision, observation, feed.unsent_bytes(seat),
                                                 request_id, 1000))
             wire.action_from_reply(codec.decode(reply, "bot"), decision)

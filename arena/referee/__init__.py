@@ -6,7 +6,7 @@ manifest that says how to build and start one (`manifest`), the referee's end of
 connection (`peers`), the mapping between engine values and wire maps (`wire`), game records
 (`record`), CPU placement (`placement`), and the in-process harness that plays the same
 messages without processes (`inprocess`), which also regenerates the protocol's golden
-vectors (`vectors`).
+vectors (`vectors`). `collector` sets a referee process's garbage collector.
 It may import the rules engine, `protocol` and `arena.errors`; nothing of the tournament,
 ratings, presentation or CLI, and never click.
 """

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from arena.errors import ArenaError
-from arena.referee import packing, peers, wire
+from arena.referee import collector, packing, peers, wire
 from arena.referee.manifest import BotManifest
 from arena.referee.process import BotProcess
 from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
@@ -176,6 +176,7 @@ class Match:
 
     def __init__(self, first: Entrant, second: Entrant, transport: str = "tcp",
                  isolation: Isolation | None = None) -> None:
+        collector.settle()
         self.isolation = resolve("auto") if isolation is None else isolation
         self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES, transport,
                                     classify=self._classify)
@@ -601,7 +602,7 @@ class _GameRun:
         runs only while it alone thinks, whatever the CPUs; no seat learns another's choice
         before all have chosen, as the engine reveals a phase's choices together)."""
         game = self.game
-        while not game.over:
+        while game.phase is not None:  # not game.over, without a property call per turn
             seat = game.to_act()[0]
             decision = game.decision(seat)
             if decision.only_pass and self.seats[seat].auto_pass:
@@ -800,11 +801,11 @@ class _GameRun:
         game = self.game
         record = self.record
         record.scores = (game.scores[0], game.scores[1])
-        record.round_scores = [tuple(e.data["scores"]) for e in game.events
-                               if e.kind == "round_end"]
+        # from the wire maps, not game.events: the referee builds no engine Event
+        record.events = self.events.recorded()
+        record.round_scores = [tuple(m["scores"]) for m in record.events
+                               if m["kind"] == "round_end"]
         record.rounds = len(record.round_scores)
-        record.events = [m | {"visible_to": e.visible_to}
-                         for m, e in zip(self.events.all(), game.events)]
 
 
 def run_game(spec: GameSpec, transport: str = "tcp",

@@ -213,30 +213,31 @@ class EventFeed:
     """A game's events in wire form, each converted (and packed) once whichever seats see it;
     hands each seat the events it may see and has not been handed yet.
 
-    A seat is handed the events from where its last handing stopped: a slice of the list
-    when all of them are public (nearly always: only deals and exchanges are private), else
-    those it may see among them."""
+    It reads the game's `log` (its events as flat tuples), not its `events`: no `Event` is
+    built for it. A seat is handed the events from where its last handing stopped: a slice
+    of the list when all of them are public (nearly always: only deals and exchanges are
+    private), else those it may see among them."""
 
     def __init__(self, game: Game) -> None:
-        self.game = game
-        self.maps: list[Message] = []   # game.events so far, in wire form
+        self.log = game.log  # (the game's own list: it grows as the game goes on)
+        self.maps: list[Message] = []   # the log so far, in wire form
         self.packed: list[bytes] = []  # the same, packed
         self.private: list[int] = []  # the indices of the events only one seat may see
         self.handed: list[int] = [0, 0, 0, 0]  # per seat: the events before it are handed
 
     def _convert(self) -> None:
         """Convert the game's new events."""
-        events = self.game.events
+        log = self.log
         maps = self.maps
-        if len(maps) == len(events):
+        if len(maps) == len(log):
             return
         packed, private = self.packed, self.private
-        for i in range(len(maps), len(events)):
-            event = events[i]
-            wire_map = wire.event_map(event)
+        for i in range(len(maps), len(log)):
+            entry = log[i]
+            wire_map = wire.entry_map(entry)
             maps.append(wire_map)
             packed.append(_packb(wire_map))
-            if event.visible_to != PUBLIC:
+            if entry[2] != PUBLIC:  # (its visible_to)
                 private.append(i)
 
     def _hand(self, seat: int, items: list[Any]) -> list[Any]:
@@ -248,8 +249,8 @@ class EventFeed:
         private = self.private
         if not private or private[-1] < start:  # public events only since the last handing
             return items[start:end]
-        events = self.game.events
-        return [items[i] for i in range(start, end) if events[i].visible_to in (PUBLIC, seat)]
+        log = self.log
+        return [items[i] for i in range(start, end) if log[i][2] in (PUBLIC, seat)]
 
     def unsent(self, seat: int) -> list[Message]:
         """The wire maps of the events `seat` may see that it has not been handed yet."""
@@ -263,3 +264,9 @@ class EventFeed:
         """Every event of the game so far in wire form (nobody is handed anything)."""
         self._convert()
         return self.maps
+
+    def recorded(self) -> list[Message]:
+        """Every event of the game so far in wire form with its `visible_to`, as a game
+        record holds them."""
+        self._convert()
+        return [m | {"visible_to": entry[2]} for m, entry in zip(self.maps, self.log)]

@@ -36,6 +36,7 @@ from arena.rules import (
 )
 from arena.rules.actions import PlayOptions
 from arena.rules.cards import card_name, card_names, parse_card
+from arena.rules.events import DATA_KEYS
 
 Message = dict[str, Any]
 RANK_CHARS = "23456789TJQKA"
@@ -95,41 +96,48 @@ _COMBINATION_NAMES = {t: t.name.lower() for t in ComboType}
 
 def event_map(event: Event) -> Message:
     """The wire map of one engine event."""
-    d = event.data
-    kind = event.kind
+    data = event.data
+    return entry_map((event.kind, event.seat, event.visible_to,
+                      *[data[key] for key in DATA_KEYS.get(event.kind, ())]))
+
+
+def entry_map(entry: tuple[Any, ...]) -> Message:
+    """The wire map of one event as the engine logs it (`Game.log`: kind, seat, visible_to,
+    then the values of its data in `DATA_KEYS` order), no `Event` built: the referee's feed
+    converts every event of a game so."""
+    kind = entry[0]
+    seat = entry[1]
     out: Message = {"kind": kind}
-    if event.seat >= 0:
-        out["seat"] = event.seat
+    if seat >= 0:
+        out["seat"] = seat
     # the common kinds first: passes, plays and tricks are nine events in ten
     if kind == "pass":
         return out
     if kind == "play":
-        combo = d["combination"]
-        out.update(cards=cards_text(d["cards"]), combination=combination_name(combo),
-                   phoenix_as=rank_text(combo.phoenix_as), out_of_turn=d["out_of_turn"])
+        combo = entry[4]
+        out.update(cards=cards_text(entry[3]), combination=combination_name(combo),
+                   phoenix_as=rank_text(combo.phoenix_as), out_of_turn=entry[5])
     elif kind == "trick":
-        out.update(taker=d["taker"], cards=cards_text(d["cards"]), points=d["points"])
+        out.update(taker=entry[3], cards=cards_text(entry[4]), points=entry[5])
     elif kind == "round_start":
-        out.update(round=d["round"], scores=list(d["scores"]))
+        out.update(round=entry[3], scores=list(entry[4]))
     elif kind == "deal":
-        out["cards"] = cards_text(d["cards"])
+        out["cards"] = cards_text(entry[3])
     elif kind == "grand_tichu":
-        out["call"] = d["called"]
+        out["call"] = entry[3]
     elif kind == "exchange":
-        out.update(given=[card_name(c) for c in d["given"]],
-                   received=_received(event.seat, d["received"]))
+        out.update(given=[card_name(c) for c in entry[4]], received=_received(seat, entry[3]))
     elif kind in ("wish", "wish_fulfilled"):
-        out["rank"] = rank_text(d["rank"])
+        out["rank"] = rank_text(entry[3])
     elif kind == "dog":
-        out["to"] = d["to"]
+        out["to"] = entry[3]
     elif kind == "out":
-        out["place"] = d["place"]
+        out["place"] = entry[3]
     elif kind == "round_end":
-        out.update(card_points=list(d["card_points"]), calls=list(d["calls"]),
-                   double_victory=d["double_victory"], out_order=list(d["out_order"]),
-                   scores=list(d["scores"]))
+        out.update(card_points=list(entry[3]), calls=list(entry[4]), double_victory=entry[5],
+                   out_order=list(entry[6]), scores=list(entry[7]))
     elif kind == "game_end":
-        out.update(scores=list(d["scores"]), winner=d["winner"])
+        out.update(scores=list(entry[3]), winner=entry[4])
     return out
 
 

@@ -269,8 +269,10 @@ class Decision(NamedTuple):
         """Passing is the only legal action and there is no free flag to set (no Tichu call
         allowed): nothing is left to decide."""
         options = self.options
-        return (isinstance(options, PlayOptions) and options.can_pass
-                and not options.combinations and not self.may_call_tichu)
+        if type(options) is OnlyPass:  # (a third of all decisions) without the ABC's
+            return not self.may_call_tichu  # Python-level isinstance: the referee asks
+        return (type(options) is not tuple and isinstance(options, PlayOptions)  # each turn
+                and options.can_pass and not options.combinations and not self.may_call_tichu)
 
     def allows(self, action: Action) -> bool:
         """Whether `action` is legal for this decision (free flags included)."""

@@ -9,8 +9,6 @@ exactly from its seed and its list of actions.
 
 from __future__ import annotations
 
-import hashlib
-import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -35,6 +33,7 @@ from arena.rules.actions import (
 from arena.rules.cards import (
     DOG_BIT, DRAGON_BIT, FULL_DECK, MAHJONG, MAHJONG_BIT, points, rank_mask)
 from arena.rules.combos import DOG_T, FOUR_T, SINGLE_T, Combination, beats, classify
+from arena.rules.deal import deal_order
 from arena.rules.events import DATA_KEYS, PUBLIC, Event, RoundEvents
 
 DEFAULT_TARGET = 1000
@@ -83,29 +82,6 @@ class Observation(NamedTuple):
     round_events: RoundEvents  # this round's events that this seat may see, in order
 
 
-def deal_order(seed: int, round_number: int) -> list[int]:
-    """The shuffled deck of a round: seat s gets cards [14s, 14s+8) first, then [14s+8, 14s+14).
-
-    Pure and the same on every machine and Python version: a SHA-256 of the seed and round
-    number seeds Python's Mersenne Twister (`random.Random`, whose `getrandbits` is the same
-    everywhere), and the deck is shuffled as `random.shuffle` does (Python 3.11): from the
-    last place down, a swap with an index drawn by rejection from `getrandbits`. It is
-    written out here so that no change of the library can change a deal.
-    """
-    digest = hashlib.sha256(f"tichu-arena/deal/{seed}/{round_number}".encode()).digest()
-    getrandbits = random.Random(int.from_bytes(digest[:16], "big")).getrandbits
-    deck = list(range(56))
-    for i, bits in _DRAWS:
-        j = getrandbits(bits)
-        while j > i:
-            j = getrandbits(bits)
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
-
-
-_DRAWS = [(i, (i + 1).bit_length()) for i in range(55, 0, -1)]  # i, the bits to draw 0..i
-
-
 def team_of(seat: int) -> int:
     """Team 0 is seats 0 and 2, team 1 is seats 1 and 3."""
     return seat & 1
@@ -126,11 +102,11 @@ class Game:
         self._dealer = dealer
         self.scores = [0, 0]
         self.round_number = 0
-        self._events: list[Event] = []
-        # Events not built yet: (kind, seat, visible_to, *data values in DATA_KEYS order),
-        # one flat tuple each. Most self-play reads no event, so `events` and `observation`
-        # build them when read.
+        # Every event logged, a flat tuple each (see `log`); `_events` holds the first of
+        # them built as Events: most self-play reads no event, the referee none but once a
+        # game, so `events` builds them when read.
         self._log: list[tuple[Any, ...]] = []
+        self._events: list[Event] = []
         self._round_start = 0  # where this round's events begin among all of them
         self.actions: list[tuple[int, Action]] = []
         self.winner: int | None = None  # winning team once over
@@ -157,9 +133,18 @@ class Game:
     def events(self) -> list[Event]:
         """Every event so far, in order, with who may see each (the list grows as the game
         goes on; do not change it)."""
-        if self._log:
+        if len(self._events) < len(self._log):
             self._build_events()
         return self._events
+
+    @property
+    def log(self) -> list[tuple[Any, ...]]:
+        """Every event so far as the flat tuple it is logged as, ``(kind, seat, visible_to,
+        *values)`` with the values of its `Event.data` in the order of `DATA_KEYS[kind]`:
+        `events[i]` is built from `log[i]`. For a reader that converts each event itself
+        and needs no `Event` built (the referee's wire feed). The list grows as the game goes
+        on; do not change it."""
+        return self._log
 
     @property
     def over(self) -> bool:
@@ -241,7 +226,6 @@ class Game:
     def observation(self, seat: int) -> Observation:
         """What `seat` may know now: its own cards and the public state, nothing hidden."""
         h0, h1, h2, h3 = self.hands
-        w0, w1, w2, w3 = self.won
         given, received = self._exchanged[seat]
         return _new(Observation, (
             seat, self.round_number, self.phase, self.to_act(), self.hands[seat],
@@ -249,9 +233,15 @@ class Game:
             tuple(self.grand_tichu), tuple(self.tichu), tuple(self.out_order), self.wish,
             self.table, self.table_seat if self.table is not None else -1, self.trick,
             points(self.trick), self.played_cards, given, received,
-            (points(w0), points(w1), points(w2), points(w3)),
+            self._points_taken or self._count_points_taken(),
             (self.scores[0], self.scores[1]), self.target,
-            RoundEvents(self, seat, self._round_start, len(self._events) + len(self._log))))
+            RoundEvents(self, seat, self._round_start, len(self._log))))
+
+    def _count_points_taken(self) -> tuple[int, int, int, int]:
+        """The card points in each seat's `won`, counted now and kept until it changes."""
+        w0, w1, w2, w3 = self.won
+        taken = self._points_taken = (points(w0), points(w1), points(w2), points(w3))
+        return taken
 
     # ----- rounds -------------------------------------------------------------------------
 
@@ -270,6 +260,9 @@ class Game:
         self.tichu = [False] * 4
         self._may_call = 0b1111  # seats that have played no card and called nothing
         self.won = [0, 0, 0, 0]
+        # the card points in each seat's `won` (observations read it), None once `won`
+        # changed: counted again when next read, not at each trick of self-play
+        self._points_taken: tuple[int, int, int, int] | None = (0, 0, 0, 0)
         self.out_order: list[int] = []
         self.wish = 0
         self.table: Combination | None = None
@@ -283,7 +276,7 @@ class Game:
         self._bombs: list[list[Combination]] = [[], [], [], []]
         self._bomb_seats = 0  # seats holding any bomb, as a bitmask
         self._top_bomb = [-1, -1, -1, -1]  # per seat: _bomb_strength of its best bomb, or -1
-        self._round_start = len(self._events) + len(self._log)
+        self._round_start = len(self._log)
         self._emit("round_start", -1, PUBLIC, self.round_number, self._scores_before)
         for s in range(4):
             self._emit("deal", s, s, self.hands[s])
@@ -571,7 +564,7 @@ class Game:
         partner = (seat + 2) % 4
         receiver = partner if self.hands[partner] else self._next_active(partner)
         self._emit("dog", seat, PUBLIC, receiver)
-        self.won[receiver] |= DOG_BIT
+        self.won[receiver] |= DOG_BIT  # (no points: `_points_taken` stands)
         self._new_trick(receiver)
 
     def _before_turn(self, nxt: int, gather: bool) -> None:
@@ -626,6 +619,7 @@ class Game:
 
     def _take_trick(self, winner: int, taker: int) -> None:
         self.won[taker] |= self.trick
+        self._points_taken = None
         self._emit("trick", winner, PUBLIC, taker, self.trick, points(self.trick))
         self.trick = 0
 
@@ -662,6 +656,7 @@ class Game:
             last = next(s for s in range(4) if self.hands[s])
             self.won[first] |= self.won[last]
             self.won[last] = 0
+            self._points_taken = None
             card_points[1 - team_of(last)] += points(self.hands[last])
             for s in range(4):
                 card_points[team_of(s)] += points(self.won[s])
@@ -688,12 +683,12 @@ class Game:
         self._log.append(entry)
 
     def _build_events(self) -> None:
-        """Build the logged events, in order, into `events`."""
-        append = self._events.append
-        for entry in self._log:
+        """Build the logged events not built yet, in order, into `events`."""
+        events = self._events
+        append = events.append
+        for entry in self._log[len(events):]:
             kind = entry[0]
             append(_new(Event, (kind, entry[1], entry[2], dict(zip(DATA_KEYS[kind], entry[3:])))))
-        self._log.clear()
 
 
 # Decision(...) without the named tuple's __new__, a Python function: about half the cost.
