@@ -93,14 +93,17 @@ def observation_bytes(obs: Observation) -> bytes:
     run cached (the seat and round; the calls and who is out; the wish and table; the trick,
     its points and the cards played; the exchange, scores and target change once a round
     at most), and card sets cached by value."""
+    # unpacked in one step, in `Observation`'s field order: reading sixteen fields by name
+    # (a descriptor call each) cost a fifth of this function
+    (seat, round_number, _, _, hand, hand_counts, grand_tichu, tichu, out_order, wish, table,
+     table_seat, trick, trick_points, played, given, received, points_taken, scores, target,
+     _) = obs
     return b"".join((
-        _head_bytes(obs.seat, obs.round_number), cards_bytes(obs.hand),
-        _K_HAND_COUNTS, _ints_bytes(obs.hand_counts),
-        _calls_bytes(obs.grand_tichu, obs.tichu, obs.out_order),
-        _table_bytes(obs.wish, obs.table, obs.table_seat),
-        _trick_bytes(obs.trick, obs.trick_points, obs.played),
-        _K_POINTS_TAKEN, _ints_bytes(obs.points_taken),
-        _tail_bytes(obs.exchange_given, obs.exchange_received, obs.scores, obs.target)))
+        _head_bytes(seat, round_number), cards_bytes(hand),
+        _K_HAND_COUNTS, _ints_bytes(hand_counts), _calls_bytes(grand_tichu, tichu, out_order),
+        _table_bytes(wish, table, table_seat), _trick_bytes(trick, trick_points, played),
+        _K_POINTS_TAKEN, _ints_bytes(points_taken),
+        _tail_bytes(given, received, scores, target)))
 
 
 @lru_cache(maxsize=256)
