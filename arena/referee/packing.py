@@ -167,6 +167,22 @@ def _tail_bytes(given: tuple[int, ...], received: tuple[int, ...], scores: tuple
                      _int(target)))
 
 
+_K_CARDS, _K_POINTS, _K_OUT_OF_TURN = _keys("cards", "points", "out_of_turn")
+# By seat: a pass event whole; the start of a play event (to its cards) and of a trick
+# event (to its taker). The maps' keys in `wire.entry_map`'s order.
+_PASS_EVENTS = [_packb({"kind": "pass", "seat": seat}) for seat in range(4)]
+_PLAY_EVENT_HEADS = [msgpack.Packer().pack_map_header(6) + b"".join(
+    (_key("kind"), _packb("play"), _key("seat"), _int(seat), _K_CARDS)) for seat in range(4)]
+_TRICK_EVENT_HEADS = [msgpack.Packer().pack_map_header(5) + b"".join(
+    (_key("kind"), _packb("trick"), _key("seat"), _int(seat), _key("taker")))
+    for seat in range(4)]
+# A play's combination (by type: an IntEnum, hashed in C) and Phoenix rank (by rank), key
+# and value, in play events and play options alike.
+_COMBINATION_NAMES = {t: _key("combination") + _packb(wire.combination_name(
+    Combination(t, 0, 0, 0))) for t in ComboType}
+_PHOENIX_AS = [_key("phoenix_as") + _packb(wire.rank_text(rank)) for rank in range(15)]
+
+
 _PASS_BYTES = _packb(wire.PASS_OPTION)
 
 
@@ -176,10 +192,11 @@ def options_bytes(decision: Decision) -> bytes:
     options = decision.options
     if type(options) is not PlayOptions and not isinstance(options, PlayOptions):
         return _packb(wire.option_maps(decision))
-    items = list(map(_PLAYS.__getitem__, wire.play_order(options)))
-    count = len(items) + options.can_pass
+    ordered = wire.play_order(options)
+    count = len(ordered) + options.can_pass
     return b"".join((_ARRAY_HEADERS[count] if count < 256 else _array_header(count),
-                     _PASS_BYTES if options.can_pass else b"", *items))
+                     _PASS_BYTES if options.can_pass else b"",
+                     b"".join(map(_PLAYS.__getitem__, ordered))))
 
 
 class _Plays(dict):  # type: ignore[type-arg]
@@ -189,11 +206,15 @@ class _Plays(dict):  # type: ignore[type-arg]
     def __missing__(self, combo: Combination) -> bytes:
         if len(self) >= wire.WORKING_SET:
             self.clear()
-        packed = self[combo] = _packb(wire.play_map(combo))
+        packed = self[combo] = b"".join((
+            _PLAY_OPTION_HEAD, cards_bytes(combo.cards), _PHOENIX_AS[combo.phoenix_as],
+            _COMBINATION_NAMES[combo.type]))  # (`wire.play_map`'s keys, in its order)
         return packed
 
 
 _PLAYS = _Plays()
+_PLAY_OPTION_HEAD = (msgpack.Packer().pack_map_header(4) + _key("action") + _packb("play")
+                     + _key("cards"))
 
 
 _REQUEST_HEAD = (msgpack.Packer().pack_map_header(9) + _key("type") + _packb("request")
@@ -236,21 +257,6 @@ def entry_bytes(entry: tuple[Any, ...]) -> bytes:
         return b"".join((_TRICK_EVENT_HEADS[entry[1]], _int(entry[3]), _K_CARDS,
                          cards_bytes(entry[4]), _K_POINTS, _int(entry[5])))
     return _packb(wire.entry_map(entry))
-
-
-_K_CARDS, _K_POINTS, _K_OUT_OF_TURN = _keys("cards", "points", "out_of_turn")
-# By seat: a pass event whole; the start of a play event (to its cards) and of a trick
-# event (to its taker). The maps' keys in `wire.entry_map`'s order.
-_PASS_EVENTS = [_packb({"kind": "pass", "seat": seat}) for seat in range(4)]
-_PLAY_EVENT_HEADS = [msgpack.Packer().pack_map_header(6) + b"".join(
-    (_key("kind"), _packb("play"), _key("seat"), _int(seat), _K_CARDS)) for seat in range(4)]
-_TRICK_EVENT_HEADS = [msgpack.Packer().pack_map_header(5) + b"".join(
-    (_key("kind"), _packb("trick"), _key("seat"), _int(seat), _key("taker")))
-    for seat in range(4)]
-# A play event's combination (by type: an IntEnum, hashed in C) and Phoenix rank (by rank).
-_COMBINATION_NAMES = {t: _key("combination") + _packb(wire.combination_name(
-    Combination(t, 0, 0, 0))) for t in ComboType}
-_PHOENIX_AS = [_key("phoenix_as") + _packb(wire.rank_text(rank)) for rank in range(15)]
 
 
 class EventFeed:
