@@ -134,22 +134,10 @@ def _trick_bytes(trick: int, trick_points: int, played: int) -> bytes:
                      cards_bytes(played)))
 
 
+# By wish, table and seat (the table's combination a tuple of numbers, its type an IntEnum:
+# hashed in C).
+@lru_cache(maxsize=1 << 12)
 def _table_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
-    key = (wish, seat, table)
-    packed = _TABLES.get(key)
-    if packed is None:
-        if len(_TABLES) >= 1 << 12:
-            _TABLES.clear()
-        packed = _TABLES[key] = _table_map_bytes(wish, table, seat)
-    return packed
-
-
-# The table runs (`_table_bytes`) by wish, seat and the table's combination (a tuple of
-# numbers, its type an IntEnum: hashed in C).
-_TABLES: dict[tuple[int, int, Combination | None], bytes] = {}
-
-
-def _table_map_bytes(wish: int, table: Combination | None, seat: int) -> bytes:
     packed = _NIL if table is None else _packb({
         "seat": seat, "cards": wire.cards_text(table.cards),
         "combination": wire.combination_name(table),
