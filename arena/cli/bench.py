@@ -364,6 +364,9 @@ def referee_work(games: int, seed: int = 0, replay: bool = True, target: int = 1
             asked.append((seat, decision, observation, len(game.log), reply))
             game.apply(seat, wire.action_from_reply(codec.decode(reply, "bot"), decision))
         recorded.append((game.log, asked))
+    # the recording (the map path) filled wire.play_map's cache, which the live referee never
+    # reads: emptied, so that the replay packs each play first seen as `Match` does
+    wire.play_map.cache_clear()
     count = 0
     for log, asked in recorded if replay else ():
         replayed = _Replayed()

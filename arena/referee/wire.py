@@ -19,6 +19,7 @@ from typing import Any
 
 from arena.rules import IllegalAction
 from arena.rules import (
+    PASS,
     PUBLIC,
     Action,
     CallTichu,
@@ -373,12 +374,12 @@ def _chosen_option(index: int, decision: Decision, options_sent: bool) -> Action
 
 def _play_option(index: int, options: PlayOptions) -> Action:
     """Option `index` of a PLAY or BOMB request's list: the engine's own option."""
-    ordered = play_order(options)
     can_pass = options.can_pass
+    if can_pass and not index:
+        return PASS  # (the engine's options[0] where a pass is allowed)
+    ordered = play_order(options)
     if index >= len(ordered) + can_pass:
         raise _out_of_range(index, len(ordered) + can_pass)
-    if can_pass and not index:
-        return options[0]
     # the engine's index of that very combination: `index` compares by identity first
     return options[options.combinations.index(ordered[index - can_pass]) + can_pass]
 

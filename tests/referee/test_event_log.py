@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import random
 
-from arena.referee import wire
+from arena.referee import packing, wire
 from arena.rules import Event, Game
 from arena.rules.events import DATA_KEYS
 from arena.rules.selfplay import random_player
+from protocol import codec
 
 
-def test_each_log_entry_is_its_event_and_has_its_wire_map():
+def test_each_log_entry_is_its_event_and_has_its_wire_map_and_bytes():
     game = Game(7)
     player = random_player(random.Random(7))
     steps = 0
@@ -25,3 +26,4 @@ def test_each_log_entry_is_its_event_and_has_its_wire_map():
         kind, seat, visible_to, *values = entry
         assert event == Event(kind, seat, visible_to, dict(zip(DATA_KEYS[kind], values)))
         assert wire.entry_map(entry) == wire.event_map(event)
+        assert packing.entry_bytes(entry) == codec.packb(wire.entry_map(entry))
