@@ -13,8 +13,6 @@ import hashlib
 import hmac
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from itertools import chain
-from operator import getitem
 from typing import Any
 
 from arena.rules import IllegalAction
@@ -56,14 +54,8 @@ _PLAY, _BOMB = DecisionKind.PLAY, DecisionKind.BOMB
 
 
 def cards_text(cards: int) -> list[str]:
-    """A card set as its wire list: card names ascending by card id (`card_names`, with a
-    table lookup per byte in C)."""
-    return list(chain.from_iterable(map(getitem, _BYTE_NAMES, cards.to_bytes(7, "little"))))
-
-
-# Per byte of a card set (by position and value): the names of its cards, ascending.
-_BYTE_NAMES = [[tuple(card_names(value << 8 * position)) for value in range(256)]
-               for position in range(7)]
+    """A card set as its wire list: card names ascending by card id."""
+    return card_names(cards)
 
 
 def cards_mask(names: Iterable[str]) -> int:

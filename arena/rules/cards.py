@@ -137,6 +137,8 @@ _BYTE_NAMES = [[tuple(map(_NAMES.__getitem__, cards)) for cards in by_value]
 
 def card_names(cards: int) -> list[str]:
     """The names of a card set's cards, ascending by card id (a table lookup per byte)."""
+    if 0 <= cards <= FULL_DECK:  # the look-ups in C (see cards_of)
+        return list(chain.from_iterable(map(getitem, _BYTE_NAMES, cards.to_bytes(7, "little"))))
     out: list[str] = []
     for table in _BYTE_NAMES:
         if not cards:
