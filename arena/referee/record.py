@@ -19,6 +19,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.referee import wire
+from arena.referee.packing import EventFeed
 from arena.rules import Game, IllegalAction
 from protocol.schema import clip
 
@@ -162,7 +163,7 @@ def resimulate(record: GameRecord) -> Game:
         except IllegalAction as exc:
             raise ArenaError(f"re-simulation differs from the record at decision {i} "
                              f"(seat {d['seat']}): {exc}") from None
-    replayed = [wire.event_map(e) | {"visible_to": e.visible_to} for e in game.events]
+    replayed = EventFeed(game).recorded()  # as the referee wrote them
     if replayed != record.events:
         first = next((i for i, (a, b) in enumerate(zip(replayed, record.events)) if a != b),
                      min(len(replayed), len(record.events)))
