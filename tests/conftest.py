@@ -1,5 +1,5 @@
-"""What every test shares: a tag in the environment of everything a test starts, and CPU
-claims of its own; and Ctrl-C as a user's terminal delivers it.
+"""What every test shares: a tag in the environment of everything a test starts, CPU claims
+of its own, intake's cache folder; and Ctrl-C as a user's terminal delivers it.
 
 Bot processes inherit the referee's environment (a sandbox passes on every `TICHU_*`
 variable), so `tests.processes.bot_processes` counts only the processes of the running test,
@@ -15,13 +15,22 @@ they start gets the default disposition, as under a terminal.
 
 from __future__ import annotations
 
+import os
 import signal
+import tempfile
 import uuid
 
 import pytest
 
+from arena.intake import CACHE_VAR
 from arena.referee.placement import LOCKS_VAR
 from tests.processes import TAG_VAR
+
+# Intake's snapshots and builds go to a folder of the tests', not the user's ~/.cache: shared
+# by every test (content-addressed, so they cannot clash) and kept between runs, like a
+# user's own cache. A test that counts builds gives its tournament a folder of its own.
+os.environ.setdefault(CACHE_VAR, os.path.join(tempfile.gettempdir(),
+                                              f"tichu-arena-tests-{os.getuid()}"))
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)

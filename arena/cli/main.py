@@ -129,8 +129,8 @@ def bench_coordinator_cmd(sizes: str, pairs: int, bootstrap: int, bootstrap_up_t
 
 
 @main.command()
-@click.argument("bot_a", type=click.Path(file_okay=False))
-@click.argument("bot_b", type=click.Path(file_okay=False))
+@click.argument("bot_a", type=click.Path())
+@click.argument("bot_b", type=click.Path())
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None,
               help="Seed of the game's deals, to replay them (default: a random one, shown "
                    "in the result; the bots are never told it).")
@@ -149,12 +149,18 @@ def bench_coordinator_cmd(sizes: str, pairs: int, bootstrap: int, bootstrap_up_t
 @click.option("--isolation", type=click.Choice(["auto", "sandbox", "none"]), default="auto",
               show_default=True, help="A sandbox per bot process where the machine gives one "
               "(auto), demanded (sandbox), or none (see `arena doctor`).")
+@click.option("--allow-build-network", is_flag=True,
+              help="Give the network to the build of a bot that asks for it (build_network = "
+                   "true in its bot.toml); without this such a bot is refused.")
 @click.option("-v", "--verbose", count=True, help="Log more (-vv: every message).")
 def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str | None,
          decision_time: float, time_bank: float, hello_time: float, grace: float, ipc: bool,
-         pin: bool, isolation: str, verbose: int) -> None:
-    """Play one game to TARGET between BOT_A (seats 0, 2) and BOT_B (seats 1, 3)."""
-    from arena.referee.manifest import folder_hash, load_manifest
+         pin: bool, isolation: str, allow_build_network: bool, verbose: int) -> None:
+    """Play one game to TARGET between BOT_A (seats 0, 2) and BOT_B (seats 1, 3).
+
+    Each bot is a bot folder or an archive of one (.tar.gz, .tgz, .tar, .zip), taken in
+    (copied, checked and built in the sandbox) before the game."""
+    from arena.intake import IntakePolicy
     from arena.referee.placement import pinned
     from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
     from arena.presentation.summary import summary
@@ -165,11 +171,11 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
         level = resolve(isolation)
     except SandboxUnavailable as exc:
         raise click.ClickException(str(exc)) from None
+    policy = IntakePolicy(level, build_network=allow_build_network)
     entrants = []
-    for folder in (bot_a, bot_b):
-        manifest = _load(load_manifest, folder)
-        _build(manifest)
-        entrants.append(Entrant(manifest, folder_hash(manifest.folder)))
+    for source in (bot_a, bot_b):
+        ready = take_in(source, policy)
+        entrants.append(Entrant(ready.manifest, ready.version, source=str(ready.source)))
     time_control = TimeControl(hello_time, decision_time, time_bank, grace)
     seed, game_id = _seed(seed)
     spec = GameSpec(game_id, seed, (entrants[0], entrants[1]), target, time_control)
@@ -237,25 +243,17 @@ def _logging(verbose: int) -> None:
     logging.basicConfig(level=level, format="%(asctime)s %(name)s: %(message)s")
 
 
-def _load(load_manifest, folder: str):
-    from arena.errors import ConfigError
+def take_in(source: str, policy):
+    """A bot taken in by intake (saying so when it is built: a first build can take a
+    while); ClickException with the reason and the build's output if it is refused."""
+    from arena.intake import IntakeFailed, take_bot
 
     try:
-        return load_manifest(folder)
-    except ConfigError as exc:
-        raise click.UsageError(str(exc)) from None
-
-
-def _build(manifest) -> None:
-    """Build a bot (saying so: a first build can take a while); ClickException with the
-    build's output as text if it cannot be built."""
-    from arena.tournament.entrants import build
-
-    if manifest.build:
-        click.echo(f"building {manifest.name} ({' '.join(manifest.build)}) ...", err=True)
-    failure = build(manifest)
-    if failure is not None:
-        raise click.ClickException(f"cannot play: {failure.details()}")
+        return take_bot(source, policy, note=lambda line: click.echo(line, err=True))
+    except IntakeFailed as exc:
+        if exc.failure.stage in ("snapshot", "manifest"):  # the folder given is wrong
+            raise click.UsageError(exc.failure.reason) from None
+        raise click.ClickException(f"cannot play: {exc.failure.details()}") from None
 
 
 def _seed(seed: int | None) -> tuple[int, str]:

@@ -5,7 +5,9 @@ name = "random"              # entrant name, letters, digits, '-', '_'
 version = "1.0.0"            # the author's version string
 language = "python"
 command = ["python", "bot.py"]   # run in the bot folder; a string is split like a shell
-build = "make"               # optional, run once in the bot folder before the bot starts
+build = "make"               # optional, run once per version, in the sandbox, before the bot starts
+build_network = false        # optional; true: the build needs the network (npm install, pip
+                             # install...), which the run may allow or refuse
 
 [limits]                     # optional: lower the limits of its processes (never raise them)
 memory_mb = 1024             # memory (see arena.sandbox.ResourceLimits for each limit)
@@ -57,6 +59,8 @@ class BotManifest:
     """The limits its processes run under: what it asks for, under the run's ceiling."""
     requested: ResourceLimits = NO_LIMITS
     """What its own [limits] asks for (None: nothing, the ceiling's limit applies)."""
+    build_network: bool = False
+    """Whether its build asks for the network (the run decides whether it gets it)."""
 
     def with_ceiling(self, ceiling: ResourceLimits) -> BotManifest:
         """This manifest with its limits under `ceiling` instead of the default one."""
@@ -86,14 +90,18 @@ def load_manifest(folder: str | Path) -> BotManifest:
     command = _argv(path, data, "command", required=True)
     build = _argv(path, data, "build", required=False)
     unknown = sorted(set(data) - {"name", "version", "language", "command", "build",
-                                  "description", "limits"})
+                                  "build_network", "description", "limits"})
     if unknown:
         raise ConfigError(f"{path}: unknown key {unknown[0]!r} (known: name, version, "
-                          "language, command, build, description, limits)")
+                          "language, command, build, build_network, description, limits)")
+    build_network = data.get("build_network", False)
+    if not isinstance(build_network, bool):
+        raise ConfigError(f"{path}: key 'build_network' must be true or false, not "
+                          f"{reprlib.repr(build_network)}")
     requested = limits_from(path, data.get("limits", {}), "limits", NO_LIMITS)
     return BotManifest(folder, name, _string(path, data, "version"),
                        _string(path, data, "language"), command, build,
-                       requested.capped(DEFAULT_LIMITS), requested)
+                       requested.capped(DEFAULT_LIMITS), requested, build_network)
 
 
 def read_toml(path: Path) -> dict:

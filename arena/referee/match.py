@@ -37,6 +37,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NoReturn
 
 from arena.errors import ArenaError
@@ -85,14 +86,20 @@ class Entrant:
     """A bot version taking part: its manifest and the version it is recorded under."""
 
     manifest: BotManifest
+    """Its manifest; its folder is the one it runs from (intake's built copy)."""
     version: str
+    source: str = ""
+    """The folder its author keeps it in (records name it); "": its manifest's folder."""
+    snapshot: Path | None = None
+    """Intake's snapshot it was built from (shipped to other machines), if intake took it."""
 
     @property
     def name(self) -> str:
         return self.manifest.name
 
     def info(self) -> EntrantInfo:
-        return EntrantInfo(self.manifest.name, self.version, str(self.manifest.folder))
+        return EntrantInfo(self.manifest.name, self.version,
+                           self.source or str(self.manifest.folder))
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,12 @@ coordinator stores as it arrives, through the same path as a local run (`runner.
   plays the task again elsewhere (`retries`, and Dask's `allowed-failures` for workers that
   died); the store ignores an identical duplicate. A task that fails every time ends the run
   naming its pairs. At most about twice the cluster's threads tasks are in flight.
-- Bots travel by content: each entrant's version files (those its version hash covers,
-  without what its build writes) are packed once, scattered to every worker once (keyed by
-  version; should every worker holding them die at once, the run fails and resumes), and
-  unpacked on each host into a cache folder named by the version
-  ($XDG_CACHE_HOME/tichu-arena/bots), built there once per host under a file lock (a marker
-  file says it is built), and run in the sandbox the run asks for, resolved on the worker.
+- Bots travel by content: each entrant's intake snapshot (`arena.intake`, what its author
+  wrote, before its build) is packed once (`pack_snapshot`), scattered to every worker once
+  (keyed by version; should every worker holding them die at once, the run fails and
+  resumes), and taken in on each host by the same intake as on the coordinator (its digest
+  checked against the version it is shipped as, then built once per host in the sandbox
+  the run asks for, resolved on the worker, under the run's build limits).
   Before the first game, every worker builds every entrant: one that fails anywhere is
   reported as an entrant that cannot be built (`Unbuildable`, its reason naming the host).
 - What a task holds: its games (each with its own seed), the two entrants' manifests and
@@ -36,17 +36,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
-import io
 import logging
 import os
 import pickle
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tarfile
 import tempfile
 import threading
 import uuid
@@ -56,14 +52,14 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.referee.manifest import folder_hash, version_files
+from arena.intake import (IntakeFailed, IntakePolicy, IntakeRefused, Unbuildable, default_root,
+                          pack_snapshot, ready, take_snapshot)
 from arena.referee.match import Entrant, TimeControl
 from arena.referee.placement import pinned
 from arena.referee.record import GameRecord
+from arena.sandbox import Isolation
 from arena.sandbox import resolve as resolve_isolation
-from arena.tournament import entrants as building
 from arena.tournament.config import address_problem
-from arena.tournament.entrants import Unbuildable
 from arena.tournament.schedule import Dispatcher, ScheduledGame
 from arena.tournament.store import GameRow, record_bytes
 from arena.tournament.workers import Batch, Finished, PairPlayer, Setup, WorkerError
@@ -88,8 +84,6 @@ QUIET = {
     "distributed.admin.system-monitor.interval": "5s",
     "distributed.worker.memory.monitor-interval": "1s",
 }
-_CACHE_VAR = "XDG_CACHE_HOME"
-_BUILT = "built"
 
 
 class ClusterError(ArenaError):
@@ -150,22 +144,11 @@ def threads(client: Any) -> int:
 
 # ----- bots travel by content -----------------------------------------------------------------
 
-def pack(entrant: Entrant, exclude: set[str]) -> bytes:
-    """The bundle of an entrant: a tar (gzip) of its folder's version files, without the
-    files its build writes (`exclude`), so its content hashes to the entrant's version."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for rel in version_files(entrant.manifest.folder):
-            if rel not in exclude:
-                tar.add(entrant.manifest.folder / rel, arcname=rel, recursive=False)
-    return buffer.getvalue()
-
-
-def cache_root() -> Path:
-    """Where a worker host keeps built bots: $XDG_CACHE_HOME/tichu-arena/bots (default
-    ~/.cache/...)."""
-    base = os.environ.get(_CACHE_VAR) or Path.home() / ".cache"
-    return Path(base) / "tichu-arena" / "bots"
+def pack(entrant: Entrant) -> bytes:
+    """The bundle of an entrant: its intake snapshot, packed (it hashes to its version)."""
+    if entrant.snapshot is None:
+        raise ClusterError(f"{entrant.name}: no intake snapshot to ship")
+    return pack_snapshot(entrant.snapshot)
 
 
 @dataclass(frozen=True)
@@ -178,52 +161,36 @@ class BuildFailure:
     output: str = ""
 
     def unbuildable(self, entrant: Entrant) -> Unbuildable:
-        return Unbuildable(entrant.manifest, f"on the cluster worker {self.host}: "
-                                             f"{self.reason}", self.output)
+        return Unbuildable(Path(entrant.source or entrant.manifest.folder), entrant.name,
+                           "build", f"on the cluster worker {self.host}: {self.reason}",
+                           self.output, entrant.manifest.language)
 
 
-def ensure_built(key: str, entrant: Entrant, bundle: bytes) -> Entrant | BuildFailure:
-    """This host's built copy of an entrant: unpacked from its bundle into the cache folder
-    of its version and built, once per host (a lock keeps two worker processes from building
-    it at once; a marker says it is built). A failed build leaves nothing behind, so a later
-    run tries again."""
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    name = f"{entrant.manifest.name}-{entrant.version}"
-    folder, marker = root / name, root / f"{name}.{_BUILT}"
-    lock = os.open(root / f"{name}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+def ensure_built(key: str, entrant: Entrant, bundle: bytes, policy: IntakePolicy
+                 ) -> Entrant | BuildFailure:
+    """This host's built copy of an entrant: its bundle taken in by this host's intake (a
+    snapshot whose digest must be the entrant's version, built once per host at the run's
+    isolation level resolved here). A failed build leaves nothing behind, so a later run
+    tries again."""
+    policy = dataclasses.replace(policy, root=default_root())
+    policy.root.mkdir(parents=True, exist_ok=True)
+    host = socket.gethostname()
+    with tempfile.NamedTemporaryFile(dir=policy.root, prefix=".bundle-", suffix=".tar.gz") as f:
+        f.write(bundle)
+        f.flush()
+        try:
+            snapshot = take_snapshot(Path(f.name), policy.root / "snapshots", policy.limits)
+        except IntakeRefused as exc:
+            return BuildFailure(key, host, f"its bundle was refused: {exc}")
+    if snapshot.version != entrant.version:
+        return BuildFailure(key, host, f"its bundle hashes to {snapshot.version}, not to the "
+                                       f"version {entrant.version} it was shipped as")
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        manifest = dataclasses.replace(entrant.manifest, folder=folder)
-        if not (marker.is_file() and folder.is_dir()):
-            marker.unlink(missing_ok=True)
-            _unpack(bundle, folder, entrant.version)
-            failure = building.build(manifest)
-            if failure is not None:
-                shutil.rmtree(folder, ignore_errors=True)
-                return BuildFailure(key, socket.gethostname(), failure.reason, failure.output)
-            marker.write_text(f"{entrant.version}\n")
-        return Entrant(manifest, entrant.version)
-    finally:
-        os.close(lock)  # drops the lock
-
-
-def _unpack(bundle: bytes, folder: Path, version: str) -> None:
-    """Unpack a bundle into `folder` (replacing what is there); ClusterError if its content
-    is not the version it is shipped as."""
-    shutil.rmtree(folder, ignore_errors=True)
-    temp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
-    try:
-        with tarfile.open(fileobj=io.BytesIO(bundle), mode="r:gz") as tar:
-            tar.extractall(temp, filter="data")
-        temp.chmod(0o755)  # a sandboxed bot runs under a uid of its own: it must read it
-        if folder_hash(temp) != version:
-            raise ClusterError(f"the bundle of version {version} does not hash to it "
-                               f"({folder_hash(temp)}): it was changed on the way")
-        temp.rename(folder)
-    except BaseException:
-        shutil.rmtree(temp, ignore_errors=True)
-        raise
+        got = ready(snapshot, Path(entrant.source or entrant.manifest.folder), policy)
+    except IntakeFailed as exc:
+        return BuildFailure(key, host, exc.failure.reason, exc.failure.output)
+    manifest = dataclasses.replace(entrant.manifest, folder=got.manifest.folder)
+    return dataclasses.replace(entrant, manifest=manifest, snapshot=snapshot.folder)
 
 
 # ----- on a worker ----------------------------------------------------------------------------
@@ -271,11 +238,11 @@ class _Collector(PairPlayer):
         self.games.append((GameRow.from_record(game, record, ""), record_bytes(record)))
 
 
-def _built(entrants: Sequence[tuple[str, Entrant]], bundles: Mapping[str, bytes]
-           ) -> dict[str, Entrant] | BuildFailure:
+def _built(entrants: Sequence[tuple[str, Entrant]], bundles: Mapping[str, bytes],
+           policy: IntakePolicy) -> dict[str, Entrant] | BuildFailure:
     built: dict[str, Entrant] = {}
     for key, entrant in entrants:
-        got = ensure_built(key, entrant, bundles[entrant.version])
+        got = ensure_built(key, entrant, bundles[entrant.version], policy)
         if isinstance(got, BuildFailure):
             return got
         built[key] = got
@@ -283,22 +250,24 @@ def _built(entrants: Sequence[tuple[str, Entrant]], bundles: Mapping[str, bytes]
 
 
 def build_task(entrants: Sequence[tuple[str, Entrant]], bundles: Mapping[str, bytes],
-               isolation: str) -> tuple[str, list[BuildFailure]]:
+               isolation: str, policy: IntakePolicy) -> tuple[str, list[BuildFailure]]:
     """On a worker: build every entrant (once per host); the isolation level its games will
     have there ('sandbox' or 'none') and the entrants that failed. Raises if the run's
     isolation cannot be had there."""
-    level = resolve_isolation(isolation).value
+    level = resolve_isolation(isolation)
+    policy = dataclasses.replace(policy, isolation=level)
     failures = []
     for key, entrant in entrants:
-        got = ensure_built(key, entrant, bundles[entrant.version])
+        got = ensure_built(key, entrant, bundles[entrant.version], policy)
         if isinstance(got, BuildFailure):
             failures.append(got)
-    return level, failures
+    return level.value, failures
 
 
-def play_task(task: Task, bundles: Mapping[str, bytes]) -> Outcome:
+def play_task(task: Task, bundles: Mapping[str, bytes], policy: IntakePolicy) -> Outcome:
     """On a worker: play a task's pairs in a process of their own (`_referee`)."""
-    built = _built(task.entrants, bundles)
+    policy = dataclasses.replace(policy, isolation=resolve_isolation(task.isolation))
+    built = _built(task.entrants, bundles, policy)
     if isinstance(built, BuildFailure):
         return Outcome(failure=built)
     return _referee(task, built)
@@ -367,6 +336,7 @@ class Cluster:
     def __init__(self, client: Any, isolation: str) -> None:
         self.client, self.isolation = client, isolation
         self.bundles: dict[str, Any] = {}  # version -> the scattered bundle's future
+        self.policy = IntakePolicy(Isolation.NONE)  # set by `ship`
         self.prefix = uuid.uuid4().hex[:8]  # task keys of this run
         self.levels: set[str] = set()  # isolation levels the workers resolved ('sandbox', ...)
 
@@ -374,17 +344,16 @@ class Cluster:
         """The cluster's worker threads now (games it plays at once)."""
         return threads(self.client)
 
-    def ship(self, entrants: Mapping[str, Entrant], exclude: Mapping[str, set[str]]
-             ) -> list[Unbuildable]:
-        """Send every entrant's bundle to the workers once and build it on each; the
-        entrants that some worker cannot build (`exclude`: by key, the files their builds
-        write, left out of the bundle)."""
-        data = {f"arena-bot-{e.version}": pack(e, exclude.get(k, set()))
-                for k, e in entrants.items()}
+    def ship(self, entrants: Mapping[str, Entrant], policy: IntakePolicy) -> list[Unbuildable]:
+        """Send every entrant's bundle to the workers once and build it on each under
+        `policy` (its isolation resolved on each worker); the entrants that some worker
+        cannot build."""
+        self.policy = policy
+        data = {f"arena-bot-{e.version}": pack(e) for e in entrants.values()}
         futures = self.client.scatter(data, broadcast=True)
         self.bundles = {key.removeprefix("arena-bot-"): f for key, f in futures.items()}
         listed = tuple(entrants.items())
-        jobs = [self.client.submit(build_task, listed, self.bundles, self.isolation,
+        jobs = [self.client.submit(build_task, listed, self.bundles, self.isolation, policy,
                                    workers=[address], allow_other_workers=False, pure=False,
                                    key=f"arena-build-{self.prefix}-{k}")
                 for k, address in enumerate(self.client.nthreads())]
@@ -436,7 +405,7 @@ class Cluster:
             task = Task(tuple(batch), tuple((k, entrants[k]) for k in batch[0][0].matchup),
                         setup.target, setup.time, self.isolation, setup.transport,
                         setup.pin_cpus)
-            future = self.client.submit(play_task, task, self.bundles, pure=False,
+            future = self.client.submit(play_task, task, self.bundles, self.policy, pure=False,
                                         retries=RETRIES,
                                         key=f"arena-pairs-{self.prefix}-{task.pair_ids[0]}")
             tasks[future] = task

@@ -45,6 +45,24 @@ cpu_seconds = 600             # (arena.sandbox.ResourceLimits says what each one
 processes = 256
 open_files = 256
 disk_mb = 256
+
+[intake]                      # optional; what a bot folder (or archive) may hold at intake
+files = 10000                 # files, folders and links
+megabytes = 200               # bytes of its files together
+archive_ratio = 100           # an archive's unpacked size over its packed size, at most
+# folder = "bots.cache"       # optional; where snapshots and builds are kept, relative to
+                              # this file. Default: $TICHU_ARENA_CACHE, else
+                              # ~/.cache/tichu-arena (shared by every run of this user)
+
+[build]                       # optional; the build step of every bot, in the sandbox
+wall_seconds = 600            # each a whole number >= 1 (arena.sandbox.BuildLimits)
+cpu_seconds = 600
+memory_mb = 4096
+processes = 256
+disk_mb = 1024                # what the build may write: its folder's growth and its /tmp
+network = false               # true: a bot whose bot.toml says build_network = true gets the
+                              # network for its build (npm install, pip install...); false:
+                              # such a bot is refused. No other bot's build ever gets it
 ```
 
 Every mistake is a `ConfigError` naming the file, the key and the problem; bot folders are
@@ -55,14 +73,16 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
+from arena.intake import DEFAULT_INTAKE_LIMITS, IntakeLimits, IntakePolicy
 from arena.referee.manifest import BotManifest, limits_from, load_manifest, read_toml
 from arena.referee.match import TimeControl
-from arena.sandbox import DEFAULT_LIMITS, REQUESTS, ResourceLimits
+from arena.sandbox import (DEFAULT_BUILD_LIMITS, DEFAULT_LIMITS, REQUESTS, BuildLimits,
+                           Isolation, ResourceLimits)
 
 _TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
                     "pin_cpus", "storage", "records", "skip_unbuildable", "isolation",
@@ -112,6 +132,14 @@ class TournamentConfig:
     cluster: str | None = None
     """The Dask cluster that plays the games ('local:N', 'tcp://HOST:PORT'), or None: local
     worker processes."""
+    intake: IntakeLimits = DEFAULT_INTAKE_LIMITS
+    """What a bot folder may hold ([intake])."""
+    intake_folder: Path | None = None
+    """Where snapshots and builds are kept; None: intake's default (`default_root`)."""
+    build: BuildLimits = DEFAULT_BUILD_LIMITS
+    """The limits of every bot's build ([build])."""
+    build_network: bool = False
+    """Whether a bot whose build asks for the network gets it ([build] network)."""
 
     @property
     def pairs_per_matchup(self) -> int:
@@ -120,6 +148,13 @@ class TournamentConfig:
     def with_limits(self, manifest: BotManifest) -> BotManifest:
         """`manifest` with its own limits under this tournament's ceiling."""
         return manifest.with_ceiling(self.limits)
+
+    def intake_policy(self, isolation: Isolation) -> IntakePolicy:
+        """How this tournament's bots are taken in, built at `isolation`."""
+        policy = IntakePolicy(isolation, self.intake, self.build, self.build_network)
+        if self.intake_folder is not None:
+            policy = replace(policy, root=self.intake_folder)
+        return policy
 
     def workers(self, override: int | None = None) -> int:
         """Workers to run: `override` (-j) if given, else the config's, else the core count."""
@@ -140,7 +175,7 @@ def load_config(path: str | Path) -> TournamentConfig:
     if not path.is_file():
         raise ConfigError(f"{path}: no such tournament config")
     data = read_toml(path)
-    _known(path, data, "", {"tournament", "time", "ratings", "limits"})
+    _known(path, data, "", {"tournament", "time", "ratings", "limits", "intake", "build"})
     section = _table(path, data, "tournament", required=True)
     _known(path, section, "tournament.", _TOURNAMENT_KEYS)
     name = _get(path, section, "tournament.name", str, path.stem)
@@ -173,11 +208,50 @@ def load_config(path: str | Path) -> TournamentConfig:
     entrants = _entrants(path, section)
     for manifest in entrants:
         check_outside(path, manifest, storage, records)
+    intake, intake_folder = _intake(path, data)
+    build, build_network = _build(path, data)
     return TournamentConfig(path, name, entrants, games, target, seed,
                             concurrency, storage, records, _time(path, data),
                             _ratings(path, data),
                             limits_from(path, data.get("limits", {}), "limits"), pin_cpus,
-                            skip_unbuildable=skip, isolation=isolation, cluster=cluster)
+                            skip_unbuildable=skip, isolation=isolation, cluster=cluster,
+                            intake=intake, intake_folder=intake_folder, build=build,
+                            build_network=build_network)
+
+
+def _intake(path: Path, data: dict[str, Any]) -> tuple[IntakeLimits, Path | None]:
+    """[intake]: what a bot folder may hold, and where snapshots are kept."""
+    section = _table(path, data, "intake", required=False)
+    _known(path, section, "intake.", {"files", "megabytes", "archive_ratio", "folder"})
+    base = DEFAULT_INTAKE_LIMITS
+    limits = replace(base,
+                     files=_count(path, section, "intake.files", base.files),
+                     bytes=_count(path, section, "intake.megabytes",
+                                  base.bytes // 2**20) * 2**20,
+                     archive_ratio=_count(path, section, "intake.archive_ratio",
+                                          base.archive_ratio))
+    folder = (_relative_path(path, section, "intake.folder", "") if "folder" in section
+              else None)
+    return limits, folder
+
+
+def _build(path: Path, data: dict[str, Any]) -> tuple[BuildLimits, bool]:
+    """[build]: the limits of every bot's build, and whether a build may have the network."""
+    section = _table(path, data, "build", required=False)
+    names = [f.name for f in fields(BuildLimits) if f.name != "output_kb"]
+    _known(path, section, "build.", {*names, "network"})
+    values = {name: _count(path, section, f"build.{name}", getattr(DEFAULT_BUILD_LIMITS, name))
+              for name in names}
+    return (replace(DEFAULT_BUILD_LIMITS, **values),
+            _get(path, section, "build.network", bool, False))
+
+
+def _count(path: Path, section: dict[str, Any], key: str, default: int) -> int:
+    value = _get(path, section, key, int, default)
+    if value < 1:
+        raise ConfigError(f"{path}: key '{key}': must be a whole number of at least 1, not "
+                          f"{value}")
+    return value
 
 
 _LOCAL = "local:"

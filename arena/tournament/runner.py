@@ -1,7 +1,8 @@
 """The tournament runner: config -> entrants -> schedule -> workers -> store, resumable.
 
-An entrant is a bot version: its name from `bot.toml` and the content hash of its folder
-after its build (key "name@hash"; see `entrants`). Entrants come from the config's folders
+An entrant is a bot version: its name from `bot.toml` and the content hash of the snapshot
+intake took of its folder (key "name@hash"; see `arena.intake`: every run plays and builds
+copies, never the author's folder). Entrants come from the config's folders
 and from folders added with `submit`; each folder's current content is its active version. A
 changed folder is a new entrant: the old version keeps its games (and stays in the
 standings, marked retired) but is scheduled no more. Running again plays only what the store
@@ -26,13 +27,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError, ConfigError
+from arena.intake import IntakeFailed, Unbuildable, take_bot
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.ratings.fit import GameResult, RatingsError, ranking_of
 from arena.ratings.fit import rate as rate_points
 from arena.referee.match import Entrant
+from arena.sandbox import Isolation
 from arena.sandbox import resolve as resolve_isolation
-from arena.tournament import entrants as building
-from arena.tournament.entrants import Unbuildable
 from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing, round_robin
 from arena.tournament.store import (EntrantRow, GameRow, GameWriter, Store, run_lock,
                                     sweep_pending)
@@ -184,36 +185,36 @@ def entrant_sources(config: TournamentConfig, store: Store) -> list[tuple[BotMan
 def register_entrants(config: TournamentConfig, store: Store, build: bool = True,
                       note: Callable[[str], None] | None = None,
                       ) -> tuple[dict[str, Entrant], list[Unbuildable]]:
-    """Build (with `build`, unless its last build is of the same version and still there:
-    `entrants.cached_version`) and hash every bot folder and register its current version:
-    the active entrants by key, in source order, and the folders that cannot be built (those
-    are not registered)."""
+    """Take in every bot folder (`arena.intake.take_bot`: a snapshot, and with `build` its
+    build in the sandbox, once per version) and register its current version: the active
+    entrants by key, in source order, and the bots refused (those are not registered)."""
+    policy = config.intake_policy(resolve_isolation(config.isolation))
     entrants: dict[str, Entrant] = {}
     failures: list[Unbuildable] = []
     for manifest, source in entrant_sources(config, store):
-        if build:
-            version = building.cached_version(manifest, store)
-            if version is None and manifest.build and note is not None:
-                note(f"building {manifest.name} ({' '.join(manifest.build)}) ...")
-            if version is None:
-                version, failure = building.build_and_hash(manifest, store)
-                if failure is not None:
-                    failures.append(failure)
-                    continue
-        else:
-            version = building.version(manifest, store)
-        key = entrant_key(manifest.name, version)
-        store.register_entrant(EntrantRow(key, manifest.name, version, manifest.version,
-                                          manifest.language, str(manifest.folder), source,
+        try:
+            ready = take_bot(manifest.folder, policy, build, note)
+        except IntakeFailed as exc:
+            failures.append(exc.failure)
+            continue
+        taken = ready.manifest
+        key = entrant_key(taken.name, ready.version)
+        if any(e.name == taken.name for e in entrants.values()):
+            raise ConfigError(f"{manifest.folder}/bot.toml: key 'name': {taken.name!r} is also "
+                              "the name of another bot folder in the same tournament")
+        store.register_entrant(EntrantRow(key, taken.name, ready.version, taken.version,
+                                          taken.language, str(manifest.folder), source,
                                           False))
-        entrants[key] = Entrant(config.with_limits(manifest), version)
+        entrants[key] = Entrant(config.with_limits(taken), ready.version,
+                                source=str(manifest.folder), snapshot=ready.snapshot.folder)
     return entrants, failures
 
 
 def submit(config: TournamentConfig, folder: str | Path) -> tuple[EntrantRow, bool]:
     """Add a bot folder (or its new version) to the tournament's store; (entrant, new?).
 
-    ConfigError if the folder holds no valid bot or its name belongs to another folder.
+    ConfigError if the folder holds no valid bot or its name belongs to another folder;
+    IntakeFailed if intake refuses it.
     """
     manifest = load_manifest(folder)
     with open_store(config) as store:
@@ -221,11 +222,14 @@ def submit(config: TournamentConfig, folder: str | Path) -> tuple[EntrantRow, bo
         if manifest.folder not in {m.folder for m in config.entrants}:
             store.add_submission(manifest.folder)
         try:
-            entrants, _ = register_entrants(config, store, build=False)
-        except ConfigError:
+            entrants, failures = register_entrants(config, store, build=False)
+            failure = next((f for f in failures if f.source == manifest.folder), None)
+            if failure is not None:
+                raise IntakeFailed(failure)
+        except ArenaError:
             store.db.execute("DELETE FROM submissions WHERE folder = ?", (str(manifest.folder),))
             raise
-        key = next(k for k, e in entrants.items() if e.manifest.folder == manifest.folder)
+        key = next(k for k, e in entrants.items() if e.source == str(manifest.folder))
         row = next(e for e in store.entrants() if e.key == key)
         return row, key not in known
 
@@ -308,10 +312,9 @@ def prepare(config: TournamentConfig, store: Store, listener: Listener,
     if remote is not None and entrants:
         listener.note(f"shipping {len(entrants)} entrants to the cluster and building them "
                       f"on its workers ({remote.threads()} threads) ...")
-        remote_failures = remote.ship(entrants, {k: store.build_outputs(e.manifest.folder)
-                                                 for k, e in entrants.items()})
-        failed = {f.manifest.folder for f in remote_failures}
-        entrants = {k: e for k, e in entrants.items() if e.manifest.folder not in failed}
+        remote_failures = remote.ship(entrants, config.intake_policy(Isolation.NONE))
+        failed = {f.source for f in remote_failures}
+        entrants = {k: e for k, e in entrants.items() if Path(e.source) not in failed}
         failures += remote_failures
     if failures and not skip_unbuildable:
         raise CannotBuild(failures, config.path)
@@ -345,7 +348,7 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
         if remote is not None:
             count = remote.threads()
             levels = remote.levels
-        store.set_meta({"left_out": json.dumps([[f.manifest.name, f.reason]
+        store.set_meta({"left_out": json.dumps([[f.name, f.reason]
                                                 for f in left_out]),
                         "isolation": json.dumps(sorted({*isolations(store), *levels}))})
         if len(entrants) < 2:

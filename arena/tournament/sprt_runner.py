@@ -60,7 +60,7 @@ def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float,
         if play:
             sweep_pending(config.records, store)
             entrants, failures = register_entrants(config, store, note=note)
-            unbuildable = {f.manifest.name: f.details() for f in failures}
+            unbuildable = {f.name: f.details() for f in failures}
             for name in (a.split("@")[0], b.split("@")[0]):
                 if name in unbuildable:
                     raise ArenaError(f"{config.path}: cannot play: {unbuildable[name]}")

@@ -1,6 +1,6 @@
-"""The build cache of local runs: a bot whose folder (version) and build outputs are as its last
-successful build left them is not built again; a changed source, or a deleted build output,
-builds it again."""
+"""The build cache of intake: a bot is built once per version, in a copy intake owns; its
+author's folder is never written; a changed source is a new version, built again; a built
+copy that is gone is built again."""
 
 from __future__ import annotations
 
@@ -12,49 +12,59 @@ from arena.tournament.config import load_config
 from arena.tournament.runner import open_store, register_entrants
 from tests.tournament.conftest import copy_bot, write_config
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = pytest.mark.timeout(120)
 
 
-def counting_bot(folder: Path, log: Path) -> Path:
-    """A copy of the random bot whose build counts its runs in `log` (outside its folder,
-    so outside its version) and writes `made` (a build output inside it)."""
+def counting_bot(folder: Path) -> Path:
+    """A copy of the random bot with a build that writes `made` (a build output)."""
     bot = copy_bot("random", folder, name="counted")
-    (bot / "build.sh").write_text(f'echo built >> "{log}"\necho binary > made\n')
+    (bot / "build.sh").write_text("echo built\necho binary > made\n")
     manifest = bot / "bot.toml"
     manifest.write_text(manifest.read_text() + 'build = ["sh", "build.sh"]\n')
     return bot
 
 
-def builds(config: Path, log: Path) -> tuple[int, str, list[str]]:
-    """Register the config's entrants as a run does: (builds so far, the bot's version, notes)."""
+def builds(config: Path) -> tuple[str, Path, list[str]]:
+    """Register the config's entrants as a run does: (the bot's version, the folder it runs
+    from, the notes of builds started)."""
     notes: list[str] = []
     cfg = load_config(config)
     with open_store(cfg) as store:
         entrants, failures = register_entrants(cfg, store, note=notes.append)
     assert not failures
-    version = next(e.version for e in entrants.values() if e.name == "counted")
-    return len(log.read_text().splitlines()) if log.exists() else 0, version, notes
+    counted = next(e for e in entrants.values() if e.name == "counted")
+    return counted.version, counted.manifest.folder, [n for n in notes if "counted" in n]
 
 
-def test_a_bot_is_built_again_only_when_its_version_or_its_build_outputs_changed(tmp_path):
-    log = tmp_path / "builds.log"
-    bot = counting_bot(tmp_path / "counted", log)
+def test_a_bot_is_built_once_per_version_in_a_copy_and_never_in_its_authors_folder(tmp_path):
+    bot = counting_bot(tmp_path / "counted")
     copy_bot("heuristic", tmp_path / "heuristic")
-    config = write_config(tmp_path, ["counted", "heuristic"])
+    config = write_config(tmp_path, ["counted", "heuristic"],
+                          extra=f'[intake]\nfolder = "{tmp_path / "cache"}"\n')
 
-    count, version, notes = builds(config, log)
-    assert count == 1 and notes == ["building counted (sh build.sh) ..."]
-    assert builds(config, log) == (1, version, [])  # the same version, still built: no build
+    version, built, notes = builds(config)
+    assert len(notes) == 1 and notes[0].startswith("building counted (sh build.sh)")
+    assert (built / "made").read_text() == "binary\n"
+    assert built.is_relative_to(tmp_path / "cache") and not (bot / "made").exists()
+    assert builds(config) == (version, built, [])  # the same version, built: no build
 
     (bot / "bot.py").write_text((bot / "bot.py").read_text() + "\n# a changed source\n")
-    count, changed, notes = builds(config, log)
-    assert count == 2 and changed != version and notes
-    assert builds(config, log)[:2] == (2, changed)
+    changed, built_again, notes = builds(config)
+    assert changed != version and built_again != built and len(notes) == 1
+    assert builds(config) == (changed, built_again, [])
 
-    (bot / "made").unlink()  # the build's output is gone: build again, same version
-    assert builds(config, log)[:2] == (3, changed)
-    assert builds(config, log)[:2] == (3, changed)
+    (built_again.parent / f"{built_again.name}.ok").unlink()  # its build is forgotten:
+    again, _, notes = builds(config)                          # built anew, same version
+    assert again == changed and len(notes) == 1
+    assert builds(config)[2] == []
+    assert not (bot / "made").exists()
 
-    manifest = bot / "bot.toml"  # another build command is another version: built again
-    manifest.write_text(manifest.read_text().replace('"build.sh"]', '"build.sh", "x"]'))
-    assert builds(config, log)[0] == 4
+
+def test_a_built_copy_is_read_only(tmp_path):
+    counting_bot(tmp_path / "counted")
+    copy_bot("heuristic", tmp_path / "heuristic")
+    config = write_config(tmp_path, ["counted", "heuristic"],
+                          extra=f'[intake]\nfolder = "{tmp_path / "cache"}"\n')
+    _, built, _ = builds(config)
+    for path in [built, *built.rglob("*")]:
+        assert not path.lstat().st_mode & 0o222, f"{path} is writable"

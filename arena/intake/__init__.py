@@ -1,0 +1,19 @@
+"""Intake: every byte of a bot, from its author's folder or archive to a runnable, built copy.
+
+It owns the one function every way in calls, `take_bot` (`take.py`): a snapshot of the
+folder or archive, copied without following anything and refused whole if it holds what a
+bot may not (`snapshot.py`), its manifest read from the copy, its build run in the sandbox
+(`arena.sandbox.run_build`) once per content hash, and its command checked. Everything after
+intake (play, check-bot, a cluster worker) runs the copy, never the author's folder. It sits
+above the referee (manifests) and the sandbox, below the tournament and the bot kit.
+"""
+
+from arena.intake.snapshot import (DEFAULT_INTAKE_LIMITS, IntakeLimits, IntakeRefused, Snapshot,
+                                   content_hash, pack_snapshot, take_snapshot)
+from arena.intake.take import (CACHE_VAR, IntakeFailed, IntakePolicy, ReadyBot, Unbuildable,
+                               default_root, read_only, ready, remove_tree, take_bot)
+
+__all__ = ["CACHE_VAR", "DEFAULT_INTAKE_LIMITS", "IntakeFailed", "IntakeLimits", "IntakePolicy",
+           "IntakeRefused", "ReadyBot", "Snapshot", "Unbuildable", "content_hash",
+           "default_root", "pack_snapshot", "read_only", "ready", "remove_tree",
+           "take_snapshot", "take_bot"]

@@ -1,0 +1,273 @@
+"""Intake of one bot: its folder or archive made into a runnable, built bot, or why not.
+
+`take_bot(source, policy)` is the one function every way in calls (`arena tournament`,
+`submit`, `play`, `check-bot`, a cluster worker, the league): it trusts no byte of the bot.
+
+1. **Snapshot** (`snapshot.take_snapshot`): the folder (or archive) is copied, never
+   followed, into `ROOT/snapshots/<digest>`, refused whole if it holds anything a bot folder
+   may not (see `snapshot`); everything after works on that copy, never on the author's
+   folder, so an author who edits the folder while a run goes on changes nothing of it.
+2. **Manifest**: the copy's `bot.toml`, read and checked (`load_manifest`).
+3. **Build** (`arena.sandbox.run_build`), if the manifest has one: in a copy of the snapshot
+   at `ROOT/builds/<digest>`, the only place the build may write, at the run's isolation
+   level (the sandbox of play, with the network only where the bot asks for it and the run
+   allows it), within the run's build limits. A successful build is noted by a marker
+   beside the folder (`<digest>.ok`, out of the build's reach) and is never run again for
+   that digest; the built folder is then made read-only. A failed build leaves nothing.
+4. **Command**: the bot's command must be an executable file of the folder or a program on
+   PATH.
+
+The version of a bot is its snapshot's digest (`Snapshot.version`): a function of the
+bytes its author wrote (a build writes only into its own copy). Failures are `Unbuildable`:
+which stage failed, one line saying why, and the tail of the build's output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import os
+import shutil
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.errors import ArenaError, ConfigError
+from arena.intake.snapshot import (DEFAULT_INTAKE_LIMITS, IntakeLimits, IntakeRefused, Snapshot,
+                                   take_snapshot)
+from arena.referee.manifest import MANIFEST, BotManifest, load_manifest
+from arena.sandbox import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, Isolation, run_build
+
+CACHE_VAR = "TICHU_ARENA_CACHE"  # where intake keeps snapshots and builds (see `default_root`)
+OUTPUT_LINES = 12  # of a failed build's output, shown in one failure's details
+
+_INSTALL = {
+    "c": "install a C compiler, make and the libzmq and msgpack-c headers (Debian: apt-get "
+         "install gcc make libzmq3-dev libmsgpack-dev)",
+    "java": "install a JDK and the JeroMQ and msgpack-java jars (Debian: apt-get install "
+            "default-jdk-headless libjeromq-java libmsgpack-java)",
+    "node": "install Node.js and npm (Debian: apt-get install nodejs npm)",
+    "python": "install what its README asks for",
+}
+
+
+def default_root() -> Path:
+    """Where intake keeps snapshots and builds: $TICHU_ARENA_CACHE, else
+    $XDG_CACHE_HOME/tichu-arena (default ~/.cache/tichu-arena)."""
+    if os.environ.get(CACHE_VAR):
+        return Path(os.environ[CACHE_VAR])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "tichu-arena"
+
+
+@dataclass(frozen=True)
+class IntakePolicy:
+    """What a run allows a bot at intake: its size, its build's limits and network, where."""
+
+    isolation: Isolation
+    """The level its build runs at: the level of the run's games."""
+    limits: IntakeLimits = DEFAULT_INTAKE_LIMITS
+    build: BuildLimits = DEFAULT_BUILD_LIMITS
+    build_network: bool = False
+    """Whether a bot that asks for the network at build time (`build_network = true`) gets it."""
+    root: Path = field(default_factory=default_root)
+
+
+@dataclass(frozen=True)
+class Unbuildable:
+    """A bot that cannot take part: where it came from, which stage refused it and why."""
+
+    source: Path
+    """The author's folder or archive."""
+    name: str
+    """Its name from bot.toml, or the source's file name if no manifest could be read."""
+    stage: str
+    """'snapshot' (the folder or archive), 'manifest', 'build' or 'command'."""
+    reason: str
+    """One line: what failed and how."""
+    output: str = ""
+    """The tail of the build's output (stdout and stderr), as text."""
+    language: str = ""
+
+    @property
+    def hint(self) -> str:
+        """What would let it in: what to install (by its language), or what to fix."""
+        if self.stage in ("snapshot", "manifest"):
+            return "fix the bot folder"
+        return _INSTALL.get(self.language.lower(), "install what its build needs (see its "
+                                                   "README)")
+
+    def line(self) -> str:
+        """Why it is left out and what to do, in one line."""
+        return f"{self.name} left out: {self.reason}; to include it, {self.hint}"
+
+    def details(self) -> str:
+        """The failure with the build's output, indented, for an error message."""
+        text = f"{self.name} ({self.source}): {self.reason}"
+        lines = self.output.strip().splitlines()[-OUTPUT_LINES:]
+        if lines:
+            text += "\n" + "\n".join(f"      {line}" for line in lines)
+        return f"{text}\n    to include it, {self.hint}"
+
+
+class IntakeFailed(ArenaError):
+    """A bot was refused at intake (`failure` says at which stage and why)."""
+
+    def __init__(self, failure: Unbuildable) -> None:
+        super().__init__(failure.details())
+        self.failure = failure
+
+
+@dataclass(frozen=True)
+class ReadyBot:
+    """A bot made runnable by intake: its manifest (whose folder is the built, read-only
+    copy it runs from), its snapshot and where it came from."""
+
+    manifest: BotManifest
+    snapshot: Snapshot
+    source: Path
+    build: BuildResult | None = None
+    """The build run by this intake; None if the bot has no build or was built before."""
+
+    @property
+    def version(self) -> str:
+        return self.snapshot.version
+
+
+Note = Callable[[str], None]
+
+
+def take_bot(source: str | Path, policy: IntakePolicy, build: bool = True,
+             note: Note | None = None) -> ReadyBot:
+    """Snapshot, check and build the bot at `source` (a folder, or a .tar.gz/.tgz/.tar/.zip
+    archive); IntakeFailed saying why not. `build=False` stops after the manifest (the bot
+    is then not necessarily runnable: `arena submit` only registers a version). `note` is
+    told, in one line, when a build starts (a first build can take a while)."""
+    source = Path(source).absolute()
+    try:
+        snapshot = take_snapshot(source, policy.root / "snapshots", policy.limits)
+    except IntakeRefused as exc:
+        raise IntakeFailed(Unbuildable(source, source.name, "snapshot", str(exc))) from None
+    return ready(snapshot, source, policy, build, note)
+
+
+def ready(snapshot: Snapshot, source: Path, policy: IntakePolicy, build: bool = True,
+          note: Note | None = None) -> ReadyBot:
+    """A snapshot made runnable: its manifest read, its build run (once per digest)."""
+    manifest = _manifest(snapshot, source)
+    if not build:
+        return ReadyBot(manifest, snapshot, source)
+    result = None
+    if manifest.build:
+        manifest, result = _built(manifest, snapshot, source, policy, note)
+    problem = _not_runnable(manifest)
+    if problem is not None:
+        raise IntakeFailed(_failure(manifest, source, "command", problem))
+    return ReadyBot(manifest, snapshot, source, result)
+
+
+def _manifest(snapshot: Snapshot, source: Path) -> BotManifest:
+    """The snapshot's manifest; a mistake in it is named at the author's path."""
+    try:
+        return load_manifest(snapshot.folder)
+    except ConfigError as exc:
+        text = str(exc).replace(str(snapshot.folder), str(source))
+        raise IntakeFailed(Unbuildable(source, source.name, "manifest", text)) from None
+
+
+def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: IntakePolicy,
+           note: Note | None) -> tuple[BotManifest, BuildResult | None]:
+    """The bot's built copy, building it if no earlier intake did (a lock keeps two
+    processes from building one digest at once; the marker says it is built)."""
+    if manifest.build_network and not policy.build_network:
+        raise IntakeFailed(_failure(
+            manifest, source, "build", "its build asks for the network (build_network = true "
+            "in bot.toml) and this run does not allow it (allow it with network = true under "
+            "[build] in the tournament config, or --allow-build-network)"))
+    builds = policy.root / "builds"
+    builds.mkdir(parents=True, exist_ok=True, mode=0o755)
+    folder = builds / snapshot.digest
+    marker = builds / f"{snapshot.digest}.ok"
+    built = dataclasses.replace(manifest, folder=folder)
+    lock = os.open(builds / f"{snapshot.digest}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                   0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.is_file() and folder.is_dir():
+            return built, None
+        marker.unlink(missing_ok=True)
+        remove_tree(folder)
+        shutil.copytree(snapshot.folder, folder, symlinks=True)
+        if note is not None:
+            note(f"building {manifest.name} ({' '.join(manifest.build)}) at isolation "
+                 f"{policy.isolation.value} ...")
+        result = run_build(policy.isolation, folder, manifest.build_argv(), policy.build,
+                           network=manifest.build_network and policy.build_network)
+        if not result.ok:
+            remove_tree(folder)
+            raise IntakeFailed(_failure(manifest, source, "build",
+                                        f"its build `{' '.join(manifest.build)}` failed: "
+                                        f"{result.reason()}", result.output))
+        read_only(folder)
+        marker.write_text(f"{snapshot.digest}\n")
+        return built, result
+    except BaseException:
+        if not marker.is_file():
+            remove_tree(folder)
+        raise
+    finally:
+        os.close(lock)  # drops the lock
+
+
+def _failure(manifest: BotManifest, source: Path, stage: str, reason: str,
+             output: str = "") -> Unbuildable:
+    return Unbuildable(source, manifest.name, stage, reason, output, manifest.language)
+
+
+def _not_runnable(manifest: BotManifest) -> str | None:
+    """Why the bot's command cannot start (None: it can): not a file of its folder that may
+    be executed, or not a program on PATH."""
+    program = manifest.argv()[0]
+    if os.sep in program:
+        path = Path(manifest.folder, program)
+        if not path.resolve().is_relative_to(manifest.folder.resolve()):
+            return f"its command {program!r} is outside its folder"
+        if path.is_file() and os.access(path, os.X_OK):
+            return None
+        return f"its command {program!r} is not an executable file in its folder"
+    if shutil.which(program) is None:
+        return f"its command {program!r} is not installed (not on PATH)"
+    return None
+
+
+def read_only(folder: Path) -> None:
+    """Take every write bit off a tree (links untouched, never followed)."""
+    for path in [folder, *_walk(folder)]:
+        mode = path.lstat().st_mode
+        if not stat.S_ISLNK(mode):
+            path.chmod(stat.S_IMODE(mode) & ~0o222 | 0o444 | (0o111 if stat.S_ISDIR(mode)
+                                                                else 0))
+
+
+def remove_tree(folder: Path) -> None:
+    """Remove a tree that may be read-only (nothing if it is not there)."""
+    if not folder.exists() and not folder.is_symlink():
+        return
+    for path in [folder, *_walk(folder)]:
+        with contextlib.suppress(OSError):
+            if path.is_dir() and not path.is_symlink():
+                path.chmod(0o755)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _walk(folder: Path) -> list[Path]:
+    found = []
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        found += [Path(top, name) for name in dirs + files]
+    return found
+
+
+__all__ = ["CACHE_VAR", "MANIFEST", "IntakeFailed", "IntakePolicy", "ReadyBot", "Unbuildable",
+           "default_root", "ready", "read_only", "remove_tree", "take_bot"]
