@@ -1,5 +1,5 @@
 """Shared helpers of the bot tests: toolchain checks that skip (or, under CI, fail) with what
-to install, and entrants from bot folders."""
+to install, and entrants from bot folders, taken in as a tournament takes them."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.manifest import folder_hash, load_manifest
+from arena.intake import IntakePolicy, take_bot
 from arena.referee.match import Entrant
+from arena.sandbox import resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
@@ -43,4 +44,7 @@ def need(language: str) -> None:
 
 
 def entrant(folder: Path) -> Entrant:
-    return Entrant(load_manifest(folder), folder_hash(folder))
+    """The bot of `folder` as a tournament takes it in: a snapshot, built in the sandbox
+    where the machine gives one."""
+    ready = take_bot(folder, IntakePolicy(resolve("auto")))
+    return Entrant(ready.manifest, ready.version, source=str(folder))
