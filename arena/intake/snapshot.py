@@ -327,7 +327,7 @@ def _kind_refused(mode: int) -> str:
 
 def _os_reason(exc: OSError) -> str:
     """Why reading an entry failed, in words (a swap shows as ELOOP or ENOTDIR)."""
-    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EISDIR):
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.EISDIR, errno.EINVAL):
         return "changed while being copied"
     return f"cannot be read ({exc.strerror})"
 
