@@ -88,6 +88,7 @@ _NAME_BYTES = 255
 _TARGET_BYTES = 4095
 _CHUNK = 1 << 20
 _TAR_HEADER_ALLOWANCE = 10 * 1024
+_RATIO_FLOOR = 1 << 20
 _DIGEST_TAG = b"tichu-arena snapshot 1\0"
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SHOWN_CHARS = 300
@@ -107,7 +108,8 @@ class IntakeLimits:
     """Total bytes of the bot's regular files."""
     archive_ratio: int = 100
     """An archive's unpacked bytes (and a tar's whole stream) over the archive file's size,
-    at most: the compression-bomb guard."""
+    at most: the compression-bomb guard. Below 1 MiB unpacked it does not apply (a tar
+    stream is 10 KiB at least, however small its gzip)."""
     depth: int = 32
     """Components of a path inside the bot, at most (`a/b/c` is 3 deep)."""
     links_in_archives: bool = False
@@ -658,7 +660,7 @@ class _Unpacker:
     @property
     def bomb_bytes(self) -> int:
         """The most bytes the archive may unpack to by its ratio."""
-        return self.limits.archive_ratio * max(self.packed, 1)
+        return max(self.limits.archive_ratio * self.packed, _RATIO_FLOOR)
 
     def refuse(self, reason: str, name: str | None = None) -> NoReturn:
         """Raises IntakeRefused about the archive, or one of its members."""

@@ -73,7 +73,7 @@ def refused(source: Path, root: Path, *fragments: str,
 
 def tar_of(folder: Path, archive: Path) -> Path:
     """`folder` packed as a tar (compressed by the archive's suffix), paths relative to it."""
-    mode = "w:gz" if archive.name.endswith((".tar.gz", ".tgz")) else "w"
+    mode = "w:gz" if archive.name.lower().endswith((".tar.gz", ".tgz")) else "w"
     with tarfile.open(archive, mode) as tar:
         tar.add(folder, arcname=".")
     return archive
@@ -89,7 +89,7 @@ def zip_of(folder: Path, archive: Path) -> Path:
 
 def tar_with(archive: Path, *members: tuple[tarfile.TarInfo, bytes]) -> Path:
     """A tar.gz (or tar) holding exactly the given members, as crafted."""
-    mode = "w:gz" if archive.name.endswith((".tar.gz", ".tgz")) else "w"
+    mode = "w:gz" if archive.name.lower().endswith((".tar.gz", ".tgz")) else "w"
     with tarfile.open(archive, mode, format=tarfile.GNU_FORMAT, encoding="utf-8",
                       errors="surrogateescape") as tar:
         for info, data in members:
