@@ -8,7 +8,9 @@ and `arena.errors`.
 """
 
 from arena.intake.snapshot import (
+    ARCHIVE_SUFFIXES,
     DEFAULT_INTAKE_LIMITS,
+    SKIPPED_FOLDERS,
     IntakeLimits,
     IntakeRefused,
     Snapshot,
@@ -17,5 +19,5 @@ from arena.intake.snapshot import (
     take_snapshot,
 )
 
-__all__ = ["DEFAULT_INTAKE_LIMITS", "IntakeLimits", "IntakeRefused", "Snapshot",
-           "content_hash", "pack_snapshot", "take_snapshot"]
+__all__ = ["ARCHIVE_SUFFIXES", "DEFAULT_INTAKE_LIMITS", "SKIPPED_FOLDERS", "IntakeLimits",
+           "IntakeRefused", "Snapshot", "content_hash", "pack_snapshot", "take_snapshot"]

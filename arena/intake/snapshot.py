@@ -7,6 +7,8 @@ snapshot folder is complete or absent, never half-written. Whatever is refused
 (`IntakeRefused`, one line naming the offending path and why) or fails leaves nothing under
 `root` and the author's folder untouched. The same content taken twice, or by two processes
 at once, gives one folder; the second take returns the first's (snapshots may be read-only).
+A process killed mid-take leaves its `root/.incoming-*` behind: never a snapshot (the name
+is no digest), it may be removed when no take is running.
 
 What is taken, and how:
 - A folder is walked through directory file descriptors, every entry opened with
@@ -220,14 +222,12 @@ def _filler(source: Path, root: Path, limits: IntakeLimits) -> Callable[[Path], 
         _refuse_root_inside(source, root)
         return lambda scratch: _FolderCopy(source, limits).run(scratch)
     lowered = source.name.lower()
-    if lowered.endswith((".tar.gz", ".tgz", ".tar")):
-        gzipped = lowered.endswith((".tar.gz", ".tgz"))
-        unpack = functools.partial(_unpack_tar, gzipped=gzipped)
-        return lambda scratch: _unpack(source, scratch, limits, unpack)
-    if lowered.endswith(".zip"):
-        return lambda scratch: _unpack(source, scratch, limits, _unpack_zip)
-    raise IntakeRefused(_shown(str(source)),
-                        "not a folder or a .tar.gz, .tgz, .tar or .zip archive")
+    if not lowered.endswith(ARCHIVE_SUFFIXES):
+        raise IntakeRefused(_shown(str(source)),
+                            "not a folder or a .tar.gz, .tgz, .tar or .zip archive")
+    unpack = _unpack_zip if lowered.endswith(".zip") else functools.partial(
+        _unpack_tar, gzipped=lowered.endswith((".tar.gz", ".tgz")))
+    return lambda scratch: _unpack(source, scratch, limits, unpack)
 
 
 def _refuse_root_inside(source: Path, root: Path) -> None:

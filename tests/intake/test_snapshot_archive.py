@@ -215,6 +215,14 @@ def test_a_bomb_in_a_skipped_folder_still_trips_the_stream_guard(tmp_path, root)
     refused(archive, root, "the tar stream unpacks to more than 100 times", "compression bomb")
 
 
+def test_a_small_archive_is_no_bomb_however_well_it_compresses(tmp_path, root):
+    small = tar_bomb(tmp_path / "small.tgz", "zeros.bin", 500_000)
+    assert small.stat().st_size * 100 < 500_000
+    assert take_snapshot(small, root).bytes == 500_000
+    larger = tar_bomb(tmp_path / "larger.tgz", "zeros.bin", 2_000_000)
+    refused(larger, tmp_path / "other", "compression bomb")
+
+
 def test_a_plain_tar_stream_may_not_exceed_the_limits_and_headers(tmp_path, root):
     archive = tar_with(tmp_path / "bot.tar", (member(".git/big"), os.urandom(100_000)))
     refused(archive, root, "the tar stream holds more than 21480 bytes",
