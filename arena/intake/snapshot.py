@@ -50,8 +50,9 @@ What is taken, and how:
   tarfile never holds more than that in memory; a zip's central directory is counted
   against `limits.files` before zipfile reads it.
 
-The digest: sha256 over a tag and, per entry in the order of a walk that visits each
-folder's names sorted, `kind NUL path NUL value NUL`, where kind is `folder`, `file`,
+The digest: sha256 over a tag and, per entry in the order of a depth-first walk that
+visits each folder's names sorted by code point (so `a/b` comes before `a-b`: paths compare
+as lists of names), `kind NUL path NUL value NUL`, where kind is `folder`, `file`,
 `exec` (a file its owner may execute) or `link`, path is the relative POSIX path and value
 the sha256 (hex) of a file's bytes or a link's target. The same tree gives the same digest
 on any machine; nothing else of the files counts. Linux only (names are bytes, read as UTF-8).
@@ -65,6 +66,7 @@ import functools
 import gzip
 import hashlib
 import io
+import logging
 import os
 import re
 import shutil
@@ -79,6 +81,8 @@ from pathlib import Path
 from typing import BinaryIO, NoReturn
 
 from arena.errors import ArenaError
+
+_log = logging.getLogger(__name__)
 
 SKIPPED_FOLDERS = frozenset({".git", "__pycache__"})
 """Folders neither copied nor hashed, wherever they are."""
@@ -182,6 +186,7 @@ def take_snapshot(source: str | Path, root: str | Path,
     except BaseException:
         shutil.rmtree(scratch, ignore_errors=True)
         raise
+    _log.info("%s: taken as %s (%d entries, %d bytes)", source, folder, files, size)
     return Snapshot(folder, digest, files, size)
 
 

@@ -4,6 +4,7 @@ can put in a folder, each built for real and refused leaving nothing under the r
 from __future__ import annotations
 
 import collections
+import hashlib
 import os
 import pickle
 import socket
@@ -345,3 +346,20 @@ def test_two_processes_taking_the_same_folder_at_once_get_one_snapshot(bot, root
     digests = {out.strip() for out, _ in results}
     assert digests == {take_snapshot(bot, root).digest}
     assert leftovers(root) == sorted(digests)
+
+
+def test_the_digest_is_the_documented_hash(tmp_path, root):
+    """Known answer: the format of the module's docstring, computed by hand (a change of
+    format changes every entrant's version, so it must be deliberate)."""
+    bot = tmp_path / "tiny"
+    (bot / "a").mkdir(parents=True)
+    (bot / "a" / "b").write_bytes(b"x")
+    (bot / "a-b").write_bytes(b"y")
+    (bot / "a-b").chmod(0o755)
+    (bot / "a" / "up").symlink_to("../a-b")
+    records = [("folder", "a", ""), ("file", "a/b", hashlib.sha256(b"x").hexdigest()),
+               ("link", "a/up", "../a-b"), ("exec", "a-b", hashlib.sha256(b"y").hexdigest())]
+    expected = hashlib.sha256(b"tichu-arena snapshot 1\0")
+    for kind, path, value in records:
+        expected.update(f"{kind}\0{path}\0{value}\0".encode())
+    assert take_snapshot(bot, root).digest == expected.hexdigest()
