@@ -175,11 +175,12 @@ def ensure_built(key: str, entrant: Entrant, bundle: bytes, policy: IntakePolicy
     policy = dataclasses.replace(policy, root=default_root())
     policy.root.mkdir(parents=True, exist_ok=True)
     host = socket.gethostname()
-    with tempfile.NamedTemporaryFile(dir=policy.root, prefix=".bundle-", suffix=".tar.gz") as f:
+    limits = dataclasses.replace(policy.limits, links_in_archives=True)  # a snapshot's own
+    with tempfile.NamedTemporaryFile(dir=policy.root, prefix=".bundle-", suffix=".tar") as f:
         f.write(bundle)
         f.flush()
         try:
-            snapshot = take_snapshot(Path(f.name), policy.root / "snapshots", policy.limits)
+            snapshot = take_snapshot(Path(f.name), policy.root / "snapshots", limits)
         except IntakeRefused as exc:
             return BuildFailure(key, host, f"its bundle was refused: {exc}")
     if snapshot.version != entrant.version:
