@@ -27,11 +27,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.referee.manifest import BotManifest, folder_hash, version_files
+from arena.referee.manifest import BotManifest, folder_hash, shown, version_files
 from arena.referee.match import build_bot
 from arena.tournament.store import Store
+from protocol.schema import clip
 
 _OUTPUT_LINES = 12  # of a failed build's output, shown
+_OUTPUT_CHARS = 300  # of each of those lines, and of the build command
 _INSTALL = {
     "c": "install a C compiler, make and the libzmq and msgpack-c headers (Debian: apt-get "
          "install gcc make libzmq3-dev libmsgpack-dev)",
@@ -63,11 +65,12 @@ class Unbuildable:
         return f"{self.manifest.name} left out: {self.reason}; to include it, {self.hint}"
 
     def details(self) -> str:
-        """The failure with the build's output, indented, for an error message."""
+        """The failure with the end of the build's output (its last lines, each cut),
+        indented, for an error message (the CLI escapes it for the terminal)."""
         text = f"{self.manifest.name} ({self.manifest.folder}): {self.reason}"
         lines = self.output.strip().splitlines()[-_OUTPUT_LINES:]
         if lines:
-            text += "\n" + "\n".join(f"      {line}" for line in lines)
+            text += "\n" + "\n".join(f"      {clip(line, _OUTPUT_CHARS)}" for line in lines)
         return f"{text}\n    to include it, {self.hint}"
 
 
@@ -75,12 +78,12 @@ def build(manifest: BotManifest) -> Unbuildable | None:
     """Run the bot's build (if it has one) and check its command can be started; None if it
     is ready, else why not."""
     if manifest.build:
-        command = " ".join(manifest.build)
+        command = clip(" ".join(manifest.build), _OUTPUT_CHARS)
         try:
             build_bot(manifest)
         except FileNotFoundError:
             return Unbuildable(manifest, f"its build `{command}` cannot run: "
-                                         f"{manifest.build[0]!r} is not installed")
+                                         f"{shown(manifest.build[0])} is not installed")
         except subprocess.CalledProcessError as exc:
             return Unbuildable(manifest, f"its build `{command}` failed (exit code "
                                          f"{exc.returncode})", _output(exc))
@@ -97,10 +100,11 @@ def _runnable(manifest: BotManifest) -> Unbuildable | None:
     if os.sep in program:
         if os.access(Path(manifest.folder, program), os.X_OK):
             return None
-        return Unbuildable(manifest, f"its command {program!r} is not an executable file in "
-                                     "its folder")
+        return Unbuildable(manifest, f"its command {shown(program)} is not an executable file "
+                                     "in its folder")
     if shutil.which(program) is None:
-        return Unbuildable(manifest, f"its command {program!r} is not installed (not on PATH)")
+        return Unbuildable(manifest, f"its command {shown(program)} is not installed (not on "
+                                     "PATH)")
     return None
 
 
