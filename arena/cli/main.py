@@ -257,7 +257,8 @@ def _build(manifest) -> None:
     from arena.tournament.entrants import build
 
     if manifest.build:
-        echo(f"building {manifest.name} ({' '.join(manifest.build)}) ...", err=True)
+        echo(f"building {manifest.name} ({' '.join(manifest.build)}) ...", err=True,
+             one_line=True)
     broken = build(manifest)
     if broken is not None:
         raise failure(f"cannot play: {broken.details()}")

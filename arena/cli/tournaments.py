@@ -72,7 +72,7 @@ class _Listener:
         self.progress: Any = None
 
     def note(self, text: str) -> None:
-        echo(text, err=True)
+        echo(text, err=True, one_line=True)  # a line of news: it may quote a build command
 
     def started(self, total: int, standings: str) -> None:
         from arena.tournament.progress import Progress
@@ -385,7 +385,8 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
         with _errors():
             result, key_a, key_b, names = run_sprt(cfg, a, b, elo0, elo1, alpha, beta,
                                                    play, max_pairs, workers, progress,
-                                                   lambda text: echo(text, err=True))
+                                                   lambda text: echo(text, err=True,
+                                                                     one_line=True))
     except KeyboardInterrupt:
         progress.close()
         echo("Error: interrupted; the pairs played so far are stored.", err=True)

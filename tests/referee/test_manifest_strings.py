@@ -36,8 +36,9 @@ def refusal(folder) -> str:
     return str(error.value)
 
 
-@pytest.mark.parametrize("name", ["a b", "a/b", "../x", ".hidden", "-rf", "_x", "ünï", SCRIPT, IMG, HYPERLINK, SUM, f"ok{OSC_TITLE}",
-                                  f"ok{CLEAR}", f"ok{CSI_C1}", "ok\u202eevil", "ok\nok"])
+@pytest.mark.parametrize("name", ["a b", "a/b", "../x", ".hidden", "-rf", "_x", "ünï", SCRIPT,
+                                  IMG, HYPERLINK, SUM, f"ok{OSC_TITLE}", f"ok{CLEAR}",
+                                  f"ok{CSI_C1}", "ok\u202eevil", "ok\nok"])
 def test_a_name_outside_the_bot_name_characters_is_refused(tmp_path, name):
     text = refusal(manifest(tmp_path / "bot", name=name))
     assert "key 'name'" in text and "is not a bot name" in text
