@@ -198,6 +198,7 @@ class ReportBuilder:
             self.isolation[game.game_id] = _isolation_text(record.get("isolation"))
             payload = json.dumps(replay_payload(game, record, names), separators=(",", ":"))
             packed = base64.b64encode(gzip.compress(payload.encode(), 6, mtime=0)).decode()
+            # No JSON in the script: a slug and base64 hold no character that ends a string.
             _write(self.out / "games" / f"{slug(game.game_id)}.js",
                    f'tichuReplay.add("{slug(game.game_id)}", "{packed}");\n')
             new += 1
