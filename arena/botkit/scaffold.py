@@ -9,19 +9,18 @@ placeholder ``__NAME__`` in its files becomes the bot's name. Template "policy" 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sys
 from pathlib import Path
 
 from arena.errors import ConfigError
+from arena.referee.manifest import NAME_RULE, shown, valid_name
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "random"  # the rating anchor
 LANGUAGES = ("python", "node", "c", "java")
 TEMPLATES_OF = {"basic": LANGUAGES, "policy": ("python",)}  # template -> its languages
 PLACEHOLDER = "__NAME__"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # the rule of bot.toml's name
 _SKIP = shutil.ignore_patterns("node_modules", "build", "__pycache__")
 
 
@@ -33,9 +32,8 @@ def new_bot(name: str, language: str, parent: str | Path = ".", template: str = 
     ConfigError if the name is not a valid entrant name, the language has no such template,
     or the folder exists already.
     """
-    if not _NAME.match(name):
-        raise ConfigError(f"bot name {name!r}: use 1-64 letters, digits, '.', '-' or '_', "
-                          "starting with a letter or digit")
+    if not valid_name(name):  # bot.toml's rule: it is also a folder name here
+        raise ConfigError(f"bot name {shown(name)}: use {NAME_RULE}")
     if language not in LANGUAGES:
         raise ConfigError(f"language {language!r}: choose one of {', '.join(LANGUAGES)}")
     if language not in TEMPLATES_OF.get(template, ()):

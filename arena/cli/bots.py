@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from arena.cli.output import echo, usage_error
 from arena.errors import ConfigError
 
 LANGUAGES = ("python", "node", "c", "java")
@@ -32,9 +33,9 @@ def register(main: click.Group) -> None:
         try:
             report = check_bot(bot_dir, games=games, target=target, build=not no_build)
         except ConfigError as exc:
-            raise click.UsageError(str(exc)) from None
-        for line in report.lines():
-            click.echo(line)
+            raise usage_error(str(exc)) from None
+        for line in report.lines():  # `got` lines quote the bot: escaped, one line each
+            echo(line, one_line=True)
         sys.exit(0 if report.ok else 1)
 
     @main.command("new-bot")
@@ -53,7 +54,7 @@ def register(main: click.Group) -> None:
         try:
             folder = new_bot(name, language, parent, template)
         except ConfigError as exc:
-            raise click.UsageError(str(exc)) from None
-        click.echo(f"created {folder}")
+            raise usage_error(str(exc)) from None
+        echo(f"created {folder}")
         for line in next_steps(folder):
-            click.echo(line)
+            echo(line)

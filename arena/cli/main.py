@@ -7,6 +7,7 @@ import random
 import click
 
 from arena import __version__
+from arena.cli.output import echo, failure, usage_error
 
 
 @click.group()
@@ -41,11 +42,11 @@ def bench_engine_cmd(games: int | None, seed: int, compare_instructions: bool) -
         try:
             figures = count_instructions(games, seed)
         except CallgrindMissing as exc:
-            raise click.ClickException(str(exc)) from None
+            raise failure(str(exc)) from None
     else:
         figures = bench_engine(games, seed)
     for line in figures.lines():
-        click.echo(line)
+        echo(line)
 
 
 @bench.command("transport")
@@ -63,12 +64,12 @@ def bench_transport_cmd(games: int, round_trips: int, instructions: bool) -> Non
     if games < 1:
         raise click.BadParameter("must be at least 1", param_hint="--games")
     for line in bench_transport(games, round_trips).lines():
-        click.echo(line)
+        echo(line)
     if instructions:
         try:
-            click.echo(count_referee_instructions().line())
+            echo(count_referee_instructions().line())
         except CallgrindMissing as exc:
-            raise click.ClickException(str(exc)) from None
+            raise failure(str(exc)) from None
 
 
 @bench.command("sandbox")
@@ -84,9 +85,9 @@ def bench_sandbox_cmd(runs: int) -> None:
     try:
         figures = bench_sandbox(runs)
     except SandboxUnavailable as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(str(exc)) from None
     for line in figures.lines():
-        click.echo(line)
+        echo(line)
 
 
 @bench.command("coordinator")
@@ -123,9 +124,9 @@ def bench_coordinator_cmd(sizes: str, pairs: int, bootstrap: int, bootstrap_up_t
         return _standings_text(storage, options, False, False, replicates, False, "terminal")
 
     figures = bench_coordinator(leagues, standings, pairs, bootstrap, bootstrap_up_to,
-                                note=lambda text: click.echo(text, err=True))
+                                note=lambda text: echo(text, err=True))
     for line in figures.lines(game_seconds):
-        click.echo(line)
+        echo(line)
 
 
 @main.command()
@@ -170,7 +171,7 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     try:
         level = resolve(isolation)
     except SandboxUnavailable as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(str(exc)) from None
     policy = IntakePolicy(level, build_network=allow_build_network)
     entrants = []
     for source in (bot_a, bot_b):
@@ -183,7 +184,7 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
         record = run_game(spec, "ipc" if ipc else "tcp", level)
     if record_path:
         record.save(record_path)
-    click.echo(summary(record))
+    echo(summary(record))
 
 
 @main.command()
@@ -192,7 +193,7 @@ def doctor() -> None:
     from arena.sandbox import probe
 
     for line in probe().report():
-        click.echo(line)
+        echo(line)
 
 
 @main.command()
@@ -217,7 +218,7 @@ def replay(record_file: str, round_number: int | None, seat: int | None,
         record = GameRecord.load(record_file)
         game = resimulate(record)
     except ArenaError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(str(exc)) from None
     if record.termination is Termination.NORMAL and not game.over:
         raise click.ClickException("the record claims a finished game, but its actions do not "
                                    "finish it")
@@ -228,19 +229,23 @@ def replay(record_file: str, round_number: int | None, seat: int | None,
     if not summary_only:
         rounds = None if round_number is None else [round_number]
         for line in render_replay(played, rounds):
-            click.echo(line)
-        click.echo("")
-    click.echo(summary(record))
+            echo(line, one_line=True)
+        echo("")
+    echo(summary(record))
     finished = "finished" if game.over else "unfinished (the record ends early)"
-    click.echo(f"Re-simulated from seed and {len(record.decisions)} actions: identical events, "
-               f"game {finished}, score {game.scores[0]}:{game.scores[1]}.")
+    echo(f"Re-simulated from seed and {len(record.decisions)} actions: identical events, "
+         f"game {finished}, score {game.scores[0]}:{game.scores[1]}.")
 
 
 def _logging(verbose: int) -> None:
     import logging
 
+    from arena.cli.output import EscapedFormatter
+
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="%(asctime)s %(name)s: %(message)s")
+    handler = logging.StreamHandler()  # to stderr, as basicConfig's
+    handler.setFormatter(EscapedFormatter("%(asctime)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
 
 
 def take_in(source: str, policy):
@@ -249,11 +254,12 @@ def take_in(source: str, policy):
     from arena.intake import IntakeFailed, take_bot
 
     try:
-        return take_bot(source, policy, note=lambda line: click.echo(line, err=True))
+        return take_bot(source, policy,
+                        note=lambda line: echo(line, err=True, one_line=True))
     except IntakeFailed as exc:
         if exc.failure.stage in ("snapshot", "manifest"):  # the folder given is wrong
-            raise click.UsageError(exc.failure.reason) from None
-        raise click.ClickException(f"cannot play: {exc.failure.details()}") from None
+            raise usage_error(exc.failure.reason) from None
+        raise failure(f"cannot play: {exc.failure.details()}") from None
 
 
 def _seed(seed: int | None) -> tuple[int, str]:
@@ -274,16 +280,16 @@ def demo(seed: int) -> None:
 
     rng = random.Random(seed)
     game, summary = play_game(seed, [random_player(rng) for _ in range(4)])
-    click.echo(f"Self-play game, seed {seed}: four random players, target {game.target}")
+    echo(f"Self-play game, seed {seed}: four random players, target {game.target}")
     for event in game.events:
         if event.kind == "round_end":
             d = event.data
-            click.echo(f"  round end: cards {d['card_points'][0]:>4}:{d['card_points'][1]:<4} "
-                       f"calls {d['calls'][0]:>4}:{d['calls'][1]:<4} "
-                       f"total {d['scores'][0]:>5}:{d['scores'][1]:<5}"
-                       + ("  double victory" if d["double_victory"] else ""))
-    click.echo(f"Team {summary.winner} wins {summary.scores[0]}:{summary.scores[1]} after "
-               f"{summary.rounds} rounds and {summary.decisions} decisions.")
+            echo(f"  round end: cards {d['card_points'][0]:>4}:{d['card_points'][1]:<4} "
+                 f"calls {d['calls'][0]:>4}:{d['calls'][1]:<4} "
+                 f"total {d['scores'][0]:>5}:{d['scores'][1]:<5}"
+                 + ("  double victory" if d["double_victory"] else ""))
+    echo(f"Team {summary.winner} wins {summary.scores[0]}:{summary.scores[1]} after "
+         f"{summary.rounds} rounds and {summary.decisions} decisions.")
 
 
 def _register_command_modules() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from arena.cli.output import echo, failure, usage_error
 from arena.errors import ArenaError, ConfigError
 
 FORMATS = ("terminal", "markdown", "html", "csv", "json")
@@ -30,9 +31,9 @@ def _errors() -> Iterator[None]:
     try:
         yield
     except ConfigError as exc:
-        raise click.UsageError(str(exc)) from None
+        raise usage_error(str(exc)) from None
     except (ArenaError, RatingsError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise failure(str(exc)) from None
 
 
 def _config(path: str):
@@ -71,7 +72,7 @@ class _Listener:
         self.progress: Any = None
 
     def note(self, text: str) -> None:
-        click.echo(text, err=True)
+        echo(text, err=True, one_line=True)  # a line of news: it may quote a build command
 
     def started(self, total: int, standings: str) -> None:
         from arena.tournament.progress import Progress
@@ -127,23 +128,23 @@ def tournament(config: str, workers: int | None, show_standings: bool,
             summary = run_tournament(cfg, workers, listener, skip_unbuildable, cluster)
         except TournamentInterrupted as exc:
             listener.close()
-            click.echo(f"Error: {exc}", err=True)
+            echo(f"Error: {exc}", err=True)
             raise SystemExit(_INTERRUPTED) from None
         finally:
             listener.close()
-    click.echo(f"{cfg.name}: {summary.played} games played in {summary.seconds:.1f} s "
-               f"({summary.games_per_second:.2f} games/s, {summary.workers} workers); "
-               f"{summary.stored} games stored, {summary.pending} scheduled games missing.")
+    echo(f"{cfg.name}: {summary.played} games played in {summary.seconds:.1f} s "
+         f"({summary.games_per_second:.2f} games/s, {summary.workers} workers); "
+         f"{summary.stored} games stored, {summary.pending} scheduled games missing.")
     if summary.pending:
-        click.echo("Some games could not be played; run the same command again to retry them.",
-                   err=True)
+        echo("Some games could not be played; run the same command again to retry them.",
+             err=True)
     if show_standings and summary.stored:
-        click.echo("")
+        echo("")
         try:
-            click.echo(_standings_text(cfg.storage, _anchor_options(cfg, None, None, None),
-                                       False, False, 0, False, "terminal"), nl=False)
+            echo(_standings_text(cfg.storage, _anchor_options(cfg, None, None, None),
+                                 False, False, 0, False, "terminal"), nl=False)
         except click.ClickException as exc:  # e.g. not enough games to rate yet
-            click.echo(f"No standings yet: {exc.format_message()}", err=True)
+            echo(f"No standings yet: {exc.format_message()}", err=True)
     if summary.pending:
         raise SystemExit(1)
 
@@ -163,8 +164,8 @@ def submit(bot_dir: str, config: str) -> None:
     with _errors():
         row, new = submit_bot(cfg, bot_dir)
     what = "added" if new else "already entered"
-    click.echo(f"{row.name} version {row.version} ({row.bot_version}) {what}: {row.key}. "
-               f"Run `arena tournament {config}` to play its games.")
+    echo(f"{row.name} version {row.version} ({row.bot_version}) {what}: {row.key}. "
+         f"Run `arena tournament {config}` to play its games.")
 
 
 # ----- arena standings ---------------------------------------------------------------------
@@ -236,8 +237,10 @@ def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchu
 
 
 def _header(store: Any) -> dict[str, str]:
-    """Lines to print above the standings, by format (terminal and markdown only): how the
-    bots were isolated, public deals (a fixed seed), entrants the last run left out."""
+    """Lines to print above the standings, by format (terminal and markdown only, escaped for
+    it: a reason quotes a bot's build command): how the bots were isolated, public deals (a
+    fixed seed), entrants the last run left out."""
+    from arena.presentation.safe import markdown_cell, terminal
     from arena.tournament.runner import isolations, left_out, stored_deals
 
     lines = []
@@ -256,8 +259,8 @@ def _header(store: Any) -> dict[str, str]:
         lines.append(f"Left out of the last run: {name} ({reason}).")
     if not lines:
         return {}
-    return {"terminal": "".join(f"{line}\n" for line in lines) + "\n",
-            "markdown": "".join(f"> {line}\n" for line in lines) + "\n"}
+    return {"terminal": "".join(f"{terminal(line)}\n" for line in lines) + "\n",
+            "markdown": "".join(f"> {markdown_cell(line)}\n" for line in lines) + "\n"}
 
 
 def _storage(target: str) -> tuple[Path, Any]:
@@ -300,8 +303,8 @@ def standings(target: str, matrix: bool, matchups: bool, fmt: str, anchor: str |
     if bootstrap == 1:
         raise click.BadParameter("use 0 (none) or at least 2 replicates",
                                  param_hint="--bootstrap")
-    click.echo(_standings_text(storage, options, matrix, matchups, bootstrap, current, fmt),
-               nl=False)
+    echo(_standings_text(storage, options, matrix, matchups, bootstrap, current, fmt),
+         nl=False)
 
 
 # ----- arena sprt ----------------------------------------------------------------------------
@@ -330,15 +333,15 @@ class _SprtProgress:
                 self.names = labels(store)
         line = sprt_progress_line(result, games, self.names, a, b)
         if self.tty:
-            click.echo("\r" + line.ljust(100)[:160], nl=False, err=True)
+            click.echo("\r" + line.ljust(100)[:160], nl=False, err=True)  # escaped already
             self.shown = True
         elif result.pairs != self.pairs:
-            click.echo(line, err=True)
+            echo(line, err=True)
         self.pairs = result.pairs
 
     def close(self) -> None:
         if self.shown:
-            click.echo("", err=True)
+            echo("", err=True)
             self.shown = False
 
 
@@ -382,13 +385,14 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
         with _errors():
             result, key_a, key_b, names = run_sprt(cfg, a, b, elo0, elo1, alpha, beta,
                                                    play, max_pairs, workers, progress,
-                                                   lambda text: click.echo(text, err=True))
+                                                   lambda text: echo(text, err=True,
+                                                                     one_line=True))
     except KeyboardInterrupt:
         progress.close()
-        click.echo("Error: interrupted; the pairs played so far are stored.", err=True)
+        echo("Error: interrupted; the pairs played so far are stored.", err=True)
         raise SystemExit(_INTERRUPTED) from None
     progress.close()
-    click.echo(sprt_table(result, key_a, key_b, names, fmt), nl=False)
+    echo(sprt_table(result, key_a, key_b, names, fmt), nl=False)
     if result.decision is Decision.CONTINUE:
         raise SystemExit(3)
 
@@ -432,7 +436,7 @@ def report(target: str, output: str | None, anchor: str | None, anchor_elo: floa
     refresh = max(2, int(round(interval))) if watch else None
     with _errors():
         result = builder.build(refresh)
-    click.echo(_built(result))
+    echo(_built(result))
     if not watch:
         return
     _watch(builder, storage, interval, refresh)
@@ -454,7 +458,7 @@ def _watch(builder: Any, storage: Path, interval: float, refresh: int | None) ->
         return (storage.stat().st_mtime, wal.stat().st_mtime if wal.exists() else 0.0)
 
     seen = stamp()
-    click.echo(f"Watching {storage} every {interval:g} s; Ctrl-C to stop.", err=True)
+    echo(f"Watching {storage} every {interval:g} s; Ctrl-C to stop.", err=True)
     try:
         while True:
             time.sleep(interval)
@@ -464,7 +468,7 @@ def _watch(builder: Any, storage: Path, interval: float, refresh: int | None) ->
                 with _errors():
                     result = builder.build(refresh)
                 if result.new_games:
-                    click.echo(_built(result), err=True)
+                    echo(_built(result), err=True)
     except KeyboardInterrupt:
         with _errors():
-            click.echo(_built(builder.build(None)))
+            echo(_built(builder.build(None)))

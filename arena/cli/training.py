@@ -13,6 +13,7 @@ from types import ModuleType
 
 import click
 
+from arena.cli.output import echo
 from arena.cli.tournaments import _errors, _storage
 
 TRAIN_EXTRA = "pip install -e '.[train]' (make test installs it)"
@@ -58,9 +59,9 @@ def export(target: str, output: str | None, entrants: tuple[str, ...],
     module = _train_module("arena.env.export")
     with _errors():
         figures = module.export_store(storage, out, entrants, max_games)
-    click.echo(f"wrote {out} and {module.schema_path(out)}")
+    echo(f"wrote {out} and {module.schema_path(out)}")
     for line in figures.lines():
-        click.echo(line)
+        echo(line)
 
 
 @click.command("env")
@@ -76,5 +77,5 @@ def bench_env_cmd(games: int, seed: int) -> None:
     with pinned() as cpu:
         figures = module.bench_env(games, seed)
     for line in figures.lines():
-        click.echo(line)
-    click.echo(f"cpu:              {'pinned to CPU %d' % cpu if cpu is not None else 'unpinned'}")
+        echo(line)
+    echo(f"cpu:              {'pinned to CPU %d' % cpu if cpu is not None else 'unpinned'}")

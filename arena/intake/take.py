@@ -37,11 +37,13 @@ from pathlib import Path
 from arena.errors import ArenaError, ConfigError
 from arena.intake.snapshot import (DEFAULT_INTAKE_LIMITS, IntakeLimits, IntakeRefused, Snapshot,
                                    take_snapshot)
-from arena.referee.manifest import MANIFEST, BotManifest, load_manifest
+from arena.referee.manifest import MANIFEST, BotManifest, load_manifest, shown
+from protocol.schema import clip
 from arena.sandbox import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, Isolation, run_build
 
 CACHE_VAR = "TICHU_ARENA_CACHE"  # where intake keeps snapshots and builds (see `default_root`)
 OUTPUT_LINES = 12  # of a failed build's output, shown in one failure's details
+OUTPUT_CHARS = 300  # of each of those lines, and of the build command
 
 _INSTALL = {
     "c": "install a C compiler, make and the libzmq and msgpack-c headers (Debian: apt-get "
@@ -104,11 +106,12 @@ class Unbuildable:
         return f"{self.name} left out: {self.reason}; to include it, {self.hint}"
 
     def details(self) -> str:
-        """The failure with the build's output, indented, for an error message."""
+        """The failure with the end of the build's output (its last lines, each cut),
+        indented, for an error message (the CLI escapes it for the terminal)."""
         text = f"{self.name} ({self.source}): {self.reason}"
         lines = self.output.strip().splitlines()[-OUTPUT_LINES:]
         if lines:
-            text += "\n" + "\n".join(f"      {line}" for line in lines)
+            text += "\n" + "\n".join(f"      {clip(line, OUTPUT_CHARS)}" for line in lines)
         return f"{text}\n    to include it, {self.hint}"
 
 
@@ -201,14 +204,14 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
         remove_tree(folder)
         shutil.copytree(snapshot.folder, folder, symlinks=True)
         if note is not None:
-            note(f"building {manifest.name} ({' '.join(manifest.build)}) at isolation "
+            note(f"building {manifest.name} ({_command(manifest)}) at isolation "
                  f"{policy.isolation.value} ...")
         result = run_build(policy.isolation, folder, manifest.build_argv(), policy.build,
                            network=manifest.build_network and policy.build_network)
         if not result.ok:
             remove_tree(folder)
             raise IntakeFailed(_failure(manifest, source, "build",
-                                        f"its build `{' '.join(manifest.build)}` failed: "
+                                        f"its build `{_command(manifest)}` failed: "
                                         f"{result.reason()}", result.output))
         read_only(folder)
         marker.write_text(f"{snapshot.digest}\n")
@@ -219,6 +222,10 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
         raise
     finally:
         os.close(lock)  # drops the lock
+
+
+def _command(manifest: BotManifest) -> str:
+    return clip(" ".join(manifest.build), OUTPUT_CHARS)
 
 
 def _failure(manifest: BotManifest, source: Path, stage: str, reason: str,
@@ -233,12 +240,12 @@ def _not_runnable(manifest: BotManifest) -> str | None:
     if os.sep in program:
         path = Path(manifest.folder, program)
         if not path.resolve().is_relative_to(manifest.folder.resolve()):
-            return f"its command {program!r} is outside its folder"
+            return f"its command {shown(program)} is outside its folder"
         if path.is_file() and os.access(path, os.X_OK):
             return None
-        return f"its command {program!r} is not an executable file in its folder"
+        return f"its command {shown(program)} is not an executable file in its folder"
     if shutil.which(program) is None:
-        return f"its command {program!r} is not installed (not on PATH)"
+        return f"its command {shown(program)} is not installed (not on PATH)"
     return None
 
 

@@ -3,7 +3,8 @@
 (`summary`) and their play by play (`replay`), hand-level statistics from the records
 (`handstats`) and the web report: a static site with standings, grids, entrant pages, the
 games list and a replay viewer (`report` gathers, `report_pages` and `pages` write HTML,
-`charts` draws SVG; the stylesheet and scripts are in `assets/`).
+`charts` draws SVG; the stylesheet and scripts are in `assets/`). Every string a bot or its
+author controls is escaped for its output by `safe` (terminal, markdown, CSV, HTML).
 
 It may import ratings, the tournament's store, the referee's records and the rules engine;
 never the CLI or click: the CLI decides where the text goes.

@@ -6,11 +6,11 @@ than embedding a library's runtime (and keeps the page working offline and small
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.presentation.safe import html_text
 from arena.ratings.fit import Bound
 
 
@@ -57,7 +57,7 @@ def error_bars(bars: Sequence[Bar], title: str) -> str:
     height = _ROW * len(bars) + 40
     parts = [f'<svg class="chart" role="img" viewBox="0 0 {_LEFT + _WIDTH + _RIGHT} {height}" '
              f'width="{_LEFT + _WIDTH + _RIGHT}" height="{height}" '
-             f'xmlns="http://www.w3.org/2000/svg"><title>{html.escape(title)}</title>']
+             f'xmlns="http://www.w3.org/2000/svg"><title>{html_text(title)}</title>']
     for t in _ticks(lo, hi):
         parts.append(f'<line class="grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="4" '
                      f'y2="{height - 30}"/><text class="tick" x="{x(t):.1f}" '
@@ -69,7 +69,7 @@ def error_bars(bars: Sequence[Bar], title: str) -> str:
 
 
 def _bar_row(b: Bar, y: float, x) -> str:
-    label = html.escape(b.label)
+    label = html_text(b.label)
     row = [f'<g class="bar"><text class="label" x="{_LEFT - 8}" y="{y + 4}" '
            f'text-anchor="end">{label}</text>']
     if not math.isfinite(b.elo):

@@ -1,22 +1,26 @@
 """HTML building blocks of the web report: the page frame, sortable tables, colour grids.
 
-Plain strings with every text escaped; the pages link to `assets/` (one stylesheet, one
-script that sorts tables) and to nothing outside the report's folder.
+Plain strings with every text escaped (`esc`: `safe.html_text`, so that what a bot or its
+author wrote shows as text, in element content and in quoted attributes alike); the pages link
+to `assets/` (one stylesheet, one script that sorts tables) and to nothing outside the
+report's folder. Only `Cell.html` and a `frame`'s body are markup: they are built here and in
+`report_pages` from escaped text.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from arena.presentation.charts import shade
+from arena.presentation.safe import html_text
 
 
 def esc(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """Text for HTML content or a quoted attribute value (`safe.html_text`)."""
+    return html_text(text)
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,7 @@ def _sort_attr(value: Any) -> str:
 
 def _td(c: Cell, numeric: bool) -> str:
     attrs = _sort_attr(c.sort) + (' class="num"' if numeric else "")
-    attrs += f' style="{c.style}"' if c.style else ""
+    attrs += f' style="{esc(c.style)}"' if c.style else ""
     attrs += f' title="{esc(c.title)}"' if c.title else ""
     return f"<td{attrs}>{c.html}</td>"
 
@@ -82,8 +86,8 @@ def grid(labels: Sequence[str], values: Sequence[Sequence[tuple[str, float | Non
             if j == k:
                 cells.append('<td class="self"></td>')
             else:
-                cells.append(f'<td class="num" style="{shade(share)}" title="{esc(label)} vs '
-                             f'{esc(labels[j])}">{esc(text)}</td>')
+                cells.append(f'<td class="num" style="{esc(shade(share))}" '
+                             f'title="{esc(label)} vs {esc(labels[j])}">{esc(text)}</td>')
         rows.append(f'<tr><th scope="row">{k + 1}. {esc(label)}</th>{"".join(cells)}</tr>')
     return (f'<table class="grid" id="{esc(grid_id)}"><caption>{esc(caption)}</caption>'
             f'<thead><tr><th></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')

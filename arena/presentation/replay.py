@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from arena.presentation.safe import terminal
 from arena.referee.record import GameRecord
 from arena.rules import PUBLIC
 from arena.rules.cards import parse_card
@@ -126,6 +127,7 @@ class Replay:
     rounds: list[RoundReplay] = field(default_factory=list)
 
     def seat_name(self, seat: int) -> str:
+        """The entrant's name as the record gives it (escape it for a terminal)."""
         return self.record.entrants[seat & 1].name
 
 
@@ -250,11 +252,11 @@ def _header(replay: Replay) -> list[str]:
     record = replay.record
     a, b = record.entrants
     view = ("every seat's cards shown" if replay.seat is None else
-            f"what seat {replay.seat} ({replay.seat_name(replay.seat)}) could see: its own "
-            "cards and the public events")
-    return [f"Game {record.game_id}, seed {record.seed}, target {record.target}",
-            f"  team 0 (seats 0, 2): {a.name} {a.version}",
-            f"  team 1 (seats 1, 3): {b.name} {b.version}",
+            f"what seat {replay.seat} ({terminal(replay.seat_name(replay.seat))}) could see: "
+            "its own cards and the public events")
+    return [f"Game {terminal(record.game_id)}, seed {record.seed}, target {record.target}",
+            f"  team 0 (seats 0, 2): {terminal(a.name)} {terminal(a.version)}",
+            f"  team 1 (seats 1, 3): {terminal(b.name)} {terminal(b.version)}",
             f"  view: {view}"]
 
 

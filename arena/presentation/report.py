@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -40,9 +41,26 @@ from arena.tournament.store import StoredGame, Store
 ASSETS = ("report.css", "report.js", "replay.js")
 
 
+_SLUG_KEPT = re.compile(r"[A-Za-z0-9.~@-]")
+_SLUG_MAX = 150
+
+
 def slug(key: str) -> str:
-    """A file name for an entrant key or game id: letters, digits, '.', '-', '_' only."""
-    return re.sub(r"[^A-Za-z0-9.\-]", "_", key)
+    """A file name and URL fragment for an entrant key or game id, one to one.
+
+    Letters, digits and ``. ~ @ -`` stay (an entrant key ``name@hash`` and a game id
+    ``key~key#pair.game`` keep their look), ``_`` is doubled and any other character is
+    ``_<hex code>_`` (``#`` is ``_23_``): no '/', no character a URL, an HTML attribute or a
+    JavaScript string would read, and two keys never share a file (a lossy slug would let
+    an entrant name such as ``a_<hash>_b`` make two games write one replay file). A slug
+    longer than 150 characters is cut and ends with a hash of the key, so that it stays a
+    valid file name.
+    """
+    text = "".join(c if _SLUG_KEPT.fullmatch(c) else "__" if c == "_" else f"_{ord(c):x}_"
+                   for c in key)
+    if len(text) <= _SLUG_MAX:
+        return text
+    return f"{text[:_SLUG_MAX - 17]}-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
 @dataclass(frozen=True)
@@ -180,6 +198,7 @@ class ReportBuilder:
             self.isolation[game.game_id] = _isolation_text(record.get("isolation"))
             payload = json.dumps(replay_payload(game, record, names), separators=(",", ":"))
             packed = base64.b64encode(gzip.compress(payload.encode(), 6, mtime=0)).decode()
+            # No JSON in the script: a slug and base64 hold no character that ends a string.
             _write(self.out / "games" / f"{slug(game.game_id)}.js",
                    f'tichuReplay.add("{slug(game.game_id)}", "{packed}");\n')
             new += 1

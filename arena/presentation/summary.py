@@ -1,6 +1,7 @@
 """Human-readable summaries of game records: a table of the rounds and the game's outcome.
 
-The play by play of a record is `arena.presentation.replay`.
+The play by play of a record is `arena.presentation.replay`. Text for a terminal: what a bot
+or its author wrote (names, versions, fault messages) is escaped (`safe.terminal`).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from arena.presentation.safe import terminal
 from arena.referee.record import GameRecord, Termination
 
 
@@ -44,9 +46,9 @@ def round_rows(record: GameRecord) -> list[list[Any]]:
 def summary(record: GameRecord) -> str:
     """The readable summary `arena play` and `arena replay` print."""
     a, b = record.entrants
-    lines = [f"Game {record.game_id}, seed {record.seed}, target {record.target}",
-             f"  team 0 (seats 0, 2): {a.name} {a.version}",
-             f"  team 1 (seats 1, 3): {b.name} {b.version}", ""]
+    lines = [f"Game {terminal(record.game_id)}, seed {record.seed}, target {record.target}",
+             f"  team 0 (seats 0, 2): {terminal(a.name)} {terminal(a.version)}",
+             f"  team 1 (seats 1, 3): {terminal(b.name)} {terminal(b.version)}", ""]
     rows = round_rows(record)
     if rows:
         lines.append("Points are written team 0:team 1.")
@@ -65,14 +67,14 @@ def summary(record: GameRecord) -> str:
 
 def outcome(record: GameRecord) -> str:
     """Who won and how the game ended, in one line (two for a fault)."""
-    names = [e.name for e in record.entrants]
+    names = [terminal(e.name) for e in record.entrants]
     if record.termination is Termination.NORMAL:
         return (f"Winner: team {record.winner} ({names[record.winner]})\n"
                 f"Termination: normal (played to the target)")
     fault = record.fault
     if record.winner is None:
-        return f"No winner: {record.termination.value}: {fault.message if fault else ''}"
+        return f"No winner: {record.termination.value}: {terminal(fault.message) if fault else ''}"
     where = f" at round {fault.round}, decision {fault.decision}" if fault else ""
     return (f"Winner: team {record.winner} ({names[record.winner]}) by forfeit\n"
             f"Termination: {record.termination.value} by seat {fault.seat} "
-            f"({names[fault.seat & 1]}){where}: {fault.message}")
+            f"({names[fault.seat & 1]}){where}: {terminal(fault.message)}")

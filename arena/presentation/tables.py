@@ -5,12 +5,15 @@ rounded, formatted figures with notes under the tables; CSV and JSON carry the n
 machines (and the same facts: bounds, scale, notes). Entrant display names and versions come
 from the caller as `labels`: entrant key -> (name, version); a key missing from it is shown as
 itself with no version.
+
+Every cell and note is escaped for its format (`arena.presentation.safe`): terminal text shows
+control characters as escapes, markdown cells escape markdown's syntax, HTML is escaped, CSV
+text cells cannot start a formula; JSON escapes by itself.
 """
 
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 import math
@@ -22,6 +25,7 @@ from tabulate import tabulate
 
 from arena.presentation.notes import (INTERVAL_METHOD, Labels, column_notes, full_name, name,
                                      number, rating, scale_text, standings_notes, version)
+from arena.presentation.safe import csv_cell, html_text, markdown_cell, terminal
 from arena.ratings.fit import Bound, ForfeitKind
 from arena.ratings.sprt import SprtResult, sprt_summary
 from arena.ratings.standings import MatchupSummary, Rank, Standings
@@ -58,24 +62,39 @@ _name, _version, _full_name = name, version, full_name
 
 def _title(title: str, fmt: str) -> str:
     if fmt == "markdown":
-        return f"#### {title}\n"
+        return f"#### {markdown_cell(title)}\n"
     if fmt == "html":
-        return f"<h4>{html.escape(title)}</h4>\n"
-    return f"{title}\n"
+        return f"<h4>{html_text(title)}</h4>\n"
+    return f"{terminal(title)}\n"
+
+
+def _text(text: str, fmt: str) -> str:
+    """A cell or note of a human format, escaped for it: a name or version (which a bot's
+    author writes) shows as text. HTML cells are escaped by tabulate itself."""
+    return markdown_cell(text) if fmt == "markdown" else terminal(text)
+
+
+def _tabulate(body: Sequence[Sequence[str]], headers: Sequence[str], fmt: str,
+              colalign: Sequence[str]) -> str:
+    """tabulate over escaped cells: no cell can add a column, a row or a control sequence."""
+    return tabulate([[_text(c, fmt) for c in row] for row in body],
+                    headers=[_text(h, fmt) for h in headers], tablefmt=_TABLEFMT[fmt],
+                    disable_numparse=True, colalign=colalign)
 
 
 def _human(rows: Sequence[Mapping[str, Any]], columns: Sequence[_Column], fmt: str) -> str:
     body = [[c.show(row[c.key]) for c in columns] for row in rows]
-    return tabulate(body, headers=[c.header for c in columns], tablefmt=_TABLEFMT[fmt],
-                    disable_numparse=True, colalign=[c.align for c in columns])
+    return _tabulate(body, [c.header for c in columns], fmt, [c.align for c in columns])
 
 
 def _csv(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> str:
+    """CSV of `rows`; a text cell that a spreadsheet would take for a formula is escaped
+    (`csv_cell`), numbers are written as they are."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(keys), lineterminator="\n",
                             extrasaction="ignore")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({k: csv_cell(v) for k, v in row.items()} for row in rows)
     return out.getvalue()
 
 
@@ -194,11 +213,11 @@ def _notes_block(lines: Sequence[str], fmt: str) -> str:
     if not lines:
         return ""
     if fmt == "markdown":
-        return "\n" + "".join(f"- {line}\n" for line in lines)
+        return "\n" + "".join(f"- {markdown_cell(line)}\n" for line in lines)
     if fmt == "html":
-        items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+        items = "".join(f"<li>{html_text(line)}</li>" for line in lines)
         return f'<ul class="notes">{items}</ul>\n'
-    return "\nNotes:\n" + "".join(f"- {line}\n" for line in lines)
+    return "\nNotes:\n" + "".join(f"- {terminal(line)}\n" for line in lines)
 
 
 def standings_table(standings: Standings, labels: Labels | None = None,
@@ -288,8 +307,7 @@ def matrix_tables(standings: Standings, labels: Labels | None = None,
                         ("Likelihood of superiority, %: row stronger than column", los_cell)):
         body, headers = _matrix_rows(standings, labels, cell)
         align = ["left"] + ["right"] * len(order)
-        table = tabulate(body, headers=headers, tablefmt=_TABLEFMT[fmt], disable_numparse=True,
-                         colalign=align)
+        table = _tabulate(body, headers, fmt, align)
         parts.append(_title(title, fmt) + table + "\n")
     return "\n".join(parts)
 
@@ -426,7 +444,7 @@ def sprt_table(result: SprtResult, a: str, b: str, labels: Labels | None = None,
             ["LLR", progress],
             ["Decision", result.decision.value]]
     verdict = fields["verdict"]
-    table = tabulate(body, headers=["SPRT", ""], tablefmt=_TABLEFMT[fmt], disable_numparse=True)
+    table = _tabulate(body, ["SPRT", ""], fmt, ["left", "left"])
     return table + "\n" + _notes_block([verdict], fmt)
 
 
@@ -437,7 +455,7 @@ def sprt_progress_line(result: SprtResult, games: int, labels: Labels | None, a:
     est = summary.estimate
     elo = "" if est is None else f"  Elo {rating(est.elo, est.bound, signed=True)}" + (
         "" if est.bound else f" ±{number(est.interval, 0)}")
-    return (f"{_name(labels, a)} vs {_name(labels, b)}: {games} games played, {result.pairs} "
-            f"pairs{elo}  LLR {number(result.llr, 2, signed=True)} "
-            f"[{number(result.lower, 2)}, {number(result.upper, 2, signed=True)}]  "
-            f"{result.decision.value}")
+    return terminal(f"{_name(labels, a)} vs {_name(labels, b)}: {games} games played, "
+                    f"{result.pairs} pairs{elo}  LLR {number(result.llr, 2, signed=True)} "
+                    f"[{number(result.lower, 2)}, {number(result.upper, 2, signed=True)}]  "
+                    f"{result.decision.value}")

@@ -1,9 +1,10 @@
 """Bot manifests: the `bot.toml` of each bot folder, read and checked.
 
 ```toml
-name = "random"              # entrant name, letters, digits, '-', '_'
-version = "1.0.0"            # the author's version string
-language = "python"
+name = "random"              # entrant name (see NAME)
+version = "1.0.0"            # the author's version string (free text, see below)
+language = "python"          # free text
+description = "..."          # optional free text
 command = ["python", "bot.py"]   # run in the bot folder; a string is split like a shell
 build = "make"               # optional, run once per version, in the sandbox, before the bot starts
 build_network = false        # optional; true: the build needs the network (npm install, pip
@@ -16,6 +17,15 @@ processes = 64               # processes and threads at once
 open_files = 256             # per process
 disk_mb = 64                 # its private scratch space (/tmp in the sandbox)
 ```
+
+The name is 1-64 characters of ASCII letters, digits, '.', '-' and '_', the first a letter or
+a digit (`NAME`): it becomes part of file names (records, the report's pages), so it holds no
+'/', cannot be '.' or '..' or start with a dot, and no character of it needs escaping
+anywhere. `version` and `language` (at most 64 characters each) and `description` (at most
+256) are free text: they reach standings, records and the web report, which escape them for
+their output, and they may hold no control character (C0, DEL, C1: so no ANSI escape), line
+or paragraph separator, or bidi control. A refused value is shown escaped (as a repr), so
+that the error cannot act on the terminal that shows it.
 
 A manifest's limits only lower the ceiling the run sets (a tournament's [limits], else
 `DEFAULT_LIMITS`); a limit it omits, or sets to 0, is the ceiling's.
@@ -41,7 +51,14 @@ from arena.errors import ConfigError
 from arena.sandbox import DEFAULT_LIMITS, LIMIT_NAMES, NO_LIMITS, ResourceLimits
 
 MANIFEST = "bot.toml"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""What an entrant name is (the whole name: use `valid_name`)."""
+NAME_RULE = "1-64 letters, digits, '.', '-' or '_', starting with a letter or digit"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+"""What free text may not hold: C0 and C1 controls, DEL (so no ANSI escape), line and
+paragraph separators, bidi marks, embeddings, overrides and isolates."""
+_SHOWN = reprlib.Repr()
+_SHOWN.maxstring = _SHOWN.maxother = 80
 _HASH_SKIP = {"__pycache__", "node_modules", ".git", "build", "target"}
 
 
@@ -84,9 +101,9 @@ def load_manifest(folder: str | Path) -> BotManifest:
         raise ConfigError(f"{path}: missing; every bot folder needs a {MANIFEST}")
     data = read_toml(path)
     name = _string(path, data, "name")
-    if not _NAME.match(name):
-        raise ConfigError(f"{path}: key 'name': {name!r} must be 1-64 letters, digits, "
-                          "'.', '-' or '_', starting with a letter or digit")
+    if not valid_name(name):
+        raise ConfigError(f"{path}: key 'name': {shown(name)} is not a bot name: use "
+                          f"{NAME_RULE}")
     command = _argv(path, data, "command", required=True)
     build = _argv(path, data, "build", required=False)
     unknown = sorted(set(data) - {"name", "version", "language", "command", "build",
@@ -99,9 +116,22 @@ def load_manifest(folder: str | Path) -> BotManifest:
         raise ConfigError(f"{path}: key 'build_network' must be true or false, not "
                           f"{reprlib.repr(build_network)}")
     requested = limits_from(path, data.get("limits", {}), "limits", NO_LIMITS)
-    return BotManifest(folder, name, _string(path, data, "version"),
-                       _string(path, data, "language"), command, build,
-                       requested.capped(DEFAULT_LIMITS), requested, build_network)
+    if data.get("description", "") != "":  # optional; empty is as good as none
+        _text(path, data, "description", 256)
+    return BotManifest(folder, name, _text(path, data, "version"), _text(path, data, "language"),
+                       command, build, requested.capped(DEFAULT_LIMITS), requested,
+                       build_network)
+
+
+def valid_name(name: object) -> bool:
+    """True if `name` is an entrant name (`NAME`, the whole of it)."""
+    return isinstance(name, str) and NAME.fullmatch(name) is not None
+
+
+def shown(value: object) -> str:
+    """A value for an error message: its repr (control characters and ANSI escapes written
+    as escapes), cut to about 80 characters."""
+    return _SHOWN.repr(value)
 
 
 def read_toml(path: Path) -> dict:
@@ -172,11 +202,23 @@ def _string(path: Path, data: dict, key: str, max_len: int = 64) -> str:
     value = data[key]
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{path}: key {key!r} must be a non-empty string, not "
-                          f"{reprlib.repr(value)}")
+                          f"{shown(value)}")
     if len(value.strip()) > max_len:
         raise ConfigError(f"{path}: key {key!r} must be at most {max_len} characters, not "
                           f"{len(value.strip())}")
     return value.strip()
+
+
+def _text(path: Path, data: dict, key: str, max_len: int = 64) -> str:
+    """Free text (`_string`) holding no control character, ANSI escape, line separator or bidi
+    control (`_CONTROL`); the error names the first one and shows the value escaped."""
+    value = _string(path, data, key, max_len)
+    bad = _CONTROL.search(value)
+    if bad:
+        raise ConfigError(f"{path}: key {key!r} must not hold control characters or ANSI "
+                          f"escapes: {shown(bad.group())} at position {bad.start()} of "
+                          f"{shown(value)}")
+    return value
 
 
 def _argv(path: Path, data: dict, key: str, required: bool) -> tuple[str, ...]:

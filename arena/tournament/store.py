@@ -34,6 +34,7 @@ import gzip
 import json
 import os
 import queue
+import re
 import secrets
 import sqlite3
 import tempfile
@@ -46,8 +47,9 @@ from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
 from arena.ratings.fit import GameResult
+from arena.referee.manifest import NAME_RULE, shown, valid_name
 from arena.referee.record import GameRecord, Termination
-from arena.tournament.schedule import ScheduledGame, new_secret
+from arena.tournament.schedule import ScheduledGame, entrant_key, new_secret
 
 SCHEMA_VERSION = 2
 _PENDING = ".pending"
@@ -111,6 +113,26 @@ CREATE TABLE IF NOT EXISTS build_outputs (
 """
 _RESULT_COLUMNS = ("seed", "team0", "team1", "score0", "score1", "winner", "rounds",
                    "termination", "fault_seat", "fault_message")
+
+
+_VERSION = re.compile(r"[A-Za-z0-9]{1,64}")
+"""An entrant's version in its key: the folder's content hash (hex digits)."""
+
+
+def entrant_problem(key: str, name: str, version: str) -> str | None:
+    """Why an entrant cannot be stored under this key, name and version (None: it can).
+
+    The key is "name@version" with the name a bot name (`manifest.NAME`) and the version
+    letters and digits: keys become record folder names (`ScheduledGame.record_name`) and
+    the report's page names, so nothing else may get in, through a caller or a store file.
+    """
+    if not valid_name(name):
+        return f"name {shown(name)} is not a bot name ({NAME_RULE})"
+    if not (isinstance(version, str) and _VERSION.fullmatch(version)):
+        return f"version {shown(version)} is not 1-64 letters and digits"
+    if key != entrant_key(name, version):
+        return f"key {shown(key)} is not name@version"
+    return None
 
 
 @dataclass(frozen=True)
@@ -294,7 +316,11 @@ class Store:
     # ----- entrants ----------------------------------------------------------------------------
 
     def register_entrant(self, row: EntrantRow) -> None:
-        """Add (or re-activate) an entrant; other versions of its folder are retired."""
+        """Add (or re-activate) an entrant; other versions of its folder are retired.
+        ValueError if its key, name or version cannot be stored (`entrant_problem`)."""
+        problem = entrant_problem(row.key, row.name, row.version)
+        if problem:
+            raise ValueError(f"entrant {shown(row.key)}: {problem}")
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO entrants VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)",
                        (row.key, row.name, row.version, row.bot_version, row.language,
@@ -305,8 +331,15 @@ class Store:
                        (row.folder, row.key))
 
     def entrants(self) -> list[EntrantRow]:
+        """Every entrant, in the order registered; ArenaError if a row holds a key, name or
+        version no run stores (`entrant_problem`): the store was written by something else."""
         rows = self.db.execute("SELECT key, name, version, bot_version, language, folder, "
                                "source, retired FROM entrants ORDER BY rowid").fetchall()
+        for key, name, version, *_ in rows:
+            problem = entrant_problem(key, name, version)
+            if problem:
+                raise ArenaError(f"{self.path}: not a usable tournament store: entrant "
+                                 f"{shown(key)}: {problem}")
         return [EntrantRow(*r[:7], bool(r[7])) for r in rows]
 
     def add_submission(self, folder: Path) -> None:

@@ -37,8 +37,8 @@ def test_a_tournament_in_progress_is_reported_with_what_is_missing(tmp_path):
     index = (out / "index.html").read_text()
     assert "Not anchored: the anchor random has no rated games yet" in index
     assert "No rated games yet: late, random" in index
-    assert (out / "entrants" / "late_l1.html").is_file()
-    assert "No rated games yet." in (out / "entrants" / "random_r1.html").read_text()
+    assert (out / "entrants" / "late@l1.html").is_file()
+    assert "No rated games yet." in (out / "entrants" / "random@r1.html").read_text()
     assert index.count('href="./replay.html#') == 0  # games are listed on games.html
     games = (out / "games.html").read_text()
     assert games.count('href="./replay.html#') == 2

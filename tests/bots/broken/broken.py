@@ -14,7 +14,9 @@ from protocol import codec
 FAULTS = ("exit_at_start", "bad_token", "noncanonical", "grand_tichu_wrong_action",
           "tichu_unknown_field", "exchange_option", "exchange_not_held", "lead_too_slow",
           "reply_to_events", "pass_on_wish", "bomb_out_of_range", "dragon_to_partner",
-          "no_multi_game", "no_exit", "exit_1", "crash_in_game", "noncanonical_reply")
+          "no_multi_game", "no_exit", "exit_1", "crash_in_game", "noncanonical_reply",
+          "ansi_field")
+ANSI_FIELD = "\x1b]0;pwned\x07\x1b[2J\n  PASS  forged"  # retitles, clears, forges a line
 
 
 def reply(request, fault):
@@ -25,6 +27,9 @@ def reply(request, fault):
         return base | {"option": None, "action": {"action": "tichu", "call": False}}
     if kind == "tichu" and fault == "tichu_unknown_field":
         return base | {"colour": "red"}
+    if kind == "tichu" and fault == "ansi_field":
+        print(ANSI_FIELD, file=sys.stderr, flush=True)
+        return base | {ANSI_FIELD: 1}
     if kind == "exchange":
         hand = request["observation"]["hand"]
         give = hand[:3]
