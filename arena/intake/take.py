@@ -38,8 +38,8 @@ from arena.errors import ArenaError, ConfigError
 from arena.intake.snapshot import (DEFAULT_INTAKE_LIMITS, IntakeLimits, IntakeRefused, Snapshot,
                                    take_snapshot)
 from arena.referee.manifest import MANIFEST, BotManifest, load_manifest, shown
-from protocol.schema import clip
 from arena.sandbox import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, Isolation, run_build
+from protocol.schema import clip
 
 CACHE_VAR = "TICHU_ARENA_CACHE"  # where intake keeps snapshots and builds (see `default_root`)
 OUTPUT_LINES = 12  # of a failed build's output, shown in one failure's details

@@ -23,7 +23,8 @@ from arena.ratings.sprt import sprt
 from arena.ratings.standings import compute_standings, pair_outcomes
 from arena.referee.manifest import load_manifest
 from arena.referee.record import EntrantInfo, Fault, Termination
-from arena.tournament.entrants import build
+from arena.intake import IntakeFailed, IntakePolicy, take_bot
+from arena.sandbox import Isolation
 from arena.tournament.store import Store
 from tests.presentation.payloads import (CLEAR, CMD, HYPERLINK, IMG, MINUS, OSC_TITLE, SCRIPT,
                                          SUM)
@@ -144,12 +145,14 @@ def test_standings_header_escapes_a_bot_build_command(tmp_path):
         'name = "unbuildable"\nversion = "1"\nlanguage = "c"\ncommand = ["build/bot"]\n'
         'build = ["=HYPERLINK(\\"http://x\\")|\\u001b]0;pwned\\u0007", '
         f'"{SCRIPT}", "*x*", "\\n| forged | row |"]\n')
-    failure = build(load_manifest(bot))
-    assert failure is not None and OSC_TITLE in failure.reason
+    with pytest.raises(IntakeFailed) as refused:
+        take_bot(bot, IntakePolicy(Isolation.NONE, root=tmp_path / "cache"))
+    failure = refused.value.failure
+    assert OSC_TITLE in failure.reason
     storage = tmp_path / "t.sqlite"
     fill_store(storage, ["random@r1", "eager@e1"], 1, strong={"eager@e1"}, anchor="eager")
     with Store(storage) as store:  # as the runner notes the bots it left out
-        store.set_meta({"left_out": json.dumps([[failure.manifest.name, failure.reason]])})
+        store.set_meta({"left_out": json.dumps([[failure.name, failure.reason]])})
     runner = CliRunner()
     terminal = runner.invoke(main, ["standings", str(storage)])
     assert terminal.exit_code == 0, terminal.output
