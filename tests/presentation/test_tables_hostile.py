@@ -21,7 +21,6 @@ from arena.presentation.tables import (matchup_table, matrix_tables, sprt_progre
                                        sprt_table, standings_table)
 from arena.ratings.sprt import sprt
 from arena.ratings.standings import compute_standings, pair_outcomes
-from arena.referee.manifest import load_manifest
 from arena.referee.record import EntrantInfo, Fault, Termination
 from arena.intake import IntakeFailed, IntakePolicy, take_bot
 from arena.sandbox import Isolation
