@@ -231,7 +231,9 @@ class _Session:
                 return incoming.identity, incoming.frames[0]
             code = self.process.exit_code()
             if code is not None:
-                raise _Fail(expected, f"the bot exited with code {code}"
+                over = self.process.limit_exceeded  # of its manifest's limits
+                raise _Fail(expected, (f"the bot was stopped: {over}" if over else
+                                       f"the bot exited with code {code}")
                             + _output(self.process), section)
             if left <= 0:
                 raise _Fail(expected, f"nothing within {timeout:g} s" + _output(self.process),

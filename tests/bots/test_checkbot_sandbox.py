@@ -20,7 +20,7 @@ from arena.cli.main import main
 from arena.sandbox import Isolation
 from tests.bots.conftest import BOTS
 from tests.processes import bot_processes
-from tests.sandbox.conftest import need_sandbox
+from tests.sandbox.conftest import need_cgroups, need_sandbox
 
 pytestmark = pytest.mark.timeout(120)
 INTRUDER = Path(__file__).resolve().parent / "intruder"
@@ -108,6 +108,22 @@ def test_unsandboxed_the_same_intruder_reads_the_secret_and_connects(intrusion) 
         conn.settimeout(5)
         assert conn.recv(64) == b"intruder"
     assert report.lines()[1].startswith("isolation: none")
+
+
+def test_the_bots_own_limits_hold_in_check_bot(tmp_path) -> None:
+    """A bot over the memory limit of its bot.toml is stopped, and the item says which limit."""
+    need_cgroups()
+    folder = tmp_path / "hog"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "hog"\nversion = "1"\nlanguage = "python"\n'
+                                     'command = ["python", "bot.py"]\n\n'
+                                     '[limits]\nmemory_mb = 64\n')
+    (folder / "bot.py").write_text("import time\nheld = b'x' * (256 << 20)\ntime.sleep(60)\n")
+    report = check_bot(folder, games=0, build=False, isolation=Isolation.SANDBOX)
+    hello = report.item("hello")
+    assert hello.status is Status.FAIL, report.lines()
+    assert "the bot was stopped: memory limit 64 MB exceeded" in hello.got, hello
+    assert not bot_processes(folder)
 
 
 def test_the_cli_says_the_isolation_level_it_ran_at() -> None:
