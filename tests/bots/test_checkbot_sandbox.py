@@ -25,6 +25,7 @@ from tests.sandbox.conftest import need_cgroups, need_sandbox
 pytestmark = pytest.mark.timeout(120)
 INTRUDER = Path(__file__).resolve().parent / "intruder"
 SECRET = "organizer-secret-5e1f"
+# in the log, a bot's output is the repr of its bytes: its newline is a backslash and an n
 REPORT = re.compile(r"INTRUDER secret: (HELD|BROKEN) (.*?); network: (HELD|BROKEN) (.*?)\\n")
 
 
