@@ -2,6 +2,7 @@
 bot through every part of the protocol) and `arena new-bot` (`scaffold`, a working bot folder
 from one of `templates/`).
 
-It may import the referee (bot manifests, processes, matches), the rules engine, `protocol`
-and `arena.errors`; not the tournament, ratings, presentation or CLI, and never click.
+It may import the referee (bot manifests, processes, matches), the sandbox (isolation
+levels), the rules engine, `protocol` and `arena.errors`; not the tournament, ratings,
+presentation or CLI, and never click.
 """

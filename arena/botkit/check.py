@@ -12,6 +12,17 @@ are started anew for each. Then come the `end` of a finished game (the bot must 
 `reject` and `error` (the bot should exit) and a few short games against the random bot
 through the real referee. Each check becomes a `CheckItem`: pass or fail and, on failure,
 what was expected, what arrived and where PROTOCOL.md describes it.
+
+Every process of the bot, in the probe games as in the closing games, runs at the isolation
+level a tournament game would use (`arena.sandbox.resolve("auto")` unless a level is given)
+and under its manifest's limits; a sandboxed one is reached through the listener handed out
+of its sandbox, as the referee reaches it (`Match.connect`), and nothing may connect to the
+checker's own endpoint. The report names the level.
+
+The time limits are a tournament's defaults (a decision 5 s, plus 0.2 s of grace) where they
+are the bot's to meet, and generous where only a broken bot needs them (the start, the exit):
+a correct bot must pass on a busy machine, where a JVM may take seconds to start and any
+process may stall for a second; a bot that never answers fails all the same.
 """
 
 from __future__ import annotations
@@ -36,17 +47,22 @@ from arena.referee.record import Termination
 from arena.referee.match import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Match, TimeControl, build_bot
 from arena.rules import Decision, DecisionKind, Exchange, Game, Pass, Play
 from arena.rules.cards import parse_card
-from arena.referee.transport import RefereeSocket
+from arena.referee.transport import STRANGER, Incoming, RefereeSocket
+from arena.sandbox import Isolation, probe, resolve
 from protocol import codec
 from protocol.codec import ProtocolError
 
-HELLO_SECONDS = 10.0
-DECISION_SECONDS = 2.0
-GRACE = 0.2
-QUIET_SECONDS = 0.3  # after an `events` message, how long the bot must stay silent
-EXIT_SECONDS = 1.0   # PROTOCOL.md section 4: exit within one second after the last `end`
-EXIT_WAIT = 5.0      # how long the checker waits for that exit: late (a busy machine) is a
-                     # warning, still running after this a failure
+HELLO_SECONDS = 30.0    # from the start of a process (its sandbox's set-up included) to its
+                        # hello: three times a tournament's default, since the closing games
+                        # start four processes at once (two JVMs for a Java bot) on a machine
+                        # that may be busy; a bot that never says hello fails all the same
+DECISION_SECONDS = 5.0  # deadline_ms of every request: a tournament's default (a reply has to
+GRACE = 0.2             # be later than deadline_ms plus this grace to fail)
+GAME_BANK = 120.0       # each seat's time bank in a closing game (to 300: a third of a game)
+EXIT_SECONDS = 1.0      # PROTOCOL.md section 4: exit within one second after the last `end`
+EXIT_WAIT = 10.0        # how long the checker waits for an exit (after `end`, `reject` or
+                        # `error`): late (a busy machine) is a warning, still running after
+                        # this a failure
 
 
 class Status(Enum):
@@ -83,6 +99,10 @@ class CheckReport:
 
     folder: Path
     items: list[CheckItem] = field(default_factory=list)
+    isolation: Isolation | None = None
+    """The isolation level every process of the bot ran at."""
+    isolation_summary: str = ""
+    """That level in one line, as `arena doctor` says it ("isolation: sandbox (...)")."""
 
     @property
     def ok(self) -> bool:
@@ -93,6 +113,8 @@ class CheckReport:
 
     def lines(self) -> list[str]:
         out = [f"check-bot {self.folder}"]
+        if self.isolation_summary:
+            out.append(self.isolation_summary)
         for i in self.items:
             out.append(f"  {i.status.value:4}  {i.name:<14} {i.summary}")
             if i.status in (Status.FAIL, Status.WARN):
@@ -118,16 +140,22 @@ class _Fail(Exception):
 # ----- the scripted referee's end of one bot process ---------------------------------------
 
 class _Session:
-    """One bot process connected to the checker's ROUTER socket."""
+    """One bot process, started at the checker's isolation level under the manifest's limits,
+    and its connection to the checker's ROUTER socket: through the listener handed out of its
+    sandbox (sandboxed), or to the socket's endpoint (level none)."""
 
-    def __init__(self, socket: RefereeSocket, manifest: BotManifest, label: str) -> None:
+    def __init__(self, socket: RefereeSocket, manifest: BotManifest, label: str,
+                 isolation: Isolation) -> None:
         self.socket = socket
         self.manifest = manifest
         self.token = secrets.token_hex(8)
         env = dict(os.environ)
-        env[ENDPOINT_VAR] = socket.endpoint
+        env[ENDPOINT_VAR] = socket.endpoint  # a sandbox's hand-off sets its own, inside
         env[TOKEN_VAR] = self.token
-        self.process = BotProcess(manifest.argv(), manifest.folder, env, label)
+        self.process = BotProcess(manifest.argv(), manifest.folder, env, label,
+                                  limits=manifest.limits, isolation=isolation)
+        self.started = 0.0  # when its process started (monotonic): its hello is due from then
+        self.adopted: str | None = None  # the listener adopted from its sandbox, to release
         self.identity: bytes | None = None
         self.hello: dict[str, Any] = {}
         self.hello_bytes = b""
@@ -153,8 +181,12 @@ class _Session:
             raise _Fail("the command of bot.toml starts a process",
                         f"cannot start {' '.join(self.manifest.argv())}: {exc}",
                         "PROTOCOL.md 1 start-up") from None
-        identity, data = self.receive(HELLO_SECONDS, "a hello within limits.hello_ms (10 s)",
-                                      "PROTOCOL.md 4 session flow, 5.1 hello")
+        self.started = time.monotonic()
+        if self.process.isolation is Isolation.SANDBOX:
+            self._connect()
+        identity, data = self.receive(HELLO_SECONDS, f"a hello within limits.hello_ms "
+                                      f"({HELLO_SECONDS:g} s)", "PROTOCOL.md 4 session flow, "
+                                      "5.1 hello", since=self.started)
         hello = _decode(data, "PROTOCOL.md 5.1 hello")
         if hello["type"] != "hello":
             raise _Fail("a hello first", f"a {hello['type']} message", "PROTOCOL.md 4 session flow")
@@ -165,20 +197,31 @@ class _Session:
                         f"token: {hello['token']!r}", "PROTOCOL.md 1 start-up, 5.1 hello")
         self.identity, self.hello, self.hello_bytes = identity, hello, data
 
+    def _connect(self) -> None:
+        """Adopt the listener the sandbox hands out before any code of the bot runs (the
+        only way into its network namespace; TICHU_ENDPOINT, set inside, points to it), as
+        the referee does (`Match.connect`): its connections are this session's."""
+        listener = self.process.listener(self.started + HELLO_SECONDS - time.monotonic())
+        if listener is None:
+            self.process.stop(grace=0.0)
+            raise _Fail("the sandbox starts the bot (see `arena doctor`)", "the sandbox "
+                        f"ended before the bot started ({self.process.exit_reason()})"
+                        + _output(self.process), "PROTOCOL.md 1 start-up")
+        self.adopted = self.socket.adopt(listener, self)
+
     def send(self, message: dict[str, Any]) -> None:
         if self.identity is not None:
             self.socket.send(self.identity, codec.pack(message))
 
-    def receive(self, timeout: float, expected: str, section: str) -> tuple[bytes, bytes]:
-        """The next single-frame message; _Fail if none arrives, the bot exits, or it is not
-        one frame."""
-        deadline = time.monotonic() + timeout
+    def receive(self, timeout: float, expected: str, section: str,
+                since: float | None = None) -> tuple[bytes, bytes]:
+        """The next single-frame message, within `timeout` s of `since` (default: now);
+        _Fail if none arrives, the bot exits, or it is not one frame."""
+        deadline = (time.monotonic() if since is None else since) + timeout
         while True:
             left = deadline - time.monotonic()
             incoming = self.socket.receive(min(max(left, 0.0), 0.05))
-            if incoming is not None:
-                if self.identity is not None and incoming.identity != self.identity:
-                    continue  # a process of an earlier probe, already stopped
+            if incoming is not None and self._mine(incoming):
                 if incoming.refused is not None:
                     raise _Fail("one message of at most 16 KiB", incoming.refused,
                                 "PROTOCOL.md 2 transport and framing, 9 limits")
@@ -188,24 +231,33 @@ class _Session:
                 return incoming.identity, incoming.frames[0]
             code = self.process.exit_code()
             if code is not None:
-                raise _Fail(expected, f"the bot exited with code {code}"
+                over = self.process.limit_exceeded  # of its manifest's limits
+                raise _Fail(expected, (f"the bot was stopped: {over}" if over else
+                                       f"the bot exited with code {code}")
                             + _output(self.process), section)
             if left <= 0:
                 raise _Fail(expected, f"nothing within {timeout:g} s" + _output(self.process),
                             section)
 
-    def quiet(self, seconds: float) -> bytes | None:
-        """Whatever the bot sends within `seconds`, or None if it stays silent."""
-        incoming = self.socket.receive(seconds)
-        if incoming is None:
-            return None
-        return incoming.frames[0] if incoming.frames else (incoming.refused or "").encode()
+    def _mine(self, incoming: Incoming) -> bool:
+        """Whether a message is this session's: not a new connection's event (what comes on
+        it will say), nor from another session's listener or, after the hello, from another
+        connection (a process of an earlier probe, already stopped)."""
+        if incoming.connected or (incoming.owner is not None and incoming.owner is not self):
+            return False
+        return self.identity is None or incoming.identity == self.identity
 
     def wait_exit(self, seconds: float) -> int | None:
         return self.process.wait(seconds)
 
     def stop(self) -> None:
+        """Stop the process (all of its sandbox) and drop its connection; idempotent."""
         self.process.stop(grace=0.5)
+        if self.adopted is not None:
+            self.socket.release(self.adopted)  # once: its descriptor may be reused after
+            self.adopted = None
+        if self.identity is not None:
+            self.socket.disconnect(self.identity)
 
 
 def _decode(data: bytes, section: str) -> dict[str, Any]:
@@ -350,11 +402,14 @@ def _probes() -> list[_Probe]:
 class _Checker:
     """Runs the checks of one bot folder, collecting the report."""
 
-    def __init__(self, folder: Path, games: int, target: int) -> None:
+    def __init__(self, folder: Path, games: int, target: int,
+                 isolation: Isolation | None = None) -> None:
         self.folder = folder
         self.games = games
         self.target = target
-        self.report = CheckReport(folder)
+        self.isolation = resolve("auto") if isolation is None else isolation
+        self.report = CheckReport(folder, isolation=self.isolation,
+                                  isolation_summary=_isolation_summary(self.isolation))
         self.manifest: BotManifest | None = None
         self.socket: RefereeSocket | None = None
         self.session: _Session | None = None
@@ -365,7 +420,10 @@ class _Checker:
 
     def run(self, build: bool) -> CheckReport:
         self.manifest = load_manifest(self.folder)  # ConfigError: the CLI exits 2
-        self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES)
+        # sandboxed bots reach the checker only through the listeners of their sandboxes
+        sandboxed = self.isolation is Isolation.SANDBOX
+        self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES,
+                                    classify=(lambda sock: STRANGER) if sandboxed else None)
         try:
             if not build:
                 self._skip("build", "not run (--no-build)")
@@ -429,7 +487,8 @@ class _Checker:
 
     def _new_session(self) -> _Session:
         self.label += 1
-        session = _Session(self.socket, self.manifest, f"{self.manifest.name}#{self.label}")
+        session = _Session(self.socket, self.manifest, f"{self.manifest.name}#{self.label}",
+                           self.isolation)
         self.sessions.append(session)
         session.start()
         return session
@@ -520,19 +579,19 @@ class _Checker:
                                           codec.MAX_MESSAGE_BYTES, session.with_options, seed))
         events = wire.events_for(seat, game.events)
         if probe.events_first:
+            # the request follows at once: a bot reads its messages in order, so an answer to
+            # the `events` would come before the reply, however slowly the machine runs
             half = len(events) // 2
             session.send({"type": "events", "events": events[:half]})
             events = events[half:]
-            stray = session.quiet(QUIET_SECONDS)
-            if stray is not None:
-                raise _Fail("no message in answer to `events`", f"a message: {stray[:60].hex()}",
-                            "PROTOCOL.md 2 (the bot only ever answers a request), 5.6 events")
-        note = self._ask(session, game, seat, events, probe.name)
+        note = self._ask(session, game, seat, events, probe.name, probe.events_first)
         self._end_probe_game(session, last)
         return note
 
     def _ask(self, session: _Session, game: Game, seat: int, events: list[dict],
-             probe: str) -> str:
+             probe: str, after_events: bool = False) -> str:
+        """Send the request of `seat`'s decision and check the reply; `after_events`: an
+        `events` message went just before, and the first message back must be the reply."""
         decision = game.decision(seat)
         request_id = self.next_id
         self.next_id += 3  # ids increase, not necessarily consecutively
@@ -543,6 +602,9 @@ class _Checker:
                                   f"within deadline_ms ({int(DECISION_SECONDS * 1000)})",
                                   "PROTOCOL.md 5.5 reply, 9 limits")
         latency = time.monotonic() - sent
+        if after_events and _other_than_reply(data, request_id):
+            raise _Fail("no message in answer to `events`", f"a message: {data[:60].hex()}",
+                        "PROTOCOL.md 2 (the bot only ever answers a request), 5.6 events")
         reply = _decode(data, "PROTOCOL.md 5.5 reply")
         self.sent.append((f"the reply to the {probe} request (id {request_id})", data, reply))
         if reply["type"] != "reply" or reply["id"] != request_id:
@@ -606,12 +668,15 @@ class _Checker:
         session = self._new_session()
         if greet:
             session.send(wire.welcome_message(0, "check-error", 1000, ["a", "b", "c", "d"],
-                                              10000, 2000, codec.MAX_MESSAGE_BYTES, True))
+                                              int(HELLO_SECONDS * 1000),
+                                              int(DECISION_SECONDS * 1000),
+                                              codec.MAX_MESSAGE_BYTES, True))
         session.send(message)
-        code = session.wait_exit(2.0)
+        code = session.wait_exit(EXIT_WAIT)
         session.stop()
         if code is None:
-            raise _Fail(f"exit after {what} (any status)", "still running after 2 s", section)
+            raise _Fail(f"exit after {what} (any status)", f"still running after {EXIT_WAIT:g} s",
+                        section)
         return f"exit status {code}"
 
     def _reject(self) -> str:
@@ -628,10 +693,10 @@ class _Checker:
     def _games(self) -> str:
         under_test = Entrant(self.manifest, folder_hash(self.folder))
         opponent = Entrant(load_manifest(RANDOM_BOT), folder_hash(RANDOM_BOT))
-        time_control = TimeControl(hello=HELLO_SECONDS, decision=DECISION_SECONDS, bank=120.0,
-                                   grace=GRACE)
+        time_control = TimeControl(hello=HELLO_SECONDS, decision=DECISION_SECONDS,
+                                   bank=GAME_BANK, grace=GRACE)
         rounds = 0
-        with Match(under_test, opponent) as match:
+        with Match(under_test, opponent, isolation=self.isolation) as match:
             for g in range(self.games):
                 spec = GameSpec(f"check-game-{g + 1}", 1000 + g, (under_test, opponent),
                                 self.target, time_control)
@@ -646,6 +711,26 @@ class _Checker:
                                 + _tail(record, fault), "PROTOCOL.md 9 errors")
                 rounds += record.rounds
         return f"{rounds} rounds"
+
+
+def _other_than_reply(data: bytes, request_id: int) -> bool:
+    """Whether a bot's message is a valid message other than a reply to `request_id` (one
+    that cannot be decoded is left to the check of the reply, which names what is wrong)."""
+    try:
+        message = codec.decode(data, "bot")
+    except ProtocolError:
+        return False
+    return message["type"] != "reply" or message["id"] != request_id
+
+
+def _isolation_summary(level: Isolation) -> str:
+    """The isolation level in one line: the machine's own summary (`arena doctor`'s first
+    line) when it is the machine's best, else level none, asked for."""
+    machine = probe()
+    if level is machine.level:
+        return machine.summary()
+    return ("isolation: none, as asked; bots run as this user with its files, network and "
+            "processes in reach")
 
 
 def _tail(record: Any, fault: Any) -> str:
@@ -696,10 +781,12 @@ def _describe(reply: dict[str, Any], decision: Decision) -> str:
     return text + (", calls Tichu" if reply["call_tichu"] else "")
 
 
-def check_bot(folder: str | Path, games: int = 2, target: int = 300,
-              build: bool = True) -> CheckReport:
-    """Run every check on the bot in `folder`; ConfigError if its bot.toml is wrong."""
-    return _Checker(Path(folder).resolve(), games, target).run(build)
+def check_bot(folder: str | Path, games: int = 2, target: int = 300, build: bool = True,
+              isolation: Isolation | None = None) -> CheckReport:
+    """Run every check on the bot in `folder`, every process of it at `isolation` (None: the
+    level a tournament game would use, `resolve("auto")`); ConfigError if its bot.toml is
+    wrong."""
+    return _Checker(Path(folder).resolve(), games, target, isolation).run(build)
 
 
 __all__ = ["CheckItem", "CheckReport", "Status", "check_bot"]

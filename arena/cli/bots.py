@@ -25,13 +25,24 @@ def register(main: click.Group) -> None:
                   help="Short games to play against the random bot at the end.")
     @click.option("--target", default=300, show_default=True, help="Target score of those games.")
     @click.option("--no-build", is_flag=True, help="Skip the build step of bot.toml.")
-    def check_bot_cmd(bot_dir: str, games: int, target: int, no_build: bool) -> None:
+    @click.option("--isolation", type=click.Choice(["auto", "sandbox", "none"]), default="auto",
+                  show_default=True, help="Each process of the bot in a sandbox of its own, as "
+                  "in a tournament game, where the machine gives one (auto), demanded "
+                  "(sandbox), or none (see `arena doctor`).")
+    def check_bot_cmd(bot_dir: str, games: int, target: int, no_build: bool,
+                      isolation: str) -> None:
         """Build a bot, drive it through every message and decision of the protocol, then
         play short games; print a checklist. Exit status 0 only if every check passes."""
         from arena.botkit.check import check_bot
+        from arena.sandbox import SandboxUnavailable, resolve
 
         try:
-            report = check_bot(bot_dir, games=games, target=target, build=not no_build)
+            level = resolve(isolation)
+        except SandboxUnavailable as exc:
+            raise click.ClickException(str(exc)) from None
+        try:
+            report = check_bot(bot_dir, games=games, target=target, build=not no_build,
+                               isolation=level)
         except ConfigError as exc:
             raise usage_error(str(exc)) from None
         for line in report.lines():  # `got` lines quote the bot: escaped, one line each

@@ -48,3 +48,15 @@ def entrant(folder: Path) -> Entrant:
     where the machine gives one."""
     ready = take_bot(folder, IntakePolicy(resolve("auto")))
     return Entrant(ready.manifest, ready.version, source=str(folder))
+
+
+def broken_bot(fault: str, parent: Path) -> Path:
+    """A self-contained copy, in `parent`, of the broken bot whose fault is `fault`: its
+    folder's bot.toml with the shared broken.py beside it (a sandboxed bot sees only its own
+    folder, not the ../broken.py its manifest names)."""
+    folder = parent / fault
+    shutil.copytree(BROKEN / fault, folder)
+    shutil.copy(BROKEN / "broken.py", folder / "broken.py")
+    manifest = folder / "bot.toml"
+    manifest.write_text(manifest.read_text().replace('"../broken.py"', '"broken.py"'))
+    return folder

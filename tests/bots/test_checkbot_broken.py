@@ -1,5 +1,7 @@
 """check-bot against deliberately broken bots: each fault is reported on the right item,
-with what was expected, what arrived and the PROTOCOL.md section."""
+with what was expected, what arrived and the PROTOCOL.md section. The bots run at the level
+a tournament game would use (sandboxed where the machine gives a sandbox), each in a
+self-contained copy of its folder."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from click.testing import CliRunner
 
 from arena.botkit.check import Status, check_bot
 from arena.cli.main import main
-from tests.bots.conftest import BOTS, BROKEN
+from tests.bots.conftest import BOTS, broken_bot
 from tests.processes import bot_processes as processes_in
 
 # fault -> (the item that must fail, a word its "got" must contain, a word of its section)
@@ -34,9 +36,10 @@ EXPECTED = {
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("fault", sorted(EXPECTED))
-def test_each_fault_is_reported_on_its_item(fault: str) -> None:
+def test_each_fault_is_reported_on_its_item(fault: str, tmp_path) -> None:
     item_name, got, section = EXPECTED[fault]
-    report = check_bot(BROKEN / fault, games=0)
+    folder = broken_bot(fault, tmp_path)
+    report = check_bot(folder, games=0)
     assert not report.ok
     item = report.item(item_name)
     assert item.status is Status.FAIL, report.lines()
@@ -45,19 +48,19 @@ def test_each_fault_is_reported_on_its_item(fault: str) -> None:
     if item_name != "hello":  # a bot that never got past hello has no other checks
         assert failed == [item_name], report.lines()
     assert f"FAIL  {item_name}" in "\n".join(report.lines())
-    assert not processes_in(BROKEN / fault)  # hung or lingering bots are stopped
+    assert not processes_in(folder)  # hung or lingering bots are stopped
 
 
 @pytest.mark.timeout(60)
-def test_a_fault_in_real_games_fails_the_games_item() -> None:
-    report = check_bot(BROKEN / "crash_in_game", games=1, target=300)
+def test_a_fault_in_real_games_fails_the_games_item(tmp_path) -> None:
+    report = check_bot(broken_bot("crash_in_game", tmp_path), games=1, target=300)
     assert [i.name for i in report.items if i.failed] == ["games"]
     assert "crash" in report.item("games").got
 
 
 @pytest.mark.timeout(60)
-def test_a_non_canonical_hello_is_a_warning_naming_the_keys_out_of_order() -> None:
-    report = check_bot(BROKEN / "noncanonical", games=0)
+def test_a_non_canonical_hello_is_a_warning_naming_the_keys_out_of_order(tmp_path) -> None:
+    report = check_bot(broken_bot("noncanonical", tmp_path), games=0)
     item = report.item("canonical")
     assert item.status is Status.WARN and "canonical" not in [i.name for i in report.items
                                                               if i.failed]
@@ -67,8 +70,8 @@ def test_a_non_canonical_hello_is_a_warning_naming_the_keys_out_of_order() -> No
 
 
 @pytest.mark.timeout(60)
-def test_non_canonical_replies_are_a_warning_naming_the_reply_and_the_field() -> None:
-    report = check_bot(BROKEN / "noncanonical_reply", games=0)
+def test_non_canonical_replies_are_a_warning_naming_the_reply_and_the_field(tmp_path) -> None:
+    report = check_bot(broken_bot("noncanonical_reply", tmp_path), games=0)
     item = report.item("canonical")
     assert item.status is Status.WARN, report.lines()
     assert item.got.startswith("the reply to the grand_tichu request (id 0): field "
@@ -88,20 +91,21 @@ def test_a_canonical_bot_passes_the_canonical_item_for_hello_and_replies() -> No
 
 
 @pytest.mark.timeout(60)
-def test_illegal_action_messages_name_cards_and_ranks() -> None:
-    held = check_bot(BROKEN / "exchange_not_held", games=0).item("exchange").got
+def test_illegal_action_messages_name_cards_and_ranks(tmp_path) -> None:
+    held = check_bot(broken_bot("exchange_not_held", tmp_path), games=0).item("exchange").got
     assert re.search(r"card-not-held: (2j|3j|4j|5j)( (2j|3j|4j|5j))* (is|are) not in the "
                      r"hand \(", held), held
     assert "card 0" not in held
-    wish = check_bot(BROKEN / "pass_on_wish", games=0).item("wish").got
+    wish = check_bot(broken_bot("pass_on_wish", tmp_path), games=0).item("wish").got
     assert "the wish for the rank K is in force" in wish and "13" not in wish, wish
 
 
 @pytest.mark.timeout(60)
-def test_the_cli_exit_status_says_whether_every_check_passed() -> None:
+def test_the_cli_exit_status_says_whether_every_check_passed(tmp_path) -> None:
     runner = CliRunner()
     good = runner.invoke(main, ["check-bot", str(BOTS / "random"), "--games", "0"])
-    bad = runner.invoke(main, ["check-bot", str(BROKEN / "pass_on_wish"), "--games", "0"])
+    bad = runner.invoke(main, ["check-bot", str(broken_bot("pass_on_wish", tmp_path)),
+                               "--games", "0"])
     assert good.exit_code == 0 and "the bot conforms" in good.output
     assert bad.exit_code == 1 and "FAIL  wish" in bad.output and "see:" in bad.output
 

@@ -72,6 +72,9 @@ def test_a_run_that_demands_a_sandbox_refuses_to_start_naming_what_to_install(
     result = CliRunner().invoke(main, ["play", str(tmp_path / "random"),
                                        str(tmp_path / "other"), "--isolation", "sandbox"])
     assert result.exit_code == 1 and "apt-get install bubblewrap" in result.output
+    result = CliRunner().invoke(main, ["check-bot", str(tmp_path / "random"),
+                                       "--isolation", "sandbox"])
+    assert result.exit_code == 1 and "apt-get install bubblewrap" in result.output
 
 
 def test_without_a_sandbox_a_game_says_so_once_and_records_none(no_bubblewrap, tmp_path,
