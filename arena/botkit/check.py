@@ -1,6 +1,7 @@
 """`arena check-bot`: a scripted referee that drives a bot through every part of the protocol.
 
-The checker builds the bot, then plays *probe games*: each is a fresh game (a `welcome`)
+The checker takes the bot in as a tournament does (`arena.intake`: a snapshot of its folder,
+built in the sandbox; the `build` item), then plays *probe games*: each is a fresh game (a `welcome`)
 dealt with a rigged deck (`Game(..., dealer=...)`) and advanced by a scripted policy until
 the probed seat has the decision to check (a Grand Tichu call, the exchange, the Tichu
 window, a lead holding the Mahjong, a follow, a wish in force, a bomb window, a Dragon
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,9 +42,11 @@ from arena.botkit.scaffold import RANDOM_BOT
 from arena.referee import wire
 from arena.referee.process import BotProcess
 from arena.rules import IllegalAction
-from arena.referee.manifest import BotManifest, folder_hash, load_manifest
+from arena.errors import ConfigError
+from arena.intake import IntakeFailed, IntakePolicy, ReadyBot, ready, take_bot
+from arena.referee.manifest import BotManifest
 from arena.referee.record import Termination
-from arena.referee.match import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Match, TimeControl, build_bot
+from arena.referee.match import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Match, TimeControl
 from arena.rules import Decision, DecisionKind, Exchange, Game, Pass, Play
 from arena.rules.cards import parse_card
 from arena.referee.transport import STRANGER, Incoming, RefereeSocket
@@ -403,11 +405,13 @@ class _Checker:
     """Runs the checks of one bot folder, collecting the report."""
 
     def __init__(self, folder: Path, games: int, target: int,
-                 isolation: Isolation | None = None) -> None:
+                 isolation: Isolation | None = None, build_network: bool = False) -> None:
         self.folder = folder
         self.games = games
         self.target = target
         self.isolation = resolve("auto") if isolation is None else isolation
+        self.policy = IntakePolicy(self.isolation, build_network=build_network)
+        self.taken: ReadyBot | None = None
         self.report = CheckReport(folder, isolation=self.isolation,
                                   isolation_summary=_isolation_summary(self.isolation))
         self.manifest: BotManifest | None = None
@@ -419,7 +423,11 @@ class _Checker:
         self.sent: list[tuple[str, bytes, dict[str, Any]]] = []  # (which, bytes, canonical form)
 
     def run(self, build: bool) -> CheckReport:
-        self.manifest = load_manifest(self.folder)  # ConfigError: the CLI exits 2
+        try:  # the bot runs from intake's snapshot of its folder, as in a tournament
+            self.taken = take_bot(self.folder, self.policy, build=False)
+        except IntakeFailed as exc:  # not a bot folder intake takes: the CLI exits 2
+            raise ConfigError(exc.failure.reason) from None
+        self.manifest = self.taken.manifest
         # sandboxed bots reach the checker only through the listeners of their sandboxes
         sandboxed = self.isolation is Isolation.SANDBOX
         self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES,
@@ -470,20 +478,25 @@ class _Checker:
     # ----- build and hello -------------------------------------------------------------------
 
     def _build(self) -> str:
-        if not self.manifest.build:
-            return "no build step"
+        """Intake's build of the snapshot, in the sandbox at the checker's level (once per
+        version: a build an earlier intake made is reused)."""
+        command = " ".join(self.manifest.build)
         start = time.monotonic()
         try:
-            build_bot(self.manifest)
-        except subprocess.CalledProcessError as exc:
-            out = ((exc.stdout or b"") + (exc.stderr or b"")).decode("utf-8", "replace")
-            raise _Fail(f"{' '.join(self.manifest.build)} exits 0",
-                        f"exit status {exc.returncode}; output ends: {out.strip()[-500:]!r}",
+            taken = ready(self.taken.snapshot, self.folder, self.policy)
+        except IntakeFailed as exc:
+            failure = exc.failure
+            tail = failure.output.strip()[-500:]
+            raise _Fail(f"{command} exits 0" if failure.stage == "build" else
+                        "a command that starts", failure.reason
+                        + (f"; output ends: {tail!r}" if tail else ""),
                         "PROTOCOL.md 1 start-up (build)") from None
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise _Fail(f"{' '.join(self.manifest.build)} runs", str(exc),
-                        "PROTOCOL.md 1 start-up (build)") from None
-        return f"{' '.join(self.manifest.build)}, {time.monotonic() - start:.1f} s"
+        self.manifest = taken.manifest
+        if not self.manifest.build:
+            return "no build step"
+        if taken.build is None:
+            return f"{command}, built before"
+        return f"{command}, {time.monotonic() - start:.1f} s at isolation {self.isolation.value}"
 
     def _new_session(self) -> _Session:
         self.label += 1
@@ -691,8 +704,9 @@ class _Checker:
     # ----- real games ------------------------------------------------------------------------
 
     def _games(self) -> str:
-        under_test = Entrant(self.manifest, folder_hash(self.folder))
-        opponent = Entrant(load_manifest(RANDOM_BOT), folder_hash(RANDOM_BOT))
+        under_test = Entrant(self.manifest, self.taken.version, source=str(self.folder))
+        random_bot = take_bot(RANDOM_BOT, self.policy)
+        opponent = Entrant(random_bot.manifest, random_bot.version, source=str(RANDOM_BOT))
         time_control = TimeControl(hello=HELLO_SECONDS, decision=DECISION_SECONDS,
                                    bank=GAME_BANK, grace=GRACE)
         rounds = 0
@@ -782,11 +796,13 @@ def _describe(reply: dict[str, Any], decision: Decision) -> str:
 
 
 def check_bot(folder: str | Path, games: int = 2, target: int = 300, build: bool = True,
-              isolation: Isolation | None = None) -> CheckReport:
-    """Run every check on the bot in `folder`, every process of it at `isolation` (None: the
-    level a tournament game would use, `resolve("auto")`); ConfigError if its bot.toml is
-    wrong."""
-    return _Checker(Path(folder).resolve(), games, target, isolation).run(build)
+              isolation: Isolation | None = None, build_network: bool = False) -> CheckReport:
+    """Run every check on the bot in `folder` (a folder or an archive of one, taken in by
+    intake as a tournament takes it: its snapshot is what runs, and is built at
+    `isolation`), every process of it at `isolation` (None: the level a tournament game
+    would use, `resolve("auto")`); `build_network`: whether a build that asks for the
+    network gets it. ConfigError if intake refuses the folder or its bot.toml is wrong."""
+    return _Checker(Path(folder).absolute(), games, target, isolation, build_network).run(build)
 
 
 __all__ = ["CheckItem", "CheckReport", "Status", "check_bot"]

@@ -20,7 +20,7 @@ def register(main: click.Group) -> None:
     """Add this module's commands to the `arena` group."""
 
     @main.command("check-bot")
-    @click.argument("bot_dir", type=click.Path(file_okay=False))
+    @click.argument("bot_dir", type=click.Path())
     @click.option("--games", default=2, show_default=True,
                   help="Short games to play against the random bot at the end.")
     @click.option("--target", default=300, show_default=True, help="Target score of those games.")
@@ -29,10 +29,15 @@ def register(main: click.Group) -> None:
                   show_default=True, help="Each process of the bot in a sandbox of its own, as "
                   "in a tournament game, where the machine gives one (auto), demanded "
                   "(sandbox), or none (see `arena doctor`).")
+    @click.option("--allow-build-network", is_flag=True,
+                  help="Give the network to the build of a bot that asks for it "
+                       "(build_network = true in its bot.toml); without this it is refused.")
     def check_bot_cmd(bot_dir: str, games: int, target: int, no_build: bool,
-                      isolation: str) -> None:
-        """Build a bot, drive it through every message and decision of the protocol, then
-        play short games; print a checklist. Exit status 0 only if every check passes."""
+                      isolation: str, allow_build_network: bool) -> None:
+        """Take in the bot of BOT_DIR (a folder, or a .tar.gz/.tgz/.tar/.zip archive of one) as
+        a tournament does, build it in the sandbox, drive it through every message and
+        decision of the protocol, then play short games; print a checklist. Exit status 0
+        only if every check passes."""
         from arena.botkit.check import check_bot
         from arena.sandbox import SandboxUnavailable, resolve
 
@@ -42,7 +47,7 @@ def register(main: click.Group) -> None:
             raise click.ClickException(str(exc)) from None
         try:
             report = check_bot(bot_dir, games=games, target=target, build=not no_build,
-                               isolation=level)
+                               isolation=level, build_network=allow_build_network)
         except ConfigError as exc:
             raise usage_error(str(exc)) from None
         for line in report.lines():  # `got` lines quote the bot: escaped, one line each
