@@ -31,17 +31,22 @@ How each limit of `BuildLimits` is enforced:
 Without cgroups as root, memory and CPU time are per process as without root, and
 RLIMIT_NPROC counts the processes of the build's own uid.
 
-The disk watcher totals the folder (`tree.tree_bytes`: each entry its size or its allocated
-blocks, whichever is more, at least 4 KiB; hard links once; no link followed) and the space
-used in /tmp and /dev/shm, every 0.1 s (less often for a big folder: four times the walk's
-own time), and stops the build once the growth since the start passes `disk_mb`; when the
-build is over, the folder is measured once more. Between two looks the build goes on writing:
-the folder can overshoot `disk_mb` by what the build writes in one interval (at page-cache
-speed, 1-3 GB/s, 100-300 MB over 0.1 s), and by more when files are preallocated (fallocate)
-or made sparse (ftruncate), which cost no write: each file is still at most `disk_mb`
-(RLIMIT_FSIZE), so it takes many files, each at least a system call. A build that moves its
-folders while they are walked can make a look count less (the last measurement, with no
-process left, is exact).
+The disk watcher totals the folder (`tree.tree_bytes`: each entry counts its size (st_size)
+or its allocated blocks (st_blocks*512), whichever is more, and at least 4 KiB; hard links
+once; no link followed) and the space used in /tmp and /dev/shm, every 20 ms (less often for
+a big folder: it spends at most a tenth of a CPU walking), and stops the build once the total
+grown since the start passes `disk_mb`; when the build is over, the folder is measured once
+more. Between two looks the build goes on writing, so the folder can overshoot `disk_mb` by
+what the build writes in one interval: at page-cache speed (1-3 GB/s) 20-60 MB for a small
+folder (the tests see 70-130 MB of growth under a 64 MB limit), up to some hundreds of MB for
+a folder of 100,000 files, whose walk is slow. Preallocating costs no write, so a build's
+seccomp filter refuses fallocate as unsupported (the C library's posix_fallocate then writes
+the blocks, as fast as the writes go). Sparse files (ftruncate past the end) take no disk but
+count by their size: a build can make many of them between two looks (the tests see several
+GB of sparse files under a 64 MB limit), each at most `disk_mb` (RLIMIT_FSIZE). A build that
+moves its folders while they are walked can make a look count less; the last measurement,
+with no process left, is exact.
+
 
 No process survives a build: its pid namespace ends when its first process exits (bubblewrap's
 init dies with bubblewrap, and the kernel kills every process of the namespace, daemons that
@@ -92,7 +97,10 @@ class BuildResult:
 
     returncode: int | None
     """The build command's exit code (128+N at level sandbox, -N at level none, if a signal
-    N ended it); None if it was stopped (a limit) or could not start."""
+    N ended it); None if it was stopped (a limit) or could not start. A build that ended by
+    itself keeps its code even if it went over a limit (`exceeded` names it: a process of
+    it was killed, or its folder grew too much)."""
+
     output: str
     """The tail of its stdout+stderr (decoded with errors='replace'), after a line
     `[N earlier bytes dropped]` if there was more."""

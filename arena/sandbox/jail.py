@@ -17,7 +17,11 @@ network but its own loopback.
 As root, the sandbox is built with bubblewrap's privileges and the bot then runs under a uid
 of its own (`uids.py`) through `setpriv`; otherwise bubblewrap makes a user namespace and the
 bot keeps the caller's uid.
+
+A bot's build (`build.py`) sees the same (`sandbox_view`), but for its folder, which it may
+write, and no hand-off; it may keep the machine's network (`namespace_args(network=True)`).
 """
+
 
 from __future__ import annotations
 
