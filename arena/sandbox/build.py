@@ -17,36 +17,38 @@ is dead, so nothing in it is left owned by the build's uid, and its regular file
 setuid or setgid bit. Without root, bubblewrap makes a user namespace and the build keeps the
 caller's uid.
 
-How each limit of `BuildLimits` is enforced:
+How each limit of `BuildLimits` is enforced ("as root": at level sandbox, with cgroup v1):
 
-| limit | sandbox as root (cgroup v1) | sandbox without root | none |
-|---|---|---|---|
-| wall_seconds | killed at the deadline | the same | the same |
-| cpu_seconds | the build as a whole (cpuacct) and each process (RLIMIT_CPU) | each process | each process |
-| memory_mb | the build as a whole, /tmp included (memory cgroup) | address space per process (RLIMIT_AS) | the same |
-| processes | at once, the build as a whole (pids cgroup) | RLIMIT_NPROC: all processes of the caller's uid | the same; not for root |
-| disk_mb | the size of /tmp; each file (RLIMIT_FSIZE); the folder's growth plus /tmp and /dev/shm, watched | the same | each file; the folder's growth, watched |
-| output_kb | the last bytes of stdout+stderr are kept | the same | the same |
-
-Without cgroups as root, memory and CPU time are per process as without root, and
-RLIMIT_NPROC counts the processes of the build's own uid.
+- `wall_seconds`: the build is killed at the deadline, at every level.
+- `cpu_seconds`: as root, the build as a whole (cpuacct) and each process (RLIMIT_CPU);
+  otherwise each process.
+- `memory_mb`: as root, the build as a whole, its /tmp included (memory cgroup); otherwise
+  the address space of each process (RLIMIT_AS).
+- `processes`: as root, the build's processes and threads at once (pids cgroup); otherwise
+  RLIMIT_NPROC, which counts every process of the build's uid: its own as root without
+  cgroups, the caller's without root (and not at all for root at level none).
+- `disk_mb`: each file (RLIMIT_FSIZE) and the disk watcher (below), at every level; at level
+  sandbox also the size of /tmp, and the watcher adds what /tmp and /dev/shm hold.
+- `output_kb`: the last bytes of stdout+stderr are kept, at every level.
 
 The disk watcher totals the folder (`tree.tree_bytes`: each entry counts its size (st_size)
 or its allocated blocks (st_blocks*512), whichever is more, and at least 4 KiB; hard links
-once; no link followed) and the space used in /tmp and /dev/shm, every 20 ms (less often for
-a big folder: it spends at most a tenth of a CPU walking), and stops the build once the total
-grown since the start passes `disk_mb`; when the build is over, the folder is measured once
-more. Between two looks the build goes on writing, so the folder can overshoot `disk_mb` by
-what the build writes in one interval: at page-cache speed (1-3 GB/s) 20-60 MB for a small
-folder (the tests see 70-130 MB of growth under a 64 MB limit), up to some hundreds of MB for
-a folder of 100,000 files, whose walk is slow. Preallocating costs no write, so a build's
+once; no link followed) and the space used in /tmp and /dev/shm, and stops the build once the
+total grown since the start passes `disk_mb`; when the build is over, the folder is measured
+once more. Every 20 ms it looks at what costs nothing (the usage of /tmp, /dev/shm and of the
+folder's file system); it walks the folder as often as a tenth of a CPU allows, and at once
+when the folder's file system grew by half of what the build has left (whoever wrote it).
+Between two looks the build goes on writing, so the folder can overshoot `disk_mb` by what
+the build writes during one walk and one interval: at page-cache speed (1-3 GB/s) some tens
+of MB for a small folder (the tests see 70-130 MB of growth under a 64 MB limit), some
+hundreds for a folder of 100,000 entries, whose walk takes most of a second (370 MB over a
+1024 MB limit, measured). Preallocating costs no write, so a build's
 seccomp filter refuses fallocate as unsupported (the C library's posix_fallocate then writes
 the blocks, as fast as the writes go). Sparse files (ftruncate past the end) take no disk but
 count by their size: a build can make many of them between two looks (the tests see several
 GB of sparse files under a 64 MB limit), each at most `disk_mb` (RLIMIT_FSIZE). A build that
 moves its folders while they are walked can make a look count less; the last measurement,
 with no process left, is exact.
-
 
 No process survives a build: its pid namespace ends when its first process exits (bubblewrap's
 init dies with bubblewrap, and the kernel kills every process of the namespace, daemons that
@@ -379,7 +381,11 @@ class _Tail:
 
 class _Watcher(threading.Thread):
     """Looks at the bytes the build wrote (its folder's growth and its scratch space) until
-    stopped, and sets `exceeded` once they pass the disk limit."""
+    stopped, and sets `exceeded` once they pass the disk limit.
+
+    Every `WATCH_EVERY` s it looks at what costs nothing (the scratch space's and the folder's
+    file system's usage); it walks the folder when its share of a CPU allows, or at once when
+    the folder's file system grew by half of what the build has left (whoever wrote it)."""
 
     def __init__(self, build: _Build) -> None:
         super().__init__(name=f"build-disk-{build.folder.name}", daemon=True)
@@ -387,25 +393,42 @@ class _Watcher(threading.Thread):
         self.limit = build.limits.disk_mb * 1024 * 1024
         self.exceeded: str | None = None
         self._halt = threading.Event()
+        self._grown = 0  # the folder's growth at the last walk
+        self._system = 0  # the file system's usage when that walk began
+        self._next = 0.0  # when the next walk is due anyway
 
     def run(self) -> None:
         wait = 0.0
         while not self._halt.wait(wait):
-            began = time.monotonic()
+            wait = WATCH_EVERY
             try:
-                if self.over():
+                if self._look():
                     self.exceeded = self.message()
                     return
             except OSError as exc:
                 logger.debug("build in %s: disk watcher: %s", self.build.folder, exc)
-            wait = max(WATCH_EVERY, (time.monotonic() - began) * (1 / WATCH_SHARE - 1))
 
-    def over(self, final: bool = False) -> bool:
-        used, full = (0, False) if final else self.build.scratch()
-        if full:
+    def _look(self) -> bool:
+        used, full = self.build.scratch()
+        if full or self._grown + used > self.limit:
             return True
+        system = _used(self.build.folder)
+        left = self.limit - self._grown - used
+        if time.monotonic() < self._next and system - self._system <= left / 2:
+            return False
+        began = time.monotonic()
+        self._system = system
         budget = self.build.before + self.limit - used
-        return tree.tree_bytes(self.build.folder, stop_above=budget) > budget
+        total = tree.tree_bytes(self.build.folder, stop_above=budget)
+        self._grown = total - self.build.before
+        self._next = time.monotonic() + (time.monotonic() - began) * (1 / WATCH_SHARE - 1)
+        return total > budget
+
+    def over(self) -> bool:
+        """Whether the folder grew by more than the limit (once no process of the build is
+        left: its scratch space is gone)."""
+        return tree.tree_bytes(self.build.folder) - self.build.before > self.limit
+
 
     def message(self) -> str:
         return f"disk limit {self.build.limits.disk_mb} MB reached"
@@ -441,8 +464,7 @@ def _run(build: _Build, argv: list[str], started: float) -> BuildResult:
         _drain(proc, tail)
     exceeded = exceeded or build.exceeded() or _signalled(code, limits)
     if exceeded is None and watcher is not None:
-        exceeded = watcher.exceeded or (watcher.message() if watcher.over(final=True)
-                                        else None)
+        exceeded = watcher.exceeded or (watcher.message() if watcher.over() else None)
     seconds = time.monotonic() - started
     if exceeded is not None:
         logger.info("build in %s: %s", build.folder, exceeded)
@@ -535,7 +557,14 @@ def _parent(pid: int) -> int | None:
         return None
 
 
+def _used(folder: Path) -> int:
+    """The bytes in use on the file system of `folder`."""
+    st = os.statvfs(folder)
+    return (st.f_blocks - st.f_bfree) * st.f_frsize
+
+
 def _ended(pidfd: int) -> bool:
+
     ready, _, _ = select.select([pidfd], [], [], 0)
     return bool(ready)
 
