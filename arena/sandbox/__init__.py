@@ -5,15 +5,18 @@ It owns the isolation levels and the probe of what this machine gives (`machine`
 one bot process (`confine`): a bubblewrap sandbox (`jail`) with a uid (`uids`), cgroups
 (`cgroups`) and a seccomp filter (`seccomp`) of its own, reached by the referee through a
 listener handed out of it (`handoff`); or, where the machine gives no sandbox, a process
-group with rlimits. It knows nothing of Tichu, the protocol or ZeroMQ: the referee starts
-bot processes through it. It sits below the referee and may import only `arena.errors` and
-the standard library.
+group with rlimits. It also runs a bot's build command at the same level (`build`), in a
+folder it may write, walked without following links (`tree`). It knows nothing of Tichu,
+the protocol or ZeroMQ: the referee starts bot processes through it. It sits below the
+referee and may import only `arena.errors` and the standard library.
 """
 
+from arena.sandbox.build import BuildResult, run_build
 from arena.sandbox.confine import Confinement, confine
-from arena.sandbox.limits import DEFAULT_LIMITS, LIMIT_NAMES, NO_LIMITS, ResourceLimits
+from arena.sandbox.limits import (DEFAULT_BUILD_LIMITS, DEFAULT_LIMITS, LIMIT_NAMES, NO_LIMITS,
+                                  BuildLimits, ResourceLimits)
 from arena.sandbox.machine import REQUESTS, Isolation, Machine, SandboxUnavailable, probe, resolve
 
-__all__ = ["DEFAULT_LIMITS", "LIMIT_NAMES", "NO_LIMITS", "REQUESTS", "Confinement",
-           "Isolation", "Machine", "ResourceLimits", "SandboxUnavailable", "confine", "probe",
-           "resolve"]
+__all__ = ["DEFAULT_BUILD_LIMITS", "DEFAULT_LIMITS", "LIMIT_NAMES", "NO_LIMITS", "REQUESTS",
+           "BuildLimits", "BuildResult", "Confinement", "Isolation", "Machine",
+           "ResourceLimits", "SandboxUnavailable", "confine", "probe", "resolve", "run_build"]

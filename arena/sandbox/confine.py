@@ -48,7 +48,7 @@ class Confinement:
         self.pass_fds: tuple[int, ...] = ()
 
     def command(self, argv: list[str]) -> list[str]:
-        return _dies_with_parent(rlimit_argv(self.limits, memory=True, processes=True) + argv)
+        return dies_with_parent(rlimit_argv(self.limits, memory=True, processes=True) + argv)
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         return dict(env)
@@ -109,10 +109,8 @@ class Sandbox(Confinement):
         self._jail = (fds, uid)
 
     def _memfd(self, name: str, data: bytes) -> int:
-        fd = os.memfd_create(f"arena-{name}", 0)
+        fd = memfd(name, data)
         self._fds.append(fd)
-        os.write(fd, data)
-        os.lseek(fd, 0, os.SEEK_SET)
         return fd
 
     def command(self, argv: list[str]) -> list[str]:
@@ -125,7 +123,7 @@ class Sandbox(Confinement):
         cgroup = self._cgroup
         rlimits = rlimit_argv(self.limits, memory=not (cgroup and cgroup.limits_memory),
                               processes=not (cgroup and cgroup.limits_processes))
-        return _dies_with_parent((cgroup.join_argv() if cgroup else []) + rlimits + inner)
+        return dies_with_parent((cgroup.join_argv() if cgroup else []) + rlimits + inner)
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
         return jail.sandbox_env(env, self._uid.uid if self._uid else None)
@@ -208,13 +206,15 @@ def confine(level: Isolation, folder: Path, limits: ResourceLimits) -> Confineme
     return Confinement(Path(folder), limits)
 
 
-def rlimit_argv(limits: ResourceLimits, memory: bool, processes: bool) -> list[str]:
+def rlimit_argv(limits: ResourceLimits, memory: bool, processes: bool,
+                file_mb: int | None = None) -> list[str]:
     """A util-linux `prlimit` prefix setting `limits` as rlimits ([] where it is absent);
-    `memory` and `processes`: whether those two are rlimits here (else a cgroup's)."""
+    `memory` and `processes`: whether those two are rlimits here (else a cgroup's);
+    `file_mb`: the largest file a process may write (RLIMIT_FSIZE; a build's)."""
     options = [f"--{name}={value}" for name, value in (
         ("as", memory and limits.memory_mb and limits.memory_mb * 1024 * 1024),
         ("cpu", limits.cpu_seconds), ("nproc", processes and limits.processes),
-        ("nofile", limits.open_files)) if value]
+        ("nofile", limits.open_files), ("fsize", file_mb and file_mb * 1024 * 1024)) if value]
     if not options:
         return []
     prlimit = shutil.which("prlimit")
@@ -224,7 +224,19 @@ def rlimit_argv(limits: ResourceLimits, memory: bool, processes: bool) -> list[s
     return [prlimit, *options, "--"]
 
 
-def _dies_with_parent(argv: list[str]) -> list[str]:
+def memfd(name: str, data: bytes) -> int:
+    """A file in memory holding `data`, positioned at its start (for bubblewrap to read)."""
+    fd = os.memfd_create(f"arena-{name}", 0)
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def dies_with_parent(argv: list[str]) -> list[str]:
     """`argv` run so that the kernel kills it (SIGKILL) if the process that started it dies,
     even by SIGKILL, when no clean-up code can run (util-linux `setpriv --pdeathsig`)."""
     setpriv = shutil.which("setpriv")

@@ -17,7 +17,11 @@ network but its own loopback.
 As root, the sandbox is built with bubblewrap's privileges and the bot then runs under a uid
 of its own (`uids.py`) through `setpriv`; otherwise bubblewrap makes a user namespace and the
 bot keeps the caller's uid.
+
+A bot's build (`build.py`) sees the same (`sandbox_view`), but for its folder, which it may
+write, and no hand-off; it may keep the machine's network (`namespace_args(network=True)`).
 """
+
 
 from __future__ import annotations
 
@@ -49,44 +53,62 @@ class JailFds:
     seccomp: int | None
     passwd: int
     group: int
-    handoff: int
+    handoff: int | None = None
+    """The hand-off's end of the referee's socket pair (None: a build, which has none)."""
 
 
 def bwrap_argv(bwrap: str, folder: Path, command: list[str], disk_mb: int | None,
                uid: int | None, fds: JailFds, port: int) -> list[str]:
     """The full command: bubblewrap, then (as root) the switch to `uid`, then the hand-off
     of the referee's connection (`handoff.py`), which execs `command` in `folder`."""
-    args = [bwrap, *namespace_args(uid is not None), *system_view()]
-    args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd",
-             "--ro-bind-data", str(fds.group), "/etc/group"]
-    args += ["--proc", "/proc", "--dev", "/dev"]
-    args += tmpfs("/tmp", disk_mb) + tmpfs("/dev/shm", min(disk_mb or SHM_MB, SHM_MB))
     python = Path(os.path.realpath(sys.executable))
-    runtime = _outermost(runtime_paths(command[0], folder))
-    args += _parents([*runtime, folder, HANDOFF])
-    for path in runtime:
-        args += ["--ro-bind", str(path), str(path)]
-    args += ["--ro-bind", str(folder), str(folder), "--ro-bind", str(HANDOFF), str(HANDOFF)]
-    args += ["--chdir", str(folder)]
-    if fds.seccomp is not None:
-        args += ["--seccomp", str(fds.seccomp)]
-    args.append("--")
+    args = [bwrap, *namespace_args(uid is not None)]
+    args += sandbox_view(folder, command[0], disk_mb, fds, extra=(HANDOFF,))
     if uid is not None:
         args += switch_user(uid)
     return args + [str(python), "-I", "-S", str(HANDOFF), str(fds.handoff), str(port), "--",
                    *command]
 
 
-def namespace_args(as_root: bool) -> list[str]:
+def sandbox_view(folder: Path, program: str, disk_mb: int | None, fds: JailFds, *,
+                 writable: bool = False, extra: tuple[Path, ...] = (),
+                 etc: tuple[str, ...] = ()) -> list[str]:
+    """What bubblewrap shows a sandboxed process, up to and including the `--` before its
+    command: `system_view` (with the files `etc` of /etc besides), the /etc/passwd and
+    /etc/group of `fds`, /proc, /dev, the private /tmp and /dev/shm, the runtime of
+    `program` (`runtime_paths`), `folder` (read-only unless `writable`) as the working
+    directory, the files `extra` read-only, and the seccomp filter of `fds`."""
+    args = [*system_view(etc)]
+    args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd",
+             "--ro-bind-data", str(fds.group), "/etc/group"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
+    args += tmpfs("/tmp", disk_mb) + tmpfs("/dev/shm", min(disk_mb or SHM_MB, SHM_MB))
+    runtime = _outermost(runtime_paths(program, folder))
+    args += _parents([*runtime, folder, *extra])
+    for path in runtime:
+        args += ["--ro-bind", str(path), str(path)]
+    args += ["--bind" if writable else "--ro-bind", str(folder), str(folder)]
+    for path in extra:
+        args += ["--ro-bind", str(path), str(path)]
+    args += ["--chdir", str(folder)]
+    if fds.seccomp is not None:
+        args += ["--seccomp", str(fds.seccomp)]
+    return args + ["--"]
+
+
+def namespace_args(as_root: bool, network: bool = False) -> list[str]:
     """New namespaces, no capability, a session of its own, death with the parent. As root,
     no user namespace (the switch to the bot's own uid needs real uids) and only the
-    capabilities that switch needs, which it then drops."""
+    capabilities that switch needs, which it then drops. `network`: keep the machine's
+    network namespace (a build that downloads); every other namespace is still new."""
     if as_root:
-        args = ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+        net = [] if network else ["--unshare-net"]
+        args = ["--unshare-ipc", "--unshare-pid", *net, "--unshare-uts",
                 "--unshare-cgroup", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID",
                 "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     else:
-        args = ["--unshare-all", "--unshare-user", "--disable-userns"]
+        args = ["--unshare-all", *(["--share-net"] if network else []), "--unshare-user",
+                "--disable-userns"]
     return args + ["--die-with-parent", "--new-session", "--hostname", "arena"]
 
 
@@ -160,8 +182,9 @@ def _is_system(path: Path) -> bool:
     return any(resolved == s or s in resolved.parents for s in SYSTEM) or str(resolved) == "/"
 
 
-def system_view() -> list[str]:
-    """The read-only system: /usr, the /bin and /lib links, the runtimes' files of /etc."""
+def system_view(etc: tuple[str, ...] = ()) -> list[str]:
+    """The read-only system: /usr, the /bin and /lib links, the runtimes' files of /etc
+    (and the files `etc` of /etc, where they exist)."""
     args = ["--perms", "0755", "--dir", "/etc"]  # else 0700: closed to a bot's own uid
     for path in SYSTEM:
         args += ["--ro-bind", str(path), str(path)]
@@ -170,7 +193,8 @@ def system_view() -> list[str]:
             args += ["--symlink", os.readlink(name), name]
         elif os.path.isdir(name):
             args += ["--ro-bind", name, name]
-    names = list(ETC) + [os.path.basename(p) for g in ETC_GLOBS for p in glob.glob(f"/etc/{g}")]
+    names = [*ETC, *(os.path.basename(p) for g in ETC_GLOBS for p in glob.glob(f"/etc/{g}")),
+             *etc]
     for name in dict.fromkeys(names):
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     return args

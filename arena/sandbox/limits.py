@@ -1,4 +1,5 @@
-"""Resource limits of one bot process, and the ceiling that a tournament puts over them."""
+"""Resource limits of one bot process and the ceiling that a tournament puts over them, and
+the limits of a bot's build step."""
 
 from __future__ import annotations
 
@@ -51,3 +52,34 @@ NO_LIMITS = ResourceLimits(None, None, None, None, None)
 """What a manifest without [limits] asks for: whatever the ceiling allows."""
 
 LIMIT_NAMES = tuple(field.name for field in dataclasses.fields(ResourceLimits))
+
+
+@dataclass(frozen=True)
+class BuildLimits:
+    """Limits on one bot's build command and everything it starts (`build.run_build`; 0: no
+    limit). How each is enforced at each isolation level: `arena/sandbox/build.py`."""
+
+    wall_seconds: int = 600
+    """Wall-clock time from start to end; the build is killed when it is up."""
+    cpu_seconds: int = 600
+    """CPU time: of the build as a whole where cgroups allow, else of each process."""
+    memory_mb: int = 4096
+    """Memory of the build as a whole (its /tmp included) in a memory cgroup, else the
+    address space of each process."""
+    processes: int = 256
+    """Processes and threads at once (a pids cgroup, else RLIMIT_NPROC of its uid)."""
+    disk_mb: int = 1024
+    """Bytes the build may write: its folder's growth plus its /tmp (and /dev/shm)."""
+    output_kb: int = 64
+    """How much of stdout+stderr is kept (the tail)."""
+
+    def resources(self) -> ResourceLimits:
+        """The same limits as a bot process's (for its cgroups and rlimits); no open-files
+        limit (compilers and package managers open many)."""
+        return ResourceLimits(memory_mb=self.memory_mb or None,
+                              cpu_seconds=self.cpu_seconds or None,
+                              processes=self.processes or None, open_files=None,
+                              disk_mb=self.disk_mb or None)
+
+
+DEFAULT_BUILD_LIMITS = BuildLimits()

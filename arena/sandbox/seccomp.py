@@ -13,6 +13,11 @@ refuses, with EPERM:
   refused by container runtimes for the same reason;
 - any system call of another ABI (32-bit, x32), whose numbers differ from the ones above.
 
+A build's filter (`unsupported=BUILD_UNSUPPORTED`) also answers `fallocate` with EOPNOTSUPP, as
+a file system without it would: a preallocated file costs disk without a write, so a build
+could fill the disk faster than its disk watcher looks (`build.py`); the C library's
+`posix_fallocate` then writes the blocks instead, which takes the time of the writes.
+
 Everything else is allowed. Only x86-64 and AArch64 are known; `filter_program` returns None
 on any other machine (the sandbox then runs without the filter, and `arena doctor` says so).
 """
@@ -36,18 +41,23 @@ _ARCHES = {
     "x86_64": (0xC000003E, {
         "add_key": 248, "request_key": 249, "keyctl": 250, "unshare": 272, "clone": 56,
         "clone3": 435, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
-        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
+        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "fallocate": 285}),
     "aarch64": (0xC00000B7, {
         "add_key": 217, "request_key": 218, "keyctl": 219, "unshare": 97, "clone": 220,
         "clone3": 435, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282,
-        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427}),
+        "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+        "fallocate": 47}),
 }
 REFUSED = ("add_key", "request_key", "keyctl", "bpf", "perf_event_open", "userfaultfd",
            "io_uring_setup", "io_uring_enter", "io_uring_register")
+BUILD_UNSUPPORTED = ("fallocate",)
 
 
-def filter_program(machine: str | None = None) -> bytes | None:
-    """The filter as an array of `struct sock_filter`, or None for an unknown machine."""
+def filter_program(machine: str | None = None,
+                   unsupported: tuple[str, ...] = ()) -> bytes | None:
+    """The filter as an array of `struct sock_filter`, or None for an unknown machine; the
+    system calls `unsupported` besides fail with EOPNOTSUPP."""
     machine = machine or platform.machine()
     if machine not in _ARCHES:
         return None
@@ -61,6 +71,7 @@ def filter_program(machine: str | None = None) -> bytes | None:
     if machine == "x86_64":
         code.append((_JGE, _X32_BIT, "deny", None))
     code += [(_JEQ, numbers[name], "deny", None) for name in REFUSED]
+    code += [(_JEQ, numbers[name], "unsupported", None) for name in unsupported]
     code += [
         (_JEQ, numbers["clone3"], "nosys", None),
         (_JEQ, numbers["unshare"], "flags", None),
@@ -75,6 +86,9 @@ def filter_program(machine: str | None = None) -> bytes | None:
         ("nosys", 0, None, None),  # type: ignore[list-item]
         (_RET, nosys, None, None),
     ]
+    if unsupported:
+        code += [("unsupported", 0, None, None),  # type: ignore[list-item]
+                 (_RET, _ERRNO | errno.EOPNOTSUPP, None, None)]
     return _assemble(code)
 
 

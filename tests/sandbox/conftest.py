@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from arena.sandbox import Isolation, probe
 
 HERE = Path(__file__).resolve().parent
 HOSTILE = HERE / "bots" / "hostile"
+ROOT = HERE.parents[1]
+NOBODY = 65534
 
 
 def _missing(problem: str) -> None:
@@ -57,3 +60,36 @@ def reports(output: str) -> dict[str, list[str]]:
             name, _, rest = line[len("ATTACK "):].partition(" seat ")
             found.setdefault(name, []).append(rest.split(": ", 1)[1])
     return found
+
+
+def processes_marked(mark: str) -> list[int]:
+    """Pids of the live processes with `mark` in their command line (a test's own marker)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if mark.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def as_nobody(work: Path) -> list[str]:
+    """A command prefix (for root) that runs the rest as `nobody`, in bubblewrap showing this
+    machine read-only (the folders that shut others out, such as /root, replaced by what the
+    arena's Python needs) but for `work`, writable: the test of an unprivileged arena."""
+    needed = [Path(sys.base_prefix), Path(sys.prefix), ROOT]
+    args = ["bwrap", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", "/proc",
+            "/proc", "--bind", str(work), str(work)]
+    covered: set[Path] = set()
+    for path in needed:
+        closed = next((p for p in reversed(path.parents) if p != Path("/")
+                       and not os.stat(p).st_mode & 0o001), None)
+        if closed is not None and closed not in covered:
+            covered.add(closed)
+            args += ["--perms", "0755", "--tmpfs", str(closed)]
+        if closed is not None:  # its child on the way (folders made on the way are 0700)
+            top = closed / path.relative_to(closed).parts[0]
+            args += ["--ro-bind", str(top), str(top)]
+    return args + ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                   "--reset-env", "--", "env", f"HOME={work}", "PATH=/usr/bin:/bin"]

@@ -47,7 +47,8 @@ from arena.referee.record import Termination
 from arena.sandbox import Isolation
 from tests.processes import bot_processes
 from tests.referee.conftest import ROOT, entrant
-from tests.sandbox.conftest import HOSTILE, hostile, need_cgroups, need_sandbox, reports
+from tests.sandbox.conftest import (HOSTILE, hostile, need_cgroups, need_sandbox,
+                                    processes_marked, reports)
 
 pytestmark = pytest.mark.timeout(180)
 TIME = TimeControl(hello=20.0, decision=5.0, bank=60.0, grace=0.2)
@@ -187,15 +188,4 @@ def test_a_daemon_that_left_its_session_is_gone_when_the_game_ends(tmp_path, mon
                                target=100, time=TIME))
     assert record.termination is Termination.NORMAL, record.fault
     assert not bot_processes(tmp_path / "hostile")
-    assert not _processes_marked(mark)
-
-
-def _processes_marked(mark: str) -> list[int]:
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if mark.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(int(pid))
-        except OSError:
-            continue
-    return found
+    assert not processes_marked(mark)

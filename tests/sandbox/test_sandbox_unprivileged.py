@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.sandbox.conftest import HOSTILE, need_sandbox
+from tests.sandbox.conftest import HOSTILE, NOBODY, as_nobody, need_sandbox
 
 pytestmark = pytest.mark.timeout(180)
 ROOT = Path(__file__).resolve().parents[2]
-NOBODY = 65534
 ATTACKS = "proc_token,processes,read_folders,write_folders,network,kernel,partner"
 DRIVER = """
 import json, os, sys
@@ -52,7 +51,7 @@ def test_an_unprivileged_referee_sandboxes_its_bots_through_user_namespaces():
             os.chown(path, NOBODY, NOBODY)
         work.chmod(0o755)
         done = subprocess.run(
-            [*_as_nobody(work), sys.executable, "-c", DRIVER, *map(str, folders), ATTACKS],
+            [*as_nobody(work), sys.executable, "-c", DRIVER, *map(str, folders), ATTACKS],
             capture_output=True, text=True, timeout=150, cwd=ROOT)
         assert done.returncode == 0, done.stderr[-3000:]
         result = json.loads(done.stdout.splitlines()[-1])
@@ -64,23 +63,3 @@ def test_an_unprivileged_referee_sandboxes_its_bots_through_user_namespaces():
              if line.startswith("ATTACK ")]
     assert len(lines) >= 40, result["output"]
     assert not [line for line in lines if ": BROKEN" in line], lines
-
-
-def _as_nobody(work: Path) -> list[str]:
-    """bubblewrap as root showing this machine read-only (the folders that shut others out,
-    such as /root, replaced by what the arena's Python needs), then `nobody`."""
-    needed = [Path(sys.base_prefix), Path(sys.prefix), ROOT]
-    args = ["bwrap", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--bind", "/proc",
-            "/proc", "--bind", str(work), str(work)]
-    covered: set[Path] = set()
-    for path in needed:
-        closed = next((p for p in reversed(path.parents) if p != Path("/")
-                       and not os.stat(p).st_mode & 0o001), None)
-        if closed is not None and closed not in covered:
-            covered.add(closed)
-            args += ["--perms", "0755", "--tmpfs", str(closed)]
-        if closed is not None:  # its child on the way (folders made on the way are 0700)
-            top = closed / path.relative_to(closed).parts[0]
-            args += ["--ro-bind", str(top), str(top)]
-    return args + ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                   "--reset-env", "--", "env", f"HOME={work}", "PATH=/usr/bin:/bin"]
