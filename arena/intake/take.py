@@ -211,8 +211,8 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
         if not result.ok:
             remove_tree(folder)
             raise IntakeFailed(_failure(manifest, source, "build",
-                                        f"its build `{_command(manifest)}` failed: "
-                                        f"{result.reason()}", result.output))
+                                        f"its build `{_command(manifest)}` failed "
+                                        f"({result.reason()})", result.output))
         read_only(folder)
         marker.write_text(f"{snapshot.digest}\n")
         return built, result
@@ -237,9 +237,10 @@ def _not_runnable(manifest: BotManifest) -> str | None:
     """Why the bot's command cannot start (None: it can): not a file of its folder that may
     be executed, or not a program on PATH."""
     program = manifest.argv()[0]
-    if os.sep in program:
+    if os.sep in program:  # a file of its folder, or a program named by its absolute path
         path = Path(manifest.folder, program)
-        if not path.resolve().is_relative_to(manifest.folder.resolve()):
+        if not (os.path.isabs(program)
+                or path.resolve().is_relative_to(manifest.folder.resolve())):
             return f"its command {shown(program)} is outside its folder"
         if path.is_file() and os.access(path, os.X_OK):
             return None
