@@ -52,7 +52,7 @@ SECRET = "the store's secret: 5f0c2b1e"
 MB = 1024 * 1024
 
 ATTEMPT = """
-import os, socket, sys, time
+import json, os, socket, sys, time
 
 def attempt(name, action):
     try:
@@ -73,7 +73,7 @@ attempt("read_store", lambda: open(store).read())
 attempt("list_beside", lambda: sorted(os.listdir(os.path.dirname(os.getcwd()))))
 attempt("root_home", lambda: os.stat(hidden) and hidden)
 attempt("tcp_to_machine", lambda: connect(port))
-print("ROOT_LISTING", sorted(os.listdir("/root")) if os.path.isdir("/root") else [])
+print("ROOT_LISTING", json.dumps(sorted(os.listdir("/root")) if os.path.isdir("/root") else []))
 """
 WRITE = ATTEMPT + """
 sibling, host_file = sys.argv[1:3]
@@ -185,10 +185,10 @@ def python_build(level: Isolation, folder: Path, *args: object,
                      network)
 
 
-def attacks(result: BuildResult) -> dict[str, str]:
-    """The build's report by attack: 'HELD ...' or 'BROKEN ...'."""
+def attacks(output: str) -> dict[str, str]:
+    """A build's report by attack: 'HELD ...' or 'BROKEN ...'."""
     found = {}
-    for line in result.output.splitlines():
+    for line in output.splitlines():
         if line.startswith("ATTACK "):
             name, _, outcome = line[len("ATTACK "):].partition(": ")
             found[name] = outcome
@@ -238,12 +238,13 @@ def test_a_build_cannot_read_the_store_beside_its_folder_root_s_home_or_the_netw
     port = listener.getsockname()[1]
     result = python_build(Isolation.SANDBOX, folder, tmp_path / "store.sqlite", hidden, port)
     assert result.ok, (result.reason(), result.output)
-    found = attacks(result)
+    found = attacks(result.output)
     assert found.keys() == {"read_store", "list_beside", "root_home", "tcp_to_machine"}
     for name in ("read_store", "root_home", "tcp_to_machine"):
         assert found[name].startswith("HELD"), (name, found[name])
     assert found["list_beside"] == "BROKEN ['bot']", "only the folder itself is beside it"
-    listing = eval(result.output.split("ROOT_LISTING ")[1].splitlines()[0])
+    listing = json.loads(result.output.split("ROOT_LISTING ")[1].splitlines()[0])
+
     runtime = {p.relative_to("/root").parts[0] for p in
                jail.runtime_paths(sys.executable, folder) if Path("/root") in p.parents}
     assert set(listing) <= runtime, f"/root shows more than the runtime: {listing}"
@@ -259,7 +260,7 @@ def test_unconfined_the_same_build_reads_the_store_and_connects(tmp_path, listen
     port = listener.getsockname()[1]
     result = python_build(Isolation.NONE, folder, tmp_path / "store.sqlite",
                           hidden or "/root/.none", port)
-    found = attacks(result)
+    found = attacks(result.output)
     assert found["read_store"] == f"BROKEN {SECRET!r}"
     assert "store.sqlite" in found["list_beside"]
     assert found["tcp_to_machine"].startswith("BROKEN")
@@ -276,7 +277,7 @@ def test_with_the_network_a_build_connects_but_still_sees_no_file_of_the_machine
     result = python_build(Isolation.SANDBOX, folder, tmp_path / "store.sqlite",
                           hidden_in_root() or "/root/.none", port, network=True)
     assert result.ok, (result.reason(), result.output)
-    found = attacks(result)
+    found = attacks(result.output)
     assert found["tcp_to_machine"] == f"BROKEN 'connected to {port}'"
     assert found["read_store"].startswith("HELD") and found["root_home"].startswith("HELD")
     assert found["list_beside"] == "BROKEN ['bot']"
@@ -295,7 +296,7 @@ def test_a_build_writes_nothing_outside_its_folder(tmp_path, level):
     host_file = Path(tempfile.gettempdir(), f"tichu-build-{uuid.uuid4().hex}")
     try:
         result = python_build(level, folder, sibling, host_file)
-        found = attacks(result)
+        found = attacks(result.output)
         written = host_file.exists()
     finally:
         host_file.unlink(missing_ok=True)
@@ -560,12 +561,12 @@ def test_without_root_the_build_sandbox_still_holds(listener):
                  f"user namespaces): {result['unavailable']}")
     assert result["uid"] == NOBODY and "user namespaces" in result["summary"], result
     ok, output = result["snoop_sandbox"]
-    found = attacks(BuildResult(0, output, None, 0.0))
+    found = attacks(output)
     assert ok and found["read_store"].startswith("HELD") and \
         found["tcp_to_machine"].startswith("HELD"), output
     assert found["list_beside"] == "BROKEN ['snoop']", output
     ok, output = result["snoop_none"]  # the control: nobody can read the store unconfined
-    found = attacks(BuildResult(0, output, None, 0.0))
+    found = attacks(output)
     assert found["read_store"] == f"BROKEN {SECRET!r}" and \
         found["tcp_to_machine"].startswith("BROKEN"), output
     listener.accept()[0].close()
