@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from arena.errors import ConfigError
-from arena.referee.manifest import NAME_RULE, shown, valid_name
+from arena.referee.manifest import NAME_RULE, load_manifest, shown, valid_name
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "random"  # the rating anchor
@@ -57,8 +57,9 @@ def next_steps(folder: Path) -> list[str]:
     absolute paths, and the `arena` of this installation unless that is what `arena` finds on
     the PATH anyway."""
     arena = arena_command()
-    return [f"check it:  {arena} check-bot {folder}",
-            f"play it:   {arena} play {folder} {RANDOM_BOT} --target 1000"]
+    network = " --allow-build-network" if load_manifest(folder).build_network else ""
+    return [f"check it:  {arena} check-bot{network} {folder}",
+            f"play it:   {arena} play{network} {folder} {RANDOM_BOT} --target 1000"]
 
 
 def arena_command() -> str:

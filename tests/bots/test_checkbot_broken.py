@@ -117,13 +117,14 @@ def test_a_folder_without_a_manifest_is_a_usage_error(tmp_path) -> None:
 
 
 @pytest.mark.timeout(60)
-def test_a_bot_field_of_terminal_escapes_is_printed_escaped_on_its_own_line() -> None:
+def test_a_bot_field_of_terminal_escapes_is_printed_escaped_on_its_own_line(tmp_path) -> None:
     """The fault quotes the bot's field name (an OSC retitle, a screen clear and a line
     break with a forged line after it): the checklist shows it escaped, on its one line."""
-    result = CliRunner().invoke(main, ["check-bot", str(BROKEN / "ansi_field"), "--games", "0"])
+    folder = broken_bot("ansi_field", tmp_path)
+    result = CliRunner().invoke(main, ["check-bot", str(folder), "--games", "0"])
     assert result.exit_code == 1 and "FAIL  tichu" in result.output
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", result.output)
     got = next(line for line in result.output.splitlines() if "got:" in line)
     assert "unknown_field" in got and "\\x1b]0;pwned\\x07\\x1b[2J\\n  PASS  forged" in got
     assert not any(line.startswith("  PASS  forged") for line in result.output.splitlines())
-    assert not processes_in(BROKEN / "ansi_field")
+    assert not processes_in(folder)

@@ -26,7 +26,8 @@ def test_a_new_bot_passes_check_bot_as_created(language: str, tmp_path) -> None:
     assert result.exit_code == 0, result.output
     folder = tmp_path / f"my-{language}-bot"
     assert load_manifest(folder).name == f"my-{language}-bot"
-    report = check_bot(folder, games=1, target=200)
+    network = load_manifest(folder).build_network  # the Node template's npm install
+    report = check_bot(folder, games=1, target=200, build_network=network)
     assert report.ok, "\n".join(report.lines())
     assert not processes_in(folder)
 
