@@ -50,7 +50,7 @@ from arena.referee.match import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Matc
 from arena.rules import Decision, DecisionKind, Exchange, Game, Pass, Play
 from arena.rules.cards import parse_card
 from arena.referee.transport import STRANGER, Incoming, RefereeSocket
-from arena.sandbox import Isolation, probe, resolve
+from arena.sandbox import Isolation, describe, resolve
 from protocol import codec
 from protocol.codec import ProtocolError
 
@@ -413,7 +413,7 @@ class _Checker:
         self.policy = IntakePolicy(self.isolation, build_network=build_network)
         self.taken: ReadyBot | None = None
         self.report = CheckReport(folder, isolation=self.isolation,
-                                  isolation_summary=_isolation_summary(self.isolation))
+                                  isolation_summary=describe(self.isolation))
         self.manifest: BotManifest | None = None
         self.socket: RefereeSocket | None = None
         self.session: _Session | None = None
@@ -735,16 +735,6 @@ def _other_than_reply(data: bytes, request_id: int) -> bool:
     except ProtocolError:
         return False
     return message["type"] != "reply" or message["id"] != request_id
-
-
-def _isolation_summary(level: Isolation) -> str:
-    """The isolation level in one line: the machine's own summary (`arena doctor`'s first
-    line) when it is the machine's best, else level none, asked for."""
-    machine = probe()
-    if level is machine.level:
-        return machine.summary()
-    return ("isolation: none, as asked; bots run as this user with its files, network and "
-            "processes in reach")
 
 
 def _tail(record: Any, fault: Any) -> str:

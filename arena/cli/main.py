@@ -165,13 +165,14 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     from arena.referee.placement import pinned
     from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
     from arena.presentation.summary import summary
-    from arena.sandbox import SandboxUnavailable, resolve
+    from arena.sandbox import SandboxUnavailable, describe, resolve
 
     _logging(verbose)
     try:
         level = resolve(isolation)
     except SandboxUnavailable as exc:
         raise failure(str(exc)) from None
+    echo(describe(level), err=True)
     policy = IntakePolicy(level, build_network=allow_build_network)
     entrants = []
     for source in (bot_a, bot_b):

@@ -146,6 +146,28 @@ class Machine:
                 "every process of a bot, daemons included, is killed at the end of its game"]
 
 
+def describe(level: Isolation) -> str:
+    """A run's isolation in one line: what it rests on (the machine's summary, as `arena
+    doctor` says it, when the run has the machine's best level) and which guarantees hold
+    at it (README, Security: "What holds without root")."""
+    machine = probe()
+    if level is Isolation.NONE:
+        head = (machine.summary() if machine.level is Isolation.NONE
+                else "isolation: none, as asked")
+        return (f"{head}; nothing is confined: bots and builds run as this user with its "
+                "files, network and processes in reach")
+    if machine.own_uids and machine.limit_cgroups:
+        holds = ("every bot process and build sandboxed under a uid of its own, limits for "
+                 "the bot as a whole")
+    elif machine.own_uids:
+        holds = ("every bot process and build sandboxed under a uid of its own; limits per "
+                 "process (no cgroups)")
+    else:
+        holds = ("every bot process and build sandboxed, but under this user's uid (no "
+                 "root): limits per process, processes counted over this user")
+    return f"{machine.summary()}; {holds}"
+
+
 def resolve(requested: str) -> Isolation:
     """The isolation for a run that asks for `requested` ('auto', 'sandbox' or 'none');
     SandboxUnavailable if it demands a sandbox the machine does not give."""

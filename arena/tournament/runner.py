@@ -32,7 +32,7 @@ from arena.referee.manifest import BotManifest, load_manifest
 from arena.ratings.fit import GameResult, RatingsError, ranking_of
 from arena.ratings.fit import rate as rate_points
 from arena.referee.match import Entrant
-from arena.sandbox import Isolation
+from arena.sandbox import Isolation, describe
 from arena.sandbox import resolve as resolve_isolation
 from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing, round_robin
 from arena.tournament.store import (EntrantRow, GameRow, GameWriter, Store, run_lock,
@@ -343,6 +343,8 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
     with run_lock(config.storage, f"arena tournament {config.path}"), \
             open_store(config) as store, _cluster(address, config) as remote:
         sweep_pending(config.records, store)
+        if isolation is not None:
+            listener.note(describe(isolation))
         entrants, left_out = prepare(config, store, listener, skip, remote)
         levels = {isolation.value} if isolation is not None else set()
         if remote is not None:

@@ -92,4 +92,6 @@ def test_arena_play_says_it_builds_and_shows_a_failed_build_as_text(tmp_path, tw
     played = CliRunner().invoke(main, ["play", str(two_bots[0]), str(two_bots[1]),
                                        "--target", "50"])
     assert played.exit_code == 0, played.output
-    assert played.output.startswith("building random (sh -c echo built) at isolation ")
+    lines = played.output.splitlines()
+    assert lines[0].startswith("isolation: ")  # the level, and which guarantees hold
+    assert lines[1].startswith("building random (sh -c echo built) at isolation ")
