@@ -13,6 +13,12 @@ from arena.intake import CACHE_VAR, IntakeRefused, content_hash
 TAG_VAR = "TICHU_TEST_TAG"
 
 
+def snapshot_of(folder: Path) -> Path:
+    """Intake's snapshot of `folder` as it is now (where a bot without a build runs), whether
+    or not it was taken yet: compute it before changing the folder."""
+    return Path(os.environ[CACHE_VAR], "snapshots", content_hash(Path(folder).resolve()))
+
+
 def run_folders(folder: Path) -> set[str]:
     """Where a bot of `folder` runs: the folder itself, or intake's copies of it as it is."""
     folder = Path(folder).resolve()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import click
 
@@ -85,6 +86,27 @@ def bench_sandbox_cmd(runs: int) -> None:
     try:
         figures = bench_sandbox(runs)
     except SandboxUnavailable as exc:
+        raise failure(str(exc)) from None
+    for line in figures.lines():
+        echo(line)
+
+
+@bench.command("intake")
+@click.argument("bots", nargs=-1, type=click.Path(exists=True, file_okay=False))
+@click.option("-n", "--runs", default=3, show_default=True, type=click.IntRange(min=1),
+              help="Runs of each way (they alternate).")
+def bench_intake_cmd(bots: tuple[str, ...], runs: int) -> None:
+    """Measure what intake and a sandboxed build cost against a plain, unsandboxed build
+    (default: the bundled C and Java bots)."""
+    from arena.intake import IntakeFailed
+    from arena.intake.bench import bench_intake
+    from arena.sandbox import SandboxUnavailable
+
+    root = Path(__file__).resolve().parents[2] / "bots"
+    folders = [Path(b) for b in bots] or [root / "c-random", root / "java-random"]
+    try:
+        figures = bench_intake(folders, runs)
+    except (SandboxUnavailable, IntakeFailed) as exc:
         raise failure(str(exc)) from None
     for line in figures.lines():
         echo(line)

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
+from arena.intake import CACHE_VAR
 from arena.tournament.config import load_config
 from tests.tournament.conftest import ROOT, copy_bot, game_rows, write_config
 
@@ -79,7 +80,9 @@ def test_a_build_that_rewrites_a_file_of_its_folder_keeps_the_version(tmp_path, 
     assert "2 games played" in changed.output  # an edit of its code is a new version
 
 
-def test_arena_play_says_it_builds_and_shows_a_failed_build_as_text(tmp_path, two_bots):
+def test_arena_play_says_it_builds_and_shows_a_failed_build_as_text(tmp_path, two_bots,
+                                                                   monkeypatch):
+    monkeypatch.setenv(CACHE_VAR, str(tmp_path / "cache"))  # nothing built before
     manifest = two_bots[0] / "bot.toml"
     text = manifest.read_text()
     manifest.write_text(text + 'build = ["sh", "-c", "echo compiling; echo oops: no such '

@@ -16,6 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
+from arena.intake import CACHE_VAR
+from arena.referee.manifest import load_manifest
 from arena.tournament.config import load_config
 from arena.tournament.runner import isolations
 from arena.tournament.store import Store, read_record
@@ -26,11 +28,16 @@ from tests.tournament.conftest import (ROOT, alive, children, copy_bot, game_row
 pytestmark = pytest.mark.timeout(240)
 
 
+# The coordinator takes its bots in to a folder of its own (the config's [intake] folder), as
+# on a machine of its own: what the workers do is then seen in theirs.
+COORDINATOR = '[intake]\nfolder = "coordinator-cache"\n'
+
+
 @pytest.fixture(autouse=True)
 def _bot_cache_of_this_test(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Workers (they inherit the environment) unpack and build bots under the test's folder."""
+    """Workers (they inherit the environment) take bots in under the test's folder."""
     cache = tmp_path / "cache"
-    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv(CACHE_VAR, str(cache))
     return cache
 
 
@@ -64,7 +71,8 @@ def test_local_2_stores_the_schedule_with_the_results_of_a_local_run_which_impor
     for folder in (local, remote):
         folder.mkdir()
         entrants = three_bots(folder)
-    configs = [write_config(f, entrants, games=4, target=200, seed=7) for f in (local, remote)]
+    configs = [write_config(f, entrants, games=4, target=200, seed=7, extra=COORDINATOR)
+               for f in (local, remote)]
     assert "dask loaded: []" in local_run_without_dask(configs[0])
 
     result = invoke(str(configs[1]), "--cluster", "local:2")
@@ -77,9 +85,8 @@ def test_local_2_stores_the_schedule_with_the_results_of_a_local_run_which_impor
         record = read_record(remote / row[9])
         assert record.game_id == row[0] and tuple(record.scores) == (row[4], row[5])
         assert {e.folder for e in record.entrants} <= {str(remote / e) for e in entrants}
-    bots = _bot_cache_of_this_test / "tichu-arena" / "bots"
-    assert sorted(p.name.split("-")[0] for p in bots.glob("*.built")) == [
-        "heuristic", "random", "random"]
+    shipped = list((_bot_cache_of_this_test / "snapshots").iterdir())  # the workers' intake
+    assert sorted(load_manifest(p).name for p in shipped) == ["heuristic", "random", "random-b"]
     assert not list((remote / "t.sqlite.records").rglob("*.pending"))
     # the isolation the workers resolved is the store's, as a local run's is (standings header)
     levels = [isolations(Store(f / "t.sqlite", read_only=True)) for f in (remote, local)]
@@ -137,16 +144,17 @@ def standings(config: Path) -> str:
 
 
 def test_an_entrant_the_workers_cannot_build_is_reported_and_no_task_carries_the_secret(
-        tmp_path, monkeypatch):
+        tmp_path, monkeypatch, _bot_cache_of_this_test):
     copy_bot("random", tmp_path / "random")
     copy_bot("heuristic", tmp_path / "heuristic")
     picky = copy_bot("random", tmp_path / "picky", name="picky")
-    # a build that works in its own folder only (as a toolchain missing on the workers would)
-    (picky / "build.sh").write_text(
-        'case "$PWD" in */tichu-arena/bots/*) echo "no toolchain here" >&2; exit 3;; esac\n')
+    # a build that works on the coordinator only (as a toolchain missing on the workers would)
+    (picky / "build.sh").write_text(f'case "$PWD" in {_bot_cache_of_this_test}/*) '
+                                    'echo "no toolchain here" >&2; exit 3;; esac\n')
     manifest = picky / "bot.toml"
     manifest.write_text(manifest.read_text() + 'build = ["sh", "build.sh"]\n')
-    config = write_config(tmp_path, ["random", "heuristic", "picky"], games=2, target=100)
+    config = write_config(tmp_path, ["random", "heuristic", "picky"], games=2, target=100,
+                          extra=COORDINATOR)
 
     refused = invoke(str(config), "--cluster", "local:1")
     assert refused.exit_code == 1, refused.output
