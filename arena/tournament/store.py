@@ -18,8 +18,8 @@ secret...), `entrants` (key "name@version", folder, content hash, retired flag),
 `submissions` (bot folders added with `arena submit`), `games` (one row per finished game:
 pair, seats, seed, scores, rounds, termination, fault, link to its record), `failures` (per
 entrant and bot fault kind: how many games it forfeited so, or failed in a game voided
-because seats of both teams failed), `build_outputs` (per bot
-folder, the files its build wrote: left out of its version hash).
+because seats of both teams failed), `build_outputs` (unused since builds moved into intake's
+own copies of each bot; kept so that every store has the same tables).
 
 The store holds the tournament's deal secret (meta `deal_secret`, made with the store): it
 must stay where no bot can read it, as the sandbox keeps the tournament folder.
@@ -105,7 +105,7 @@ CREATE TABLE IF NOT EXISTS failures (
     count INTEGER NOT NULL,
     PRIMARY KEY (entrant, kind)
 );
-CREATE TABLE IF NOT EXISTS build_outputs (
+CREATE TABLE IF NOT EXISTS build_outputs (  -- unused (see the module docstring)
     folder TEXT NOT NULL,               -- a bot folder
     path TEXT NOT NULL,                 -- a file its build wrote, relative to the folder
     PRIMARY KEY (folder, path)
@@ -410,18 +410,6 @@ class Store:
 
     def record_path(self, relative: str) -> Path:
         return self.path.parent / relative
-
-    # ----- build outputs -------------------------------------------------------------------
-
-    def build_outputs(self, folder: Path) -> set[str]:
-        """The files (relative paths) the build of a bot folder has been seen to write."""
-        return {r[0] for r in self.db.execute(
-            "SELECT path FROM build_outputs WHERE folder = ?", (str(folder),))}
-
-    def add_build_outputs(self, folder: Path, paths: Iterable[str]) -> None:
-        with self.transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO build_outputs VALUES (?, ?)",
-                           [(str(folder), p) for p in paths])
 
 
 def _insert_game(db: sqlite3.Connection, row: GameRow, path: Path) -> bool:
