@@ -23,7 +23,8 @@ How each limit of `BuildLimits` is enforced ("as root": at level sandbox, with c
 - `cpu_seconds`: as root, the build as a whole (cpuacct) and each process (RLIMIT_CPU);
   otherwise each process.
 - `memory_mb`: as root, the build as a whole, its /tmp included (memory cgroup); otherwise
-  the address space of each process (RLIMIT_AS).
+  the private writable memory of each process (RLIMIT_DATA, not RLIMIT_AS: a JVM reserves
+  far more address space than it uses, and javac fails under an address-space limit of 4 GB).
 - `processes`: as root, the build's processes and threads at once (pids cgroup); otherwise
   RLIMIT_NPROC, which counts every process of the build's uid: its own as root without
   cgroups, the caller's without root (and not at all for root at level none).
@@ -178,7 +179,8 @@ class _Build:
 
     def command(self, argv: list[str]) -> list[str]:
         return dies_with_parent(rlimit_argv(self.limits.resources(), memory=True,
-                                            processes=True, file_mb=self.limits.disk_mb)
+                                            processes=True, file_mb=self.limits.disk_mb,
+                                            memory_kind="data")
                                 + argv)
 
     def environment(self) -> dict[str, str]:
@@ -265,7 +267,7 @@ class _SandboxBuild(_Build):
         rlimits = rlimit_argv(self.limits.resources(),
                               memory=not (cgroup and cgroup.limits_memory),
                               processes=not (cgroup and cgroup.limits_processes),
-                              file_mb=self.limits.disk_mb)
+                              file_mb=self.limits.disk_mb, memory_kind="data")
         return dies_with_parent((cgroup.join_argv() if cgroup else []) + rlimits + inner)
 
     def environment(self) -> dict[str, str]:

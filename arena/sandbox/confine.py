@@ -207,12 +207,15 @@ def confine(level: Isolation, folder: Path, limits: ResourceLimits) -> Confineme
 
 
 def rlimit_argv(limits: ResourceLimits, memory: bool, processes: bool,
-                file_mb: int | None = None) -> list[str]:
+                file_mb: int | None = None, memory_kind: str = "as") -> list[str]:
     """A util-linux `prlimit` prefix setting `limits` as rlimits ([] where it is absent);
     `memory` and `processes`: whether those two are rlimits here (else a cgroup's);
-    `file_mb`: the largest file a process may write (RLIMIT_FSIZE; a build's)."""
+    `file_mb`: the largest file a process may write (RLIMIT_FSIZE; a build's);
+    `memory_kind`: the rlimit that bounds memory, "as" (the address space) or "data" (private
+    writable memory: a build's, since javac's JVM reserves far more address space than it
+    uses and fails under an RLIMIT_AS of 4 GB)."""
     options = [f"--{name}={value}" for name, value in (
-        ("as", memory and limits.memory_mb and limits.memory_mb * 1024 * 1024),
+        (memory_kind, memory and limits.memory_mb and limits.memory_mb * 1024 * 1024),
         ("cpu", limits.cpu_seconds), ("nproc", processes and limits.processes),
         ("nofile", limits.open_files), ("fsize", file_mb and file_mb * 1024 * 1024)) if value]
     if not options:

@@ -438,6 +438,15 @@ def test_a_build_over_its_memory_is_stopped_naming_the_limit(tmp_path):
     assert not result.ok
 
 
+def test_without_cgroups_a_build_over_its_memory_fails_its_allocations(tmp_path):
+    """At level none (as without root) memory is an rlimit per process (RLIMIT_DATA): the
+    hog's allocation fails, and so does its build."""
+    folder = snapshot(tmp_path, MEMORY_HOG)
+    result = python_build(Isolation.NONE, folder, limits=BuildLimits(wall_seconds=120,
+                                                                      memory_mb=128))
+    assert not result.ok and "MemoryError" in result.output, (result.reason(), result.output)
+
+
 def test_a_build_that_cannot_start_says_so(tmp_path):
     folder = snapshot(tmp_path)
     for level in (Isolation.SANDBOX, Isolation.NONE):
@@ -576,10 +585,13 @@ def test_without_root_the_build_sandbox_still_holds(listener):
     assert left == [], f"processes of the build are left: {left}"
 
 
-def test_the_bundled_bots_build_in_the_sandbox_offline(tmp_path):
+@pytest.mark.parametrize("level", [Isolation.SANDBOX, Isolation.NONE])
+def test_the_bundled_bots_build_in_the_sandbox_offline(tmp_path, level):
     """c-random (make), java-random (javac) and node-random (npm install, with its
-    node_modules already there, as the setup left them) build with no network."""
-    need_sandbox()
+    node_modules already there, as the setup left them) build with no network, at every
+    level (without cgroups their memory is an rlimit: javac's JVM must fit under it)."""
+    if level is Isolation.SANDBOX:
+        need_sandbox()
     built = {}
     for name, needs, output in (("c-random", "cc", "build/bot"),
                                 ("java-random", "javac", "build/RandomBot.class"),
@@ -592,7 +604,7 @@ def test_the_bundled_bots_build_in_the_sandbox_offline(tmp_path):
         shutil.copytree(source, folder, symlinks=True,  # without a build of the checkout's
                         ignore=lambda at, names: ["build"] if Path(at) == source else [])
 
-        result = run_build(Isolation.SANDBOX, folder, load_manifest(folder).build_argv())
+        result = run_build(level, folder, load_manifest(folder).build_argv())
         assert result.ok, (name, result.reason(), result.output)
         assert (folder / output).exists(), name
         assert owned_by_caller(folder) == []
