@@ -30,6 +30,7 @@ import fcntl
 import os
 import shutil
 import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,6 +150,7 @@ def take_bot(source: str | Path, policy: IntakePolicy, build: bool = True,
     is then not necessarily runnable: `arena submit` only registers a version). `note` is
     told, in one line, when a build starts (a first build can take a while)."""
     source = Path(source).absolute()
+    sweep(policy.root / "snapshots")
     try:
         snapshot = take_snapshot(source, policy.root / "snapshots", policy.limits)
     except IntakeRefused as exc:
@@ -248,6 +250,20 @@ def _not_runnable(manifest: BotManifest) -> str | None:
     if shutil.which(program) is None:
         return f"its command {shown(program)} is not installed (not on PATH)"
     return None
+
+
+STALE_SECONDS = 24 * 3600  # a scratch folder this old belongs to a take that was killed
+
+
+def sweep(snapshots: Path) -> None:
+    """Remove the scratch folders (`.incoming-*`) that takes killed mid-way left, once they are
+    a day old (a take under way is never that old: its limits bound it to minutes)."""
+    if not snapshots.is_dir():
+        return
+    for scratch in snapshots.glob(".incoming-*"):
+        with contextlib.suppress(OSError):
+            if time.time() - scratch.lstat().st_mtime > STALE_SECONDS:
+                remove_tree(scratch)
 
 
 def read_only(folder: Path) -> None:
