@@ -208,8 +208,12 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
         if note is not None:
             note(f"building {manifest.name} ({_command(manifest)}) at isolation "
                  f"{policy.isolation.value} ...")
-        result = run_build(policy.isolation, folder, manifest.build_argv(), policy.build,
-                           network=manifest.build_network and policy.build_network)
+        try:
+            result = run_build(policy.isolation, folder, manifest.build_argv(), policy.build,
+                               network=manifest.build_network and policy.build_network)
+        except OSError as exc:  # the machine's fault, not the bot's: say so, for this bot
+            raise IntakeFailed(_failure(manifest, source, "build", "its build's sandbox "
+                                        f"could not be set up: {exc}")) from None
         if not result.ok:
             remove_tree(folder)
             raise IntakeFailed(_failure(manifest, source, "build",
