@@ -1,6 +1,8 @@
 """Without root, bubblewrap builds the sandbox in a user namespace: the referee runs here as
-`nobody` (in a view of this machine where the arena's Python is reachable) and the hostile
-bots' escapes must fail there too. Limits without root are per process (README, Security)."""
+`nobody` (in a view of this machine where the arena's Python is reachable), takes its bots in
+through intake (one with a build, which runs in the unprivileged build sandbox) and the
+hostile bots' escapes must fail there too. Limits without root are per process (README,
+Security)."""
 
 from __future__ import annotations
 
@@ -21,18 +23,23 @@ ROOT = Path(__file__).resolve().parents[2]
 ATTACKS = "proc_token,processes,read_folders,write_folders,network,kernel,partner"
 DRIVER = """
 import json, os, sys
-from arena.referee.manifest import folder_hash, load_manifest
+from pathlib import Path
+from arena.intake import IntakePolicy, take_bot
 from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
 from arena.sandbox import Isolation, probe
 
 folders = sys.argv[1:3]
-bots = [Entrant(load_manifest(f), folder_hash(f)) for f in folders]
+policy = IntakePolicy(Isolation.SANDBOX, root=Path(sys.argv[4]))
+taken = [take_bot(f, policy) for f in folders]
+bots = [Entrant(t.manifest, t.version, source=f) for t, f in zip(taken, folders)]
 os.environ.update(TICHU_TEST_ATTACKS=sys.argv[3], TICHU_TEST_FOLDERS=":".join(folders),
                   TICHU_TEST_REFEREE_PID=str(os.getpid()))
 record = run_game(GameSpec("unprivileged", 5, tuple(bots), target=100,
                            time=TimeControl(hello=20.0)), isolation=Isolation.SANDBOX)
 print(json.dumps({"summary": probe().summary(), "isolation": record.isolation,
-                  "termination": record.termination.value, "output": record.bot_output}))
+                  "termination": record.termination.value, "output": record.bot_output,
+                  "built": [t.build is not None and t.build.ok for t in taken],
+                  "made": [(t.manifest.folder / "made").is_file() for t in taken]}))
 """
 
 
@@ -47,11 +54,14 @@ def test_an_unprivileged_referee_sandboxes_its_bots_through_user_namespaces():
             shutil.copytree(HOSTILE, folder, ignore=shutil.ignore_patterns("__pycache__"))
             manifest = folder / "bot.toml"
             manifest.write_text(manifest.read_text().replace('"hostile"', f'"{name}"'))
+        manifest = folders[1] / "bot.toml"  # the victim has a build, run without root
+        manifest.write_text(manifest.read_text() + 'build = ["sh", "-c", "id -u > made"]\n')
         for path in [work, *work.rglob("*")]:
             os.chown(path, NOBODY, NOBODY)
         work.chmod(0o755)
         done = subprocess.run(
-            [*as_nobody(work), sys.executable, "-c", DRIVER, *map(str, folders), ATTACKS],
+            [*as_nobody(work), sys.executable, "-c", DRIVER, *map(str, folders), ATTACKS,
+             str(work / "cache")],
             capture_output=True, text=True, timeout=150, cwd=ROOT)
         assert done.returncode == 0, done.stderr[-3000:]
         result = json.loads(done.stdout.splitlines()[-1])
@@ -59,6 +69,7 @@ def test_an_unprivileged_referee_sandboxes_its_bots_through_user_namespaces():
         shutil.rmtree(work, ignore_errors=True)
     assert "user namespaces" in result["summary"], result["summary"]
     assert result["isolation"] == "sandbox" and result["termination"] == "normal"
+    assert result["built"] == [False, True] and result["made"] == [False, True]
     lines = [line for out in result["output"] for line in out.splitlines()
              if line.startswith("ATTACK ")]
     assert len(lines) >= 40, result["output"]
