@@ -19,6 +19,8 @@ where it needs no privilege, at level none, which does not confine: there the at
 | a failed build planting its own .ok marker       | not written | written, ignored    |
 | a daemon editing the built folder after intake   | killed  | edits it                |
 | two processes taking the same digest at once     | one build | one build              |
+| the command file replaced by a link out           | refused at the command | same        |
+| bot.toml rewritten by the build                   | the manifest is the snapshot's | same |
 | a build that did not ask for the network         | no network even if the run allows it | -  |
 | naming an organizer's program as the build or bot command | OPEN: its folder is mounted | - |
 """
@@ -339,6 +341,51 @@ def test_a_build_gets_the_network_only_if_it_asks_and_the_run_allows(tmp_path):
         server.close()
 
 
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_build_that_links_the_command_out_of_its_folder_is_refused(tmp_path, level):
+    """The snapshot's `run` is a script of its own; the build replaces it with a link to an
+    organizer's program, whose folder the play sandbox would then mount (runtime_paths)."""
+    launcher, secret = _organizer(tmp_path)
+    bot = make_bot(tmp_path / "bot", ["sh", "-c", f"rm run && ln -s {launcher} run"],
+                   files={"run": "#!/bin/sh\nexit 0\n"})
+    (bot / "bot.toml").write_text((bot / "bot.toml").read_text().replace(
+        'command = ["sh", "run.sh"]', 'command = ["./run", "/bin/sh", "-c", "cat secret"]'))
+    (bot / "run").chmod(0o755)
+    with pytest.raises(IntakeFailed, match="outside its folder") as caught:
+        take_bot(bot, policy(tmp_path, level))
+    assert caught.value.failure.stage == "command"
+    folder = tmp_path / "cache" / "builds" / take_snapshot_digest(bot, tmp_path)
+    assert os.path.realpath(folder / "run") == str(launcher)  # the control: had it run,
+    assert any(secret.is_relative_to(p) for p in jail.runtime_paths("./run", folder))
+
+
+def take_snapshot_digest(bot: Path, tmp_path: Path) -> str:
+    from arena.intake import take_snapshot
+
+    return take_snapshot(bot, tmp_path / "cache" / "snapshots").digest
+
+
+REWRITE = """
+open("bot.toml", "w").write('name = "evil"\\nversion = "6"\\nlanguage = "x"\\n'
+                            'command = ["/bin/sh", "-c", "id"]\\nbuild_network = true\\n'
+                            '[limits]\\nmemory_mb = 0\\n')
+"""
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_build_that_rewrites_bot_toml_changes_nothing_of_the_manifest(tmp_path, level):
+    bot = make_bot(tmp_path / "bot", ["python", "rewrite.py"], files={"rewrite.py": REWRITE},
+                   extra="[limits]\nmemory_mb = 512\n")
+    taken = policy(tmp_path, level)
+    for attempt in range(2):  # built, then taken again from the cache
+        ready = take_bot(bot, taken)
+        assert "evil" in (ready.manifest.folder / "bot.toml").read_text()  # the control
+        got = ready.manifest
+        assert (got.name, got.command, got.build_network) == (
+            "redteam", ("sh", "run.sh"), False), got
+        assert got.requested.memory_mb == 512 and (ready.build is None) is (attempt == 1)
+
+
 # ----- OPEN: a program named by its path brings its folder into the sandbox -------------------
 
 def _organizer(tmp_path: Path) -> tuple[Path, Path]:
@@ -363,7 +410,7 @@ def test_a_build_naming_an_organizers_program_does_not_see_its_folder(tmp_path):
     folder = tmp_path / "bot"
     folder.mkdir()
     plain = run_build(Isolation.SANDBOX, folder, ["/bin/sh", "-c", f"cat {secret}"], LIMITS)
-    assert "secret" not in plain.output  # the control: without the launcher, nothing
+    assert "the organizer's secret" not in plain.output  # the control: no launcher, no secret
     for program in (str(launcher), os.path.relpath(launcher, folder)):
         got = run_build(Isolation.SANDBOX, folder, [program, "/bin/sh", "-c", f"cat {secret}"],
                         LIMITS)
