@@ -259,8 +259,13 @@ def _refuse_root_inside(source: Path, root: Path) -> None:
 
 def _make_root(root: Path) -> None:
     """`root` made if missing (with its missing parents), each with mode 0755 whatever the
-    umask; ConfigError unless it is private (`private_folder`)."""
-    missing = [root, *(p for p in root.parents if not p.exists() and not p.is_symlink())]
+    umask; ConfigError unless it is private (`private_folder`), before anything is made in a
+    folder that is not."""
+    missing = [p for p in (root, *root.parents) if not p.exists() and not p.is_symlink()]
+    if missing:
+        problem = _unsafe_above(missing[-1])
+        if problem is not None:
+            _not_private(root, problem)
     for folder in reversed(missing):
         try:
             folder.mkdir(mode=0o755)
@@ -278,27 +283,36 @@ def private_folder(folder: Path) -> None:
     hold (a snapshot by its name, a build by its marker): another user who may write there
     could plant a build that another bot would run."""
     me = os.geteuid()
-    folder = Path(os.path.abspath(folder))
-    real = Path(os.path.realpath(folder))
-    info = os.stat(real)
-    problem = None
+    info = os.stat(os.path.realpath(folder))
     if not stat.S_ISDIR(info.st_mode):
-        problem = "not a folder"
-    elif info.st_uid != me or info.st_mode & 0o022:
-        problem = f"owner uid {info.st_uid}, mode {stat.S_IMODE(info.st_mode):o}"
-    for above in (*folder.parents, *real.parents):
-        if problem is not None:
-            break
+        _not_private(folder, "not a folder")
+    if info.st_uid != me or info.st_mode & 0o022:
+        _not_private(folder, f"owner uid {info.st_uid}, mode {stat.S_IMODE(info.st_mode):o}")
+    problem = _unsafe_above(folder)
+    if problem is not None:
+        _not_private(folder, problem)
+
+
+def _unsafe_above(folder: Path) -> str | None:
+    """Why another user could replace `folder` (or what it resolves to), or None: a folder
+    above it, as named or resolved, that is neither this user's nor root's, or that others
+    may write and is not sticky."""
+    folder = Path(os.path.abspath(folder))
+    me = os.geteuid()
+    for above in (*folder.parents, *Path(os.path.realpath(folder)).parents):
         info = os.lstat(above)
         if info.st_uid not in (me, 0):
-            problem = f"{above} belongs to uid {info.st_uid}"
-        elif (info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX
-              and not stat.S_ISLNK(info.st_mode)):
-            problem = f"{above} may be written by others (mode {stat.S_IMODE(info.st_mode):o})"
-    if problem is not None:
-        raise ConfigError(f"{_shown(str(folder))}: intake keeps bots here, so it must be a "
-                          f"folder of yours that no one else may write ({problem}); fix its "
-                          "owner or mode (chmod go-w), or choose another folder")
+            return f"{above} belongs to uid {info.st_uid}"
+        if (info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX
+                and not stat.S_ISLNK(info.st_mode)):
+            return f"{above} may be written by others (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def _not_private(folder: Path, problem: str) -> NoReturn:
+    raise ConfigError(f"{_shown(str(folder))}: intake keeps bots here, so it must be a "
+                      f"folder of yours that no one else may write ({_shown(problem)}); fix "
+                      "its owner or mode (chmod go-w), or choose another folder")
 
 
 def _publish(scratch: Path, folder: Path) -> Path:

@@ -322,8 +322,9 @@ def test_trees_that_a_naive_hash_would_confuse_have_distinct_digests(tmp_path):
 
 # ----- the CLI --------------------------------------------------------------------------------
 
-def _arena(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "TICHU_ARENA_CACHE": str(tmp_path / "cache")}
+def _arena(tmp_path: Path, *args: str, cache: Path | None = None
+           ) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TICHU_ARENA_CACHE": str(cache or tmp_path / "cache")}
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=REPO, env=env,
                           capture_output=True, timeout=240)
 
@@ -367,6 +368,17 @@ def test_arena_play_refuses_a_hostile_archive_and_writes_nothing_outside(tmp_pat
     assert b"member" in done.stderr
     assert not (tmp_path / "escape.txt").exists() and not Path(name).exists()
     assert leftovers(tmp_path / "cache" / "snapshots") == []
+
+
+def test_arena_play_with_a_cache_root_others_may_write_says_so_in_one_error(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    bot = make_bot(tmp_path / "bot")
+    done = _arena(tmp_path, "play", str(bot), str(bot), "--isolation", "none", cache=shared)
+    assert done.returncode == 2, done.stderr
+    assert b"no one else may write" in done.stderr and b"Traceback" not in done.stderr
+    assert list(shared.iterdir()) == []
 
 
 def test_check_bot_without_build_runs_the_shared_snapshot_read_only(tmp_path, monkeypatch):
