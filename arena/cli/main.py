@@ -274,11 +274,14 @@ def _logging(verbose: int) -> None:
 def take_in(source: str, policy):
     """A bot taken in by intake (saying so when it is built: a first build can take a
     while); ClickException with the reason and the build's output if it is refused."""
+    from arena.errors import ConfigError
     from arena.intake import IntakeFailed, take_bot
 
     try:
         return take_bot(source, policy,
                         note=lambda line: echo(line, err=True, one_line=True))
+    except ConfigError as exc:  # intake's folder is not private (snapshot.private_folder)
+        raise usage_error(str(exc)) from None
     except IntakeFailed as exc:
         if exc.failure.stage in ("snapshot", "manifest"):  # the folder given is wrong
             raise usage_error(exc.failure.reason) from None

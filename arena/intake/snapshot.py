@@ -47,8 +47,10 @@ What is taken, and how:
   `limits.bytes` nor `limits.archive_ratio` times the archive file's size; a tar stream
   (its headers, and members that are skipped) may not exceed that ratio either, nor the
   byte limit plus 10 KiB of headers per allowed member, so a gzip bomb stops early and
-  tarfile never holds more than that in memory; a zip's central directory is counted
-  against `limits.files` before zipfile reads it.
+  tarfile never holds more than that in memory; one extended header (a pax header, a GNU
+  long name or link) may not exceed 64 KiB, refused before tarfile reads it; a zip's central
+  directory is counted against `limits.files`, and its size against 10 KiB per allowed
+  member, before zipfile reads it.
 
 The digest: sha256 over a tag and, per entry in the order of a depth-first walk that
 visits each folder's names sorted by code point (so `a/b` comes before `a-b`: paths compare
@@ -80,7 +82,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, NoReturn
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 
 _log = logging.getLogger(__name__)
 
@@ -94,6 +96,7 @@ _NAME_BYTES = 255
 _TARGET_BYTES = 4095
 _CHUNK = 1 << 20
 _TAR_HEADER_ALLOWANCE = 10 * 1024
+_EXTENDED_HEADER_BYTES = 64 * 1024  # one pax header or GNU long name, at most
 _RATIO_FLOOR = 1 << 20
 _DIGEST_TAG = b"tichu-arena snapshot 1\0"
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -129,6 +132,7 @@ class IntakeLimits:
 
 
 DEFAULT_INTAKE_LIMITS = IntakeLimits()
+_UNLIMITED = IntakeLimits(files=1 << 62, bytes=1 << 62, depth=1 << 62)  # a snapshot's copy
 
 
 class IntakeRefused(ArenaError):
@@ -198,6 +202,17 @@ def content_hash(folder: Path) -> str:
     return _survey(Path(folder))[0]
 
 
+def copy_snapshot(snapshot_folder: Path, target: Path) -> None:
+    """A copy of a snapshot at `target` (made here; it must not exist), file by file as
+    `take_snapshot` copies a folder: through directory descriptors, so at any depth and path
+    length (a snapshot may hold paths longer than PATH_MAX, which a copy by path names such
+    as shutil.copytree cannot reach)."""
+    target = Path(target)
+    os.mkdir(target, 0o700)
+    _FolderCopy(Path(snapshot_folder), _UNLIMITED).run(target)
+    os.chmod(target, 0o755)
+
+
 def pack_snapshot(snapshot_folder: Path) -> bytes:
     """A deterministic uncompressed tar of a snapshot, which `take_snapshot` takes back
     (from a file ending in `.tar`) to the same digest.
@@ -243,12 +258,61 @@ def _refuse_root_inside(source: Path, root: Path) -> None:
 
 
 def _make_root(root: Path) -> None:
-    """`root` made if missing, with mode 0755 whatever the umask."""
-    try:
-        root.mkdir(mode=0o755, parents=True)
-    except FileExistsError:
-        return
-    os.chmod(root, 0o755)
+    """`root` made if missing (with its missing parents), each with mode 0755 whatever the
+    umask; ConfigError unless it is private (`private_folder`), before anything is made in a
+    folder that is not."""
+    missing = [p for p in (root, *root.parents) if not p.exists() and not p.is_symlink()]
+    if missing:
+        problem = _unsafe_above(missing[-1])
+        if problem is not None:
+            _not_private(root, problem)
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o755)
+        except FileExistsError:
+            continue
+        os.chmod(folder, 0o755)
+    private_folder(root)
+
+
+def private_folder(folder: Path) -> None:
+    """ConfigError unless nobody but this user (and root) can change what `folder` holds:
+    it is a folder of this user's that no one else may write, and every folder on the way to
+    it (as named, and once links are resolved) belongs to this user or root and may be
+    written by no one else but for the sticky ones (/tmp). Intake trusts what its folders
+    hold (a snapshot by its name, a build by its marker): another user who may write there
+    could plant a build that another bot would run."""
+    me = os.geteuid()
+    info = os.stat(os.path.realpath(folder))
+    if not stat.S_ISDIR(info.st_mode):
+        _not_private(folder, "not a folder")
+    if info.st_uid != me or info.st_mode & 0o022:
+        _not_private(folder, f"owner uid {info.st_uid}, mode {stat.S_IMODE(info.st_mode):o}")
+    problem = _unsafe_above(folder)
+    if problem is not None:
+        _not_private(folder, problem)
+
+
+def _unsafe_above(folder: Path) -> str | None:
+    """Why another user could replace `folder` (or what it resolves to), or None: a folder
+    above it, as named or resolved, that is neither this user's nor root's, or that others
+    may write and is not sticky."""
+    folder = Path(os.path.abspath(folder))
+    me = os.geteuid()
+    for above in (*folder.parents, *Path(os.path.realpath(folder)).parents):
+        info = os.lstat(above)
+        if info.st_uid not in (me, 0):
+            return f"{above} belongs to uid {info.st_uid}"
+        if (info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX
+                and not stat.S_ISLNK(info.st_mode)):
+            return f"{above} may be written by others (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def _not_private(folder: Path, problem: str) -> NoReturn:
+    raise ConfigError(f"{_shown(str(folder))}: intake keeps bots here, so it must be a "
+                      f"folder of yours that no one else may write ({_shown(problem)}); fix "
+                      "its owner or mode (chmod go-w), or choose another folder")
 
 
 def _publish(scratch: Path, folder: Path) -> Path:
@@ -835,13 +899,36 @@ def _tar_stream(file: BinaryIO, unpacker: _Unpacker, gzipped: bool) -> _CountedS
     return _CountedStream(raw, cap, unpacker, reason)
 
 
+class _ExtendedHeaderTooBig(Exception):
+    """A pax header or GNU long name larger than `_EXTENDED_HEADER_BYTES`."""
+
+
+_EXTENDED_TYPES = frozenset({tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE,
+                             tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK})
+
+
+class _CheckedTarInfo(tarfile.TarInfo):
+    """A tar header that refuses an extended header (pax, GNU long name or link) above
+    `_EXTENDED_HEADER_BYTES` before tarfile reads it: tarfile reads one whole into memory
+    (and copies it while parsing), up to the whole stream's allowance otherwise."""
+
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _EXTENDED_TYPES and self.size > _EXTENDED_HEADER_BYTES:
+            raise _ExtendedHeaderTooBig(self.size)
+        return super()._proc_member(tarfile_)
+
+
 def _unpack_tar(file: BinaryIO, unpacker: _Unpacker, gzipped: bool) -> None:
     """Unpacks a tar stream member by member (tarfile's stream mode reads it once)."""
     try:
         with tarfile.open(fileobj=_tar_stream(file, unpacker, gzipped), mode="r|",
-                          encoding="utf-8", errors="surrogateescape") as tar:
+                          encoding="utf-8", errors="surrogateescape",
+                          tarinfo=_CheckedTarInfo) as tar:
             for member in tar:
                 _unpack_tar_member(tar, member, unpacker)
+    except _ExtendedHeaderTooBig as exc:
+        unpacker.refuse(f"an extended header (pax or GNU long name) of {exc.args[0]} bytes, "
+                        f"more than {_EXTENDED_HEADER_BYTES}")
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
         unpacker.refuse(f"not a valid tar archive ({_shown(str(exc))})")
     finally:
@@ -908,6 +995,10 @@ def _count_zip_directory(file: BinaryIO, unpacker: _Unpacker) -> None:
     if not end:
         return
     size = end[zipfile._ECD_SIZE]  # noqa: SLF001
+    allowance = _TAR_HEADER_ALLOWANCE * (unpacker.limits.files + 1)
+    if size > allowance:  # zipfile reads it whole, and keeps every name, extra and comment
+        unpacker.refuse(f"its central directory is {size} bytes, more than {allowance} (the "
+                        f"headers of {unpacker.limits.files} members)")
     start = end[zipfile._ECD_LOCATION] - size  # noqa: SLF001
     if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:  # noqa: SLF001
         start -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator

@@ -17,6 +17,12 @@
 4. **Command**: the bot's command must be an executable file of the folder or a program on
    PATH.
 
+`ROOT` is trusted (a snapshot by its name, a build by its marker), so it must be private:
+intake makes it 0755 and refuses one that another user may write, or that lies in a folder
+another user may write (`snapshot.private_folder`). Every walk of a build's folder (copying
+the snapshot in, making it read-only, removing it) goes through directory descriptors and
+never follows a link, at any depth or path length; setuid and setgid bits are dropped.
+
 The version of a bot is its snapshot's digest (`Snapshot.version`): a function of the
 bytes its author wrote (a build writes only into its own copy). Failures are `Unbuildable`:
 which stage failed, one line saying why, and the tail of the build's output.
@@ -37,14 +43,16 @@ from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
 from arena.intake.snapshot import (DEFAULT_INTAKE_LIMITS, IntakeLimits, IntakeRefused, Snapshot,
-                                   take_snapshot)
+                                   copy_snapshot, private_folder, take_snapshot)
 from arena.referee.manifest import MANIFEST, BotManifest, load_manifest, shown
 from arena.sandbox import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, Isolation, run_build
+from arena.sandbox.tree import entries
 from protocol.schema import clip
 
 CACHE_VAR = "TICHU_ARENA_CACHE"  # where intake keeps snapshots and builds (see `default_root`)
 OUTPUT_LINES = 12  # of a failed build's output, shown in one failure's details
 OUTPUT_CHARS = 300  # of each of those lines, and of the build command
+MANIFEST_BYTES = 64 * 1024  # a bot.toml larger than this is refused before it is parsed
 
 _INSTALL = {
     "c": "install a C compiler, make and the libzmq and msgpack-c headers (Debian: apt-get "
@@ -174,12 +182,25 @@ def ready(snapshot: Snapshot, source: Path, policy: IntakePolicy, build: bool = 
 
 
 def _manifest(snapshot: Snapshot, source: Path) -> BotManifest:
-    """The snapshot's manifest; a mistake in it is named at the author's path."""
+    """The snapshot's manifest; a mistake in it is named at the author's path. A bot.toml
+    above `MANIFEST_BYTES` is refused unread (the TOML parser holds a few copies of it), and
+    one nested too deeply for the parser (which recurses) is refused, never a crash."""
+    def refused(reason: str) -> IntakeFailed:
+        return IntakeFailed(Unbuildable(source, source.name, "manifest",
+                                        f"{source / MANIFEST}: {reason}"))
+    try:  # a link stays inside the snapshot; a loop or a missing file: load_manifest says so
+        size = (snapshot.folder / MANIFEST).stat().st_size
+    except OSError:
+        size = 0
+    if size > MANIFEST_BYTES:
+        raise refused(f"larger than {MANIFEST_BYTES} bytes ({size})")
     try:
         return load_manifest(snapshot.folder)
     except ConfigError as exc:
         text = str(exc).replace(str(snapshot.folder), str(source))
         raise IntakeFailed(Unbuildable(source, source.name, "manifest", text)) from None
+    except RecursionError:
+        raise refused("not valid TOML: nested too deeply") from None
 
 
 def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: IntakePolicy,
@@ -192,7 +213,11 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
             "in bot.toml) and this run does not allow it (allow it with network = true under "
             "[build] in the tournament config, or --allow-build-network)"))
     builds = policy.root / "builds"
-    builds.mkdir(parents=True, exist_ok=True, mode=0o755)
+    if not builds.exists() and not builds.is_symlink():
+        with contextlib.suppress(FileExistsError):
+            builds.mkdir(mode=0o755)
+            builds.chmod(0o755)
+    private_folder(builds)  # a marker there says "built": nobody else may write one
     folder = builds / snapshot.digest
     marker = builds / f"{snapshot.digest}.ok"
     built = dataclasses.replace(manifest, folder=folder)
@@ -204,7 +229,7 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
             return built, None
         marker.unlink(missing_ok=True)
         remove_tree(folder)
-        shutil.copytree(snapshot.folder, folder, symlinks=True)
+        copy_snapshot(snapshot.folder, folder)
         if note is not None:
             note(f"building {manifest.name} ({_command(manifest)}) at isolation "
                  f"{policy.isolation.value} ...")
@@ -245,8 +270,8 @@ def _not_runnable(manifest: BotManifest) -> str | None:
     program = manifest.argv()[0]
     if os.sep in program:  # a file of its folder, or a program named by its absolute path
         path = Path(manifest.folder, program)
-        if not (os.path.isabs(program)
-                or path.resolve().is_relative_to(manifest.folder.resolve())):
+        inside = Path(os.path.realpath(path)).is_relative_to(os.path.realpath(manifest.folder))
+        if not (os.path.isabs(program) or inside):  # (realpath: a link loop never raises)
             return f"its command {shown(program)} is outside its folder"
         if path.is_file() and os.access(path, os.X_OK):
             return None
@@ -271,30 +296,116 @@ def sweep(snapshots: Path) -> None:
 
 
 def read_only(folder: Path) -> None:
-    """Take every write bit off a tree (links untouched, never followed)."""
-    for path in [folder, *_walk(folder)]:
-        mode = path.lstat().st_mode
-        if not stat.S_ISLNK(mode):
-            path.chmod(stat.S_IMODE(mode) & ~0o222 | 0o444 | (0o111 if stat.S_ISDIR(mode)
-                                                                else 0))
+    """Take every write bit, and every setuid and setgid bit, off a tree (a build may leave a
+    setuid program: without root it runs as the user, at level none as whoever runs the
+    arena, and the cache is readable by everyone). Links are untouched and never followed;
+    the tree is walked through directory descriptors (`arena.sandbox.tree.entries`), so at
+    any depth and path length. For a tree that nothing changes meanwhile."""
+    top = os.lstat(folder)
+    if stat.S_ISLNK(top.st_mode):
+        return
+    _chmod(None, str(folder), top, _read_only_mode(top.st_mode))
+    for dir_fd, name, st in entries(folder):
+        if not stat.S_ISLNK(st.st_mode):
+            _chmod(dir_fd, name, st, _read_only_mode(st.st_mode))
+
+
+def _read_only_mode(mode: int) -> int:
+    bits = stat.S_IMODE(mode) & ~0o222 & ~(stat.S_ISUID | stat.S_ISGID) | 0o444
+    return bits | 0o111 if stat.S_ISDIR(mode) else bits
+
+
+def _chmod(dir_fd: int | None, name: str, seen: os.stat_result, mode: int) -> None:
+    """chmod of the entry `name` of `dir_fd` through a descriptor of that very entry (never
+    through a link put in its place); nothing if it is gone or no longer the one seen."""
+    try:
+        fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) == (seen.st_dev, seen.st_ino) and \
+                not stat.S_ISLNK(now.st_mode):
+            os.chmod(f"/proc/self/fd/{fd}", mode)
+    finally:
+        os.close(fd)
+
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def remove_tree(folder: Path) -> None:
-    """Remove a tree that may be read-only (nothing if it is not there)."""
-    if not folder.exists() and not folder.is_symlink():
+    """Remove a tree that may be read-only (nothing if it is not there), through directory
+    descriptors, without recursion and never through a link: at any depth and path length
+    (a build may nest folders thousands deep). What cannot be removed is left."""
+    try:
+        top = os.lstat(folder)
+    except FileNotFoundError:
         return
-    for path in [folder, *_walk(folder)]:
+    if not stat.S_ISDIR(top.st_mode):
         with contextlib.suppress(OSError):
-            if path.is_dir() and not path.is_symlink():
-                path.chmod(0o755)
-    shutil.rmtree(folder, ignore_errors=True)
+            os.unlink(folder)
+        return
+    parent = os.open(os.path.dirname(os.path.abspath(folder)),
+                     os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        _remove_folder(parent, os.path.basename(os.path.abspath(folder)), top)
+    finally:
+        os.close(parent)
 
 
-def _walk(folder: Path) -> list[Path]:
-    found = []
-    for top, dirs, files in os.walk(folder, followlinks=False):
-        found += [Path(top, name) for name in dirs + files]
-    return found
+def _remove_folder(parent_fd: int, name: str, seen: os.stat_result) -> None:
+    """Empties and removes the folder `name` of `parent_fd`, depth first, one descriptor
+    per level."""
+    fd = _opened_for_removal(parent_fd, name, seen)
+    if fd is None:
+        return
+    stack: list[tuple[int, str, list[tuple[str, os.stat_result]]]] = [
+        (fd, name, _clear_files(fd))]
+    while stack:
+        fd, here, folders = stack[-1]
+        if folders:
+            sub, sub_seen = folders.pop()
+            sub_fd = _opened_for_removal(fd, sub, sub_seen)
+            if sub_fd is not None:
+                stack.append((sub_fd, sub, _clear_files(sub_fd)))
+            continue
+        stack.pop()
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.rmdir(here, dir_fd=stack[-1][0] if stack else parent_fd)
+
+
+def _opened_for_removal(parent_fd: int, name: str, seen: os.stat_result) -> int | None:
+    """The folder `name` of `parent_fd` made ours to empty (mode 0700) and opened, if it is
+    still the folder seen; else None."""
+    _chmod(parent_fd, name, seen, 0o700)
+    try:
+        fd = os.open(name, _DIR, dir_fd=parent_fd)
+    except OSError:
+        return None
+    now = os.fstat(fd)
+    if (now.st_dev, now.st_ino) != (seen.st_dev, seen.st_ino):
+        os.close(fd)
+        return None
+    return fd
+
+
+def _clear_files(fd: int) -> list[tuple[str, os.stat_result]]:
+    """Unlinks every entry of the folder `fd` but its folders, which it returns."""
+    folders = []
+    with contextlib.suppress(OSError), os.scandir(fd) as listing:
+        for entry in listing:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                folders.append((entry.name, st))
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.name, dir_fd=fd)
+    return folders
 
 
 __all__ = ["CACHE_VAR", "MANIFEST", "IntakeFailed", "IntakePolicy", "ReadyBot", "Unbuildable",

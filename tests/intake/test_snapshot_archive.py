@@ -287,7 +287,7 @@ def test_a_zip_member_whose_declared_size_lies_is_refused(tmp_path, root):
 def test_a_tar_member_that_is_a_pax_bomb_is_refused(tmp_path, root):
     archive = tar_with(tmp_path / "bot.tar", (member("fine"), b"x"))
     info = tarfile.TarInfo("x")
-    info.pax_headers = {"comment": "a" * 300_000}
+    info.pax_headers = {"comment": "a" * 60_000}  # under the 64 KiB cap of one header
     with tarfile.open(archive, "w", format=tarfile.PAX_FORMAT) as tar:
         tar.addfile(info)
     refused(archive, root, "the tar stream holds more than 21480 bytes",
