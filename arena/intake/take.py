@@ -36,6 +36,7 @@ import fcntl
 import os
 import shutil
 import stat
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.intake.snapshot import (DEFAULT_INTAKE_LIMITS, IntakeLimits, IntakeRefused, Snapshot,
                                    copy_snapshot, private_folder, take_snapshot)
 from arena.referee.manifest import MANIFEST, BotManifest, load_manifest, shown
+from arena.sandbox import jail
 from arena.sandbox import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, Isolation, run_build
 from arena.sandbox.tree import entries
 from protocol.schema import clip
@@ -52,7 +54,6 @@ from protocol.schema import clip
 CACHE_VAR = "TICHU_ARENA_CACHE"  # where intake keeps snapshots and builds (see `default_root`)
 OUTPUT_LINES = 12  # of a failed build's output, shown in one failure's details
 OUTPUT_CHARS = 300  # of each of those lines, and of the build command
-MANIFEST_BYTES = 64 * 1024  # a bot.toml larger than this is refused before it is parsed
 
 _INSTALL = {
     "c": "install a C compiler, make and the libzmq and msgpack-c headers (Debian: apt-get "
@@ -182,31 +183,24 @@ def ready(snapshot: Snapshot, source: Path, policy: IntakePolicy, build: bool = 
 
 
 def _manifest(snapshot: Snapshot, source: Path) -> BotManifest:
-    """The snapshot's manifest; a mistake in it is named at the author's path. A bot.toml
-    above `MANIFEST_BYTES` is refused unread (the TOML parser holds a few copies of it), and
-    one nested too deeply for the parser (which recurses) is refused, never a crash."""
-    def refused(reason: str) -> IntakeFailed:
-        return IntakeFailed(Unbuildable(source, source.name, "manifest",
-                                        f"{source / MANIFEST}: {reason}"))
-    try:  # a link stays inside the snapshot; a loop or a missing file: load_manifest says so
-        size = (snapshot.folder / MANIFEST).stat().st_size
-    except OSError:
-        size = 0
-    if size > MANIFEST_BYTES:
-        raise refused(f"larger than {MANIFEST_BYTES} bytes ({size})")
+    """The snapshot's manifest (`load_manifest` reads it safely: not through a link, not past
+    `MANIFEST_BYTES`, never a crash on deep nesting); a mistake is named at the author's
+    path."""
     try:
         return load_manifest(snapshot.folder)
     except ConfigError as exc:
         text = str(exc).replace(str(snapshot.folder), str(source))
         raise IntakeFailed(Unbuildable(source, source.name, "manifest", text)) from None
-    except RecursionError:
-        raise refused("not valid TOML: nested too deeply") from None
 
 
 def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: IntakePolicy,
            note: Note | None) -> tuple[BotManifest, BuildResult | None]:
     """The bot's built copy, building it if no earlier intake did (a lock keeps two
     processes from building one digest at once; the marker says it is built)."""
+    problem = _program_problem(manifest.build_argv()[0], snapshot.folder, "program")
+    if problem is not None:
+        raise IntakeFailed(_failure(manifest, source, "build", f"its build "
+                                    f"`{_command(manifest)}` cannot run: {problem}"))
     if manifest.build_network and not policy.build_network:
         raise IntakeFailed(_failure(
             manifest, source, "build", "its build asks for the network (build_network = true "
@@ -265,20 +259,28 @@ def _failure(manifest: BotManifest, source: Path, stage: str, reason: str,
 
 
 def _not_runnable(manifest: BotManifest) -> str | None:
-    """Why the bot's command cannot start (None: it can): not a file of its folder that may
-    be executed, or not a program on PATH."""
-    program = manifest.argv()[0]
-    if os.sep in program:  # a file of its folder, or a program named by its absolute path
-        path = Path(manifest.folder, program)
-        inside = Path(os.path.realpath(path)).is_relative_to(os.path.realpath(manifest.folder))
-        if not (os.path.isabs(program) or inside):  # (realpath: a link loop never raises)
-            return f"its command {shown(program)} is outside its folder"
-        if path.is_file() and os.access(path, os.X_OK):
-            return None
-        return f"its command {shown(program)} is not an executable file in its folder"
-    if shutil.which(program) is None:
-        return f"its command {shown(program)} is not installed (not on PATH)"
-    return None
+    """Why the bot's command cannot start (None: it can)."""
+    return _program_problem(manifest.argv()[0], manifest.folder, "command")
+
+
+def _program_problem(program: str, folder: Path, what: str) -> str | None:
+    """Why `program` (a bot's command or build program) may not run, or None: a name must be
+    a program on PATH; a path must name an executable file of the bot's folder, of the
+    system's folders or the arena's own Python (the sandbox shows a program named by its
+    path nothing else: a bot may not name the organizer's files)."""
+    if os.sep not in program:
+        if shutil.which(program) is None:
+            return f"its {what} {shown(program)} is not installed (not on PATH)"
+        return None
+    path = Path(folder, program)
+    real = Path(os.path.realpath(path))  # (a link loop never raises here)
+    if not (real.is_relative_to(os.path.realpath(folder)) or jail.is_system(real)
+            or real == Path(os.path.realpath(sys.executable))):
+        return (f"its {what} {shown(program)} is outside its folder and the system's folders: "
+                "name a program on PATH by its name, or ship it in the folder")
+    if path.is_file() and os.access(path, os.X_OK):
+        return None
+    return f"its {what} {shown(program)} is not an executable file"
 
 
 STALE_SECONDS = 24 * 3600  # a scratch folder this old belongs to a take that was killed

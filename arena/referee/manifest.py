@@ -37,10 +37,13 @@ arena, so Python bots need no environment of their own.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
+import os
 import re
 import reprlib
 import shlex
+import stat
 import sys
 import tomllib
 from collections.abc import Collection
@@ -51,6 +54,8 @@ from arena.errors import ConfigError
 from arena.sandbox import DEFAULT_LIMITS, LIMIT_NAMES, NO_LIMITS, ResourceLimits
 
 MANIFEST = "bot.toml"
+MANIFEST_BYTES = 64 * 1024  # a bot.toml larger than this is refused unread
+CONFIG_BYTES = 1024 * 1024  # a tournament config, likewise
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 """What an entrant name is (the whole name: use `valid_name`)."""
 NAME_RULE = "1-64 letters, digits, '.', '-' or '_', starting with a letter or digit"
@@ -97,9 +102,9 @@ def load_manifest(folder: str | Path) -> BotManifest:
     path = folder / MANIFEST
     if not folder.is_dir():
         raise ConfigError(f"{folder}: not a bot folder (no such directory)")
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise ConfigError(f"{path}: missing; every bot folder needs a {MANIFEST}")
-    data = read_toml(path)
+    data = read_toml(path, MANIFEST_BYTES)
     name = _string(path, data, "name")
     if not valid_name(name):
         raise ConfigError(f"{path}: key 'name': {shown(name)} is not a bot name: use "
@@ -134,12 +139,28 @@ def shown(value: object) -> str:
     return _SHOWN.repr(value)
 
 
-def read_toml(path: Path) -> dict:
-    """The table of a TOML file; ConfigError naming the file if it is not valid TOML."""
+def read_toml(path: Path, max_bytes: int = CONFIG_BYTES) -> dict:
+    """The table of a TOML file; ConfigError naming the file if it is not valid TOML, is not a
+    regular file (a link is not followed: a bot's bot.toml may not name another file), is
+    larger than `max_bytes` (not read past that) or nests deeper than the parser can go."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        problem = ("a symbolic link; it must be a file of its own" if exc.errno == errno.ELOOP
+                   else f"cannot be read ({exc.strerror})")
+        raise ConfigError(f"{path}: {problem}") from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise ConfigError(f"{path}: not a regular file")
+        data = file.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ConfigError(f"{path}: larger than {max_bytes} bytes")
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
 
 
 def limits_from(path: Path, table: object, key: str,

@@ -258,7 +258,7 @@ class _SandboxBuild(_Build):
         inner = [self.machine.bwrap or "bwrap", *jail.namespace_args(self.uid is not None,
                                                                       self.network)]
         inner += ["--info-fd", str(self._info_child)]
-        inner += jail.sandbox_view(self.folder, program, self.limits.disk_mb or None, self._jail,
+        inner += jail.sandbox_view(self.folder, argv[0], self.limits.disk_mb or None, self._jail,
                                    writable=True, etc=NETWORK_ETC if self.network else ())
         if self.uid is not None:
             inner += jail.switch_user(self.uid)

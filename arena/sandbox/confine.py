@@ -119,7 +119,7 @@ class Sandbox(Confinement):
         if os.sep not in program:  # as found on the referee's PATH, not the sandbox's
             program = shutil.which(program) or program
         inner = jail.bwrap_argv(self.machine.bwrap or "bwrap", self.folder, [program, *argv[1:]],
-                                self.limits.disk_mb, uid, fds, self.port)
+                                self.limits.disk_mb, uid, fds, self.port, named=argv[0])
         cgroup = self._cgroup
         rlimits = rlimit_argv(self.limits, memory=not (cgroup and cgroup.limits_memory),
                               processes=not (cgroup and cgroup.limits_processes))

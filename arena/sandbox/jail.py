@@ -58,12 +58,14 @@ class JailFds:
 
 
 def bwrap_argv(bwrap: str, folder: Path, command: list[str], disk_mb: int | None,
-               uid: int | None, fds: JailFds, port: int) -> list[str]:
+               uid: int | None, fds: JailFds, port: int, named: str | None = None
+               ) -> list[str]:
     """The full command: bubblewrap, then (as root) the switch to `uid`, then the hand-off
-    of the referee's connection (`handoff.py`), which execs `command` in `folder`."""
+    of the referee's connection (`handoff.py`), which execs `command` in `folder`. `named`:
+    the program as the bot named it (`runtime_paths`), if `command[0]` is it looked up."""
     python = Path(os.path.realpath(sys.executable))
     args = [bwrap, *namespace_args(uid is not None)]
-    args += sandbox_view(folder, command[0], disk_mb, fds, extra=(HANDOFF,))
+    args += sandbox_view(folder, named or command[0], disk_mb, fds, extra=(HANDOFF,))
     if uid is not None:
         args += switch_user(uid)
     return args + [str(python), "-I", "-S", str(HANDOFF), str(fds.handoff), str(port), "--",
@@ -145,7 +147,11 @@ def passwd_text(uid: int | None) -> tuple[bytes, bytes]:
 
 def runtime_paths(program: str, folder: Path) -> list[Path]:
     """What a bot's program needs from outside the system folders: the arena's Python (for
-    Python bots and the hand-off) and the installation of `program` when it is elsewhere."""
+    Python bots and the hand-off) and, for a program named by its name and found on the
+    caller's PATH elsewhere (a runtime the organizer installed: ~/.nvm, pyenv), its
+    installation. A program named by its path brings nothing: it must be a file of the bot's
+    folder or of the system (else a bot could name any program of the organizer's, and see
+    the folder it is installed in)."""
     paths = [Path(sys.base_prefix), Path(sys.prefix)]
     paths += [Path(p) for p in site.getsitepackages()]
     if site.ENABLE_USER_SITE:
@@ -153,10 +159,10 @@ def runtime_paths(program: str, folder: Path) -> list[Path]:
     spec = importlib.util.find_spec("protocol")
     if spec is not None and spec.submodule_search_locations:
         paths += [Path(p) for p in spec.submodule_search_locations]
-    executable = Path(folder, program) if os.sep in program else shutil.which(program)
+    executable = None if os.sep in program else shutil.which(program)
     if executable is not None:
         paths += _installation(Path(executable))
-    return [p for p in dict.fromkeys(paths) if p.exists() and not _is_system(p)
+    return [p for p in dict.fromkeys(paths) if p.exists() and not is_system(p)
             and p != folder and folder not in p.parents]
 
 
@@ -176,8 +182,8 @@ def _installation(executable: Path) -> list[Path]:
     return found
 
 
-def _is_system(path: Path) -> bool:
-    """Whether `path` is visible in every sandbox anyway (the system folders)."""
+def is_system(path: Path) -> bool:
+    """Whether `path` is visible in every sandbox anyway (the system folders, `SYSTEM`)."""
     resolved = Path(os.path.realpath(path))
     return any(resolved == s or s in resolved.parents for s in SYSTEM) or str(resolved) == "/"
 
@@ -212,7 +218,7 @@ def _parents(paths: Iterable[Path]) -> list[str]:
     made: dict[str, None] = {}
     for path in paths:
         for parent in reversed(Path(path).parents):
-            if str(parent) != "/" and not _is_system(parent) and str(parent) != "/tmp":
+            if str(parent) != "/" and not is_system(parent) and str(parent) != "/tmp":
                 made.setdefault(str(parent))
     args = []
     for parent in made:

@@ -198,10 +198,13 @@ def register_entrants(config: TournamentConfig, store: Store, build: bool = True
             failures.append(exc.failure)
             continue
         taken = ready.manifest
+        if taken.name != manifest.name:  # its author renamed it after the config was read
+            failures.append(Unbuildable(
+                manifest.folder, manifest.name, "manifest", f"{manifest.folder}/bot.toml: "
+                f"key 'name' changed from {manifest.name!r} to {taken.name!r} while the run "
+                "started; run it again", language=taken.language))
+            continue
         key = entrant_key(taken.name, ready.version)
-        if any(e.name == taken.name for e in entrants.values()):
-            raise ConfigError(f"{manifest.folder}/bot.toml: key 'name': {taken.name!r} is also "
-                              "the name of another bot folder in the same tournament")
         store.register_entrant(EntrantRow(key, taken.name, ready.version, taken.version,
                                           taken.language, str(manifest.folder), source,
                                           False))

@@ -109,8 +109,9 @@ def test_a_huge_bot_toml_is_refused_before_it_is_parsed(tmp_path):
     assert isinstance(got, IntakeFailed), got
     assert got.failure.stage == "manifest" and "larger than" in got.failure.reason
     assert peak < 8, f"intake held {peak:.0f} MB for a 20 MB bot.toml"
-    snapshot = take_snapshot(bot, tmp_path / "cache" / "snapshots")  # the control:
-    _, read_whole = peak_mb(lambda: load_manifest(snapshot.folder))   # a plain read
+    snapshot = take_snapshot(bot, tmp_path / "cache" / "snapshots")  # the control: the
+    text = (snapshot.folder / "bot.toml").read_text()                 # parser reads it whole
+    _, read_whole = peak_mb(lambda: tomllib.loads(text))
     assert read_whole > 20
 
 
@@ -437,10 +438,6 @@ def test_a_cluster_worker_takes_only_the_bundle_of_the_version_shipped(tmp_path,
     assert got.manifest.folder.is_relative_to(tmp_path / "cache" / "builds")
 
 
-@pytest.mark.xfail(strict=True, reason="OPEN: the runner checks names on the author's bot.toml "
-                   "(read at config load) but registers the name of the snapshot taken later: "
-                   "an author who renames the bot in between is stored under another "
-                   "entrant's name (then the run stops on the clash, the row stays)")
 def test_an_author_renaming_the_bot_after_the_config_is_read_cannot_take_a_name(tmp_path):
     from arena.tournament.config import load_config
     from arena.tournament.runner import open_store, register_entrants
@@ -463,18 +460,12 @@ def test_an_author_renaming_the_bot_after_the_config_is_read_cannot_take_a_name(
 
 # ----- OPEN: what is read of a bot before intake ----------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="OPEN: the tournament config, submit and the runner "
-                   "read an author's bot.toml with load_manifest before intake: a bot.toml "
-                   "nested deeply raises RecursionError out of load_config/register_entrants")
 def test_an_authors_deep_bot_toml_read_before_intake_is_a_config_error(tmp_path):
     bot = make_bot(tmp_path / "bot", extra="x = " + "[" * 3000 + "]" * 3000 + "\n")
     with pytest.raises(ConfigError):
         load_manifest(bot)
 
 
-@pytest.mark.xfail(strict=True, reason="OPEN: load_manifest on an author's folder (the "
-                   "config, submit, the runner) follows a bot.toml symlink out of the folder "
-                   "(to any file: another entrant's manifest, /proc/kcore) and reads it whole")
 def test_an_authors_bot_toml_that_links_out_of_the_folder_is_not_followed(tmp_path):
     other = make_bot(tmp_path / "other", name="someone-else")
     bot = tmp_path / "bot"

@@ -39,7 +39,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.intake import IntakeFailed, IntakePolicy, IntakeRefused, content_hash, take_bot
+from arena.intake import (IntakeFailed, IntakePolicy, IntakeRefused, content_hash, remove_tree,
+                          take_bot)
 from arena.sandbox import BuildLimits, Isolation, jail, run_build
 from tests.sandbox.conftest import need_sandbox
 
@@ -123,6 +124,7 @@ def test_folders_nested_past_the_recursion_limit_are_made_read_only_or_removed(
     assert take_bot(bot, taken).build is None  # built once; and removed once forgotten:
     (folder.parent / f"{folder.name}.ok").unlink()
     assert take_bot(bot, taken).build is not None
+    remove_tree(tmp_path / "cache")  # pytest's own clean-up of tmp_path recurses
 
 
 SETID = ("cp /bin/true tool && chmod 4755 tool && cp /bin/true gtool && chmod 2755 gtool "
@@ -355,8 +357,9 @@ def test_a_build_that_links_the_command_out_of_its_folder_is_refused(tmp_path, l
         take_bot(bot, policy(tmp_path, level))
     assert caught.value.failure.stage == "command"
     folder = tmp_path / "cache" / "builds" / take_snapshot_digest(bot, tmp_path)
-    assert os.path.realpath(folder / "run") == str(launcher)  # the control: had it run,
-    assert any(secret.is_relative_to(p) for p in jail.runtime_paths("./run", folder))
+    assert os.path.realpath(folder / "run") == str(launcher)  # the attack was made; had it
+    # run, the sandbox would not have shown the launcher's folder either (a second defence)
+    assert not any(secret.is_relative_to(p) for p in jail.runtime_paths("./run", folder))
 
 
 def take_snapshot_digest(bot: Path, tmp_path: Path) -> str:
@@ -400,10 +403,6 @@ def _organizer(tmp_path: Path) -> tuple[Path, Path]:
     return launcher, home / "secret.txt"
 
 
-@pytest.mark.xfail(strict=True, reason="OPEN: jail.runtime_paths binds the 'installation' of "
-                   "the program a build names (the folder above its bin/, else its folder) "
-                   "read-only into the sandbox: naming any organizer program by its path "
-                   "(absolute or ../..) shows that whole folder to the build")
 def test_a_build_naming_an_organizers_program_does_not_see_its_folder(tmp_path):
     need_sandbox()
     launcher, secret = _organizer(tmp_path)
@@ -417,9 +416,6 @@ def test_a_build_naming_an_organizers_program_does_not_see_its_folder(tmp_path):
         assert "the organizer's secret" not in got.output, program
 
 
-@pytest.mark.xfail(strict=True, reason="OPEN: intake accepts a bot command named by its "
-                   "absolute path outside the bot folder, and the play sandbox then binds that "
-                   "program's installation folder (jail.runtime_paths), secrets included")
 def test_a_bot_command_naming_an_organizers_program_does_not_see_its_folder(tmp_path):
     launcher, secret = _organizer(tmp_path)
     folder = tmp_path / "bot"
@@ -427,6 +423,7 @@ def test_a_bot_command_naming_an_organizers_program_does_not_see_its_folder(tmp_
     (folder / "bot.toml").write_text(
         'name = "redteam"\nversion = "1"\nlanguage = "sh"\n'
         f'command = ["{launcher}", "/bin/sh", "-c", "cat {secret}"]\n')
-    ready = take_bot(folder, IntakePolicy(Isolation.NONE, root=tmp_path / "cache"))
-    shown = jail.runtime_paths(ready.manifest.argv()[0], ready.manifest.folder)
+    with pytest.raises(IntakeFailed, match="outside its folder and the system"):
+        take_bot(folder, IntakePolicy(Isolation.NONE, root=tmp_path / "cache"))
+    shown = jail.runtime_paths(str(launcher), folder)  # and the sandbox would not show it
     assert not any(secret.is_relative_to(path) for path in shown), shown
