@@ -61,9 +61,9 @@ class CheckReport:
                                             for i in self.items)
 
     @property
-    def harness_failed(self) -> bool:
-        """Whether a check could not be made because the harness failed (an ERROR item)."""
-        return any(i.status is Status.ERROR for i in self.items)
+    def failed(self) -> bool:
+        """Whether a check failed: the bot's doing (an ERROR item is the harness's)."""
+        return any(i.failed for i in self.items)
 
     def item(self, name: str) -> CheckItem:
         return next(i for i in self.items if i.name == name)

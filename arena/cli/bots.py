@@ -58,8 +58,7 @@ def register(main: click.Group) -> None:
             raise harness_failure(f"check-bot could not run: {exc}") from None
         for line in report.lines():  # `got` lines quote the bot: escaped, one line each
             echo(line, one_line=True)
-        failed = any(item.failed for item in report.items)
-        sys.exit(0 if report.ok else 1 if failed else HARNESS_FAILURE)
+        sys.exit(0 if report.ok else 1 if report.failed else HARNESS_FAILURE)
 
     @main.command("new-bot")
     @click.argument("name")
