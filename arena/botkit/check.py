@@ -47,7 +47,7 @@ from arena.rules import IllegalAction
 from arena.errors import ConfigError
 from arena.intake import IntakeFailed, IntakePolicy, ReadyBot, ready, take_bot
 from arena.referee.manifest import BotManifest
-from arena.referee.record import Termination
+from arena.referee.record import GameRecord, Termination
 from arena.referee.match import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Match, TimeControl
 from arena.rules import Decision, DecisionKind, Exchange, Game, Pass, Play
 from arena.rules.cards import parse_card
@@ -682,7 +682,7 @@ class _Checker:
         return f"{rounds} rounds"
 
 
-def _game_fault(record: Any, game: str, opponent: str) -> _Fail:
+def _game_fault(record: GameRecord, game: str, opponent: str) -> _Fail:
     """The games item's verdict on a game that did not end normally: a failure if the bot
     under test (seats 0 and 2) failed, an error (the harness's) if only the opponent (seats 1
     and 3) or the referee did; with the output of the seats that failed."""
@@ -717,7 +717,7 @@ def _other_than_reply(data: bytes, request_id: int) -> bool:
     return message["type"] != "reply" or message["id"] != request_id
 
 
-def _tail(record: Any, seat: int) -> str:
+def _tail(record: GameRecord, seat: int) -> str:
     """The end of a seat's output in a game, for a `got` line ("" if it wrote nothing)."""
     output = (record.bot_output[seat] or "").strip()
     return f"; seat {seat}'s output ends: {output[-300:]!r}" if output else ""

@@ -5,12 +5,16 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from arena import __version__
 from arena.cli.output import (HARNESS_FAILURE, NOT_NORMAL, echo, failure, harness_failure,
                               usage_error)
+
+if TYPE_CHECKING:
+    from arena.referee.record import GameRecord
 
 
 @click.group()
@@ -226,7 +230,7 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
         sys.exit(status)
 
 
-def _play_status(record) -> tuple[int, str]:
+def _play_status(record: GameRecord) -> tuple[int, str]:
     """`arena play`'s exit status for a game's record, and why (for a status other than 0):
     NOT_NORMAL for a forfeit or a game voided by bot faults, HARNESS_FAILURE for a game voided
     by the referee's own failure."""
