@@ -11,8 +11,10 @@ reply is validated and applied by the rules engine, and the game ends with `end`
 (`aborted`). A bot that said `multi_game` plays all probe games in one process; the others
 are started anew for each. Then come the `end` of a finished game (the bot must exit 0),
 `reject` and `error` (the bot should exit) and a few short games against the random bot
-through the real referee. Each check becomes a `CheckItem`: pass or fail and, on failure,
-what was expected, what arrived and where PROTOCOL.md describes it.
+(or another opponent) through the real referee. Each check becomes a `CheckItem`: pass or
+fail and, on failure, what was expected, what arrived and where PROTOCOL.md describes it; a
+check the harness could not make (the opponent or the referee failed, not the bot) is an
+error, named as such, never a failure of the bot.
 
 Every process of the bot, in the probe games as in the closing games, runs at the isolation
 level a tournament game would use (`arena.sandbox.resolve("auto")` unless a level is given)
@@ -32,12 +34,12 @@ import os
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import Enum
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.botkit.canonical import differences
+from arena.botkit.checklist import CheckItem, CheckReport, Status
 from arena.botkit.scaffold import RANDOM_BOT
 from arena.referee import wire
 from arena.referee.process import BotProcess
@@ -45,7 +47,7 @@ from arena.rules import IllegalAction
 from arena.errors import ConfigError
 from arena.intake import IntakeFailed, IntakePolicy, ReadyBot, ready, take_bot
 from arena.referee.manifest import BotManifest
-from arena.referee.record import Termination
+from arena.referee.record import GameRecord, Termination
 from arena.referee.match import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Match, TimeControl
 from arena.rules import Decision, DecisionKind, Exchange, Game, Pass, Play
 from arena.rules.cards import parse_card
@@ -65,78 +67,25 @@ EXIT_SECONDS = 1.0      # PROTOCOL.md section 4: exit within one second after th
 EXIT_WAIT = 10.0        # how long the checker waits for an exit (after `end`, `reject` or
                         # `error`): late (a busy machine) is a warning, still running after
                         # this a failure
-
-
-class Status(Enum):
-    """The outcome of one check (closed set)."""
-
-    PASS = "PASS"
-    FAIL = "FAIL"
-    WARN = "WARN"   # a SHOULD of PROTOCOL.md not met: reported, not a failure
-    SKIP = "SKIP"   # not applicable to this bot, or not reached after an earlier failure
-
-
-@dataclass(frozen=True)
-class CheckItem:
-    """One line of the checklist."""
-
-    name: str
-    """Short stable identifier, e.g. ``"bomb"``."""
-    status: Status
-    summary: str
-    """What was checked, or what went wrong, in one line."""
-    expected: str = ""
-    got: str = ""
-    section: str = ""
-    """Where PROTOCOL.md describes it, e.g. ``"PROTOCOL.md 5.5 reply"``."""
-
-    @property
-    def failed(self) -> bool:
-        return self.status is Status.FAIL
-
-
-@dataclass
-class CheckReport:
-    """The checklist of one bot; `ok` only if no item failed."""
-
-    folder: Path
-    items: list[CheckItem] = field(default_factory=list)
-    isolation: Isolation | None = None
-    """The isolation level every process of the bot ran at."""
-    isolation_summary: str = ""
-    """That level in one line, as `arena doctor` says it ("isolation: sandbox (...)")."""
-
-    @property
-    def ok(self) -> bool:
-        return bool(self.items) and not any(i.failed for i in self.items)
-
-    def item(self, name: str) -> CheckItem:
-        return next(i for i in self.items if i.name == name)
-
-    def lines(self) -> list[str]:
-        out = [f"check-bot {self.folder}"]
-        if self.isolation_summary:
-            out.append(self.isolation_summary)
-        for i in self.items:
-            out.append(f"  {i.status.value:4}  {i.name:<14} {i.summary}")
-            if i.status in (Status.FAIL, Status.WARN):
-                out += [f"{'':8}expected: {i.expected}", f"{'':8}got:      {i.got}"]
-                if i.section:
-                    out.append(f"{'':8}see:      {i.section}")
-        failed = sum(i.failed for i in self.items)
-        counted = sum(i.status in (Status.PASS, Status.FAIL) for i in self.items)
-        out.append(f"{counted - failed} of {counted} checks passed"
-                   + ("" if failed else "; the bot conforms"))
-        return out
+NOT_THE_BOT = "README, Write your own bot, \"Three commands\" (check-bot's exit status 4)"
+"""Where an ERROR item points: the harness failed, so PROTOCOL.md has nothing to say."""
+_FAULT_SECTIONS = {
+    Termination.START_FAILURE: "PROTOCOL.md 1 start-up, 9.3 who forfeits",
+    Termination.HANDSHAKE_FAILURE: "PROTOCOL.md 5.1 hello, 9.3 who forfeits",
+    Termination.TIMEOUT: "PROTOCOL.md 9.4 time",
+}
+"""Where PROTOCOL.md explains a fault of the bot under test in a game (else section 9)."""
 
 
 class _Fail(Exception):
     """A failed check: expected, got, PROTOCOL.md section."""
 
-    def __init__(self, expected: str, got: str, section: str, warning: bool = False) -> None:
+    def __init__(self, expected: str, got: str, section: str, warning: bool = False,
+                 harness: bool = False) -> None:
         super().__init__(got)
         self.expected, self.got, self.section = expected, got, section
         self.warning = warning  # a SHOULD not met: reported as WARN, not FAIL
+        self.harness = harness  # not the bot's failure: reported as ERROR, not FAIL
 
 
 # ----- the scripted referee's end of one bot process ---------------------------------------
@@ -405,10 +354,12 @@ class _Checker:
     """Runs the checks of one bot folder, collecting the report."""
 
     def __init__(self, folder: Path, games: int, target: int,
-                 isolation: Isolation | None = None, build_network: bool = False) -> None:
+                 isolation: Isolation | None = None, build_network: bool = False,
+                 opponent: Path = RANDOM_BOT) -> None:
         self.folder = folder
         self.games = games
         self.target = target
+        self.opponent = opponent
         self.isolation = resolve("auto") if isolation is None else isolation
         self.policy = IntakePolicy(self.isolation, build_network=build_network)
         self.taken: ReadyBot | None = None
@@ -446,8 +397,10 @@ class _Checker:
                 self._check("error", "after `error` the bot exits", "PROTOCOL.md 4, 5.8",
                             self._error, warn=True)
                 if self.games:
-                    self._check("games", f"{self.games} game(s) to {self.target} against the "
-                                "random bot, through the referee", "PROTOCOL.md 4 session flow",
+                    against = ("the random bot" if self.opponent == RANDOM_BOT
+                               else f"the opponent {self.opponent.name}")
+                    self._check("games", f"{self.games} game(s) to {self.target} against "
+                                f"{against}, through the referee", "PROTOCOL.md 4 session flow",
                                 self._games)
                 else:
                     self._skip("games", "no games asked for (--games 0)")
@@ -466,7 +419,8 @@ class _Checker:
         try:
             note = body()
         except _Fail as fail:
-            status = Status.WARN if warn or fail.warning else Status.FAIL
+            status = (Status.ERROR if fail.harness else
+                      Status.WARN if warn or fail.warning else Status.FAIL)
             self._add(name, status, summary, fail.expected, fail.got, fail.section or section)
             return False
         self._add(name, Status.PASS, summary + (f" ({note})" if note else ""))
@@ -705,8 +659,14 @@ class _Checker:
 
     def _games(self) -> str:
         under_test = Entrant(self.manifest, self.taken.version, source=str(self.folder))
-        random_bot = take_bot(RANDOM_BOT, self.policy)
-        opponent = Entrant(random_bot.manifest, random_bot.version, source=str(RANDOM_BOT))
+        try:
+            other = take_bot(self.opponent, self.policy)
+        except IntakeFailed as exc:
+            raise _Fail("the opponent taken in and built", f"the other bot, the opponent "
+                        f"{exc.failure.name} ({self.opponent}), was refused, not the bot under "
+                        f"test: {exc.failure.reason}" + _shown_output(exc.failure.output),
+                        NOT_THE_BOT, harness=True) from None
+        opponent = Entrant(other.manifest, other.version, source=str(self.opponent))
         time_control = TimeControl(hello=HELLO_SECONDS, decision=DECISION_SECONDS,
                                    bank=GAME_BANK, grace=GRACE)
         rounds = 0
@@ -716,15 +676,35 @@ class _Checker:
                                 self.target, time_control)
                 record = match.play(spec, last=g == self.games - 1)
                 if record.termination is not Termination.NORMAL:
-                    fault = record.fault
-                    offender = ("the bot under test" if fault and fault.seat is not None
-                                and fault.seat % 2 == 0 else "the random bot / the referee")
-                    raise _Fail("games played out with no fault",
-                                f"game {g + 1} (seed {spec.seed}): {record.termination.value} "
-                                f"by {offender}: {fault.message if fault else ''}"
-                                + _tail(record, fault), "PROTOCOL.md 9 errors")
+                    raise _game_fault(record, f"game {g + 1} (seed {spec.seed})",
+                                      other.manifest.name)
                 rounds += record.rounds
         return f"{rounds} rounds"
+
+
+def _game_fault(record: GameRecord, game: str, opponent: str) -> _Fail:
+    """The games item's verdict on a game that did not end normally: a failure if the bot
+    under test (seats 0 and 2) failed, an error (the harness's) if only the opponent (seats 1
+    and 3) or the referee did; with the output of the seats that failed."""
+    fault = record.fault
+    what = f"{game}: {record.termination.value}"
+    message = fault.message if fault else ""
+    expected = "games played out with no fault"
+    if not record.termination.is_bot_fault:
+        return _Fail(expected, f"{what}, a failure of the referee, not of a bot: {message}",
+                     NOT_THE_BOT, harness=True)
+    if fault is None or fault.seat is None:  # seats of both teams failed together: void
+        seats = sorted({f["seat"] for f in fault.details.get("faults", [])} if fault else ())
+        return _Fail(expected, f"{what} by the bot under test and the opponent {opponent} "
+                     f"together (the game is void): {message}"
+                     + "".join(_tail(record, s) for s in seats), "PROTOCOL.md 9.3 who forfeits")
+    if fault.seat % 2:
+        return _Fail(expected, f"{what} by the other bot, the opponent {opponent} (seat "
+                     f"{fault.seat}), not the bot under test: {message}"
+                     + _tail(record, fault.seat), NOT_THE_BOT, harness=True)
+    return _Fail(expected, f"{what} by the bot under test (seat {fault.seat}): {message}"
+                 + _tail(record, fault.seat),
+                 _FAULT_SECTIONS.get(record.termination, "PROTOCOL.md 9 errors"))
 
 
 def _other_than_reply(data: bytes, request_id: int) -> bool:
@@ -737,11 +717,15 @@ def _other_than_reply(data: bytes, request_id: int) -> bool:
     return message["type"] != "reply" or message["id"] != request_id
 
 
-def _tail(record: Any, fault: Any) -> str:
-    if fault is None or fault.seat is None:
-        return ""
-    output = record.bot_output[fault.seat]
-    return f"; its output ends: {output.strip()[-300:]!r}" if output and output.strip() else ""
+def _tail(record: GameRecord, seat: int) -> str:
+    """The end of a seat's output in a game, for a `got` line ("" if it wrote nothing)."""
+    output = (record.bot_output[seat] or "").strip()
+    return f"; seat {seat}'s output ends: {output[-300:]!r}" if output else ""
+
+
+def _shown_output(output: str) -> str:
+    output = output.strip()
+    return f"; its output ends: {output[-300:]!r}" if output else ""
 
 
 def _illegal_text(exc: IllegalAction, reply: dict[str, Any], observation: Any) -> str:
@@ -786,13 +770,16 @@ def _describe(reply: dict[str, Any], decision: Decision) -> str:
 
 
 def check_bot(folder: str | Path, games: int = 2, target: int = 300, build: bool = True,
-              isolation: Isolation | None = None, build_network: bool = False) -> CheckReport:
+              isolation: Isolation | None = None, build_network: bool = False,
+              opponent: str | Path = RANDOM_BOT) -> CheckReport:
     """Run every check on the bot in `folder` (a folder or an archive of one, taken in by
     intake as a tournament takes it: its snapshot is what runs, and is built at
     `isolation`), every process of it at `isolation` (None: the level a tournament game
     would use, `resolve("auto")`); `build_network`: whether a build that asks for the
-    network gets it. ConfigError if intake refuses the folder or its bot.toml is wrong."""
-    return _Checker(Path(folder).absolute(), games, target, isolation, build_network).run(build)
+    network gets it; `opponent`: the bot folder the closing games are played against (the
+    random bot). ConfigError if intake refuses the folder or its bot.toml is wrong."""
+    return _Checker(Path(folder).absolute(), games, target, isolation, build_network,
+                    Path(opponent).absolute()).run(build)
 
 
 __all__ = ["CheckItem", "CheckReport", "Status", "check_bot"]

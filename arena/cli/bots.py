@@ -10,8 +10,8 @@ import sys
 
 import click
 
-from arena.cli.output import echo, usage_error
-from arena.errors import ConfigError
+from arena.cli.output import HARNESS_FAILURE, echo, harness_failure, usage_error
+from arena.errors import ArenaError, ConfigError
 
 LANGUAGES = ("python", "node", "c", "java")
 
@@ -36,23 +36,29 @@ def register(main: click.Group) -> None:
                       isolation: str, allow_build_network: bool) -> None:
         """Take in the bot of BOT_DIR (a folder, or a .tar.gz/.tgz/.tar/.zip archive of one) as
         a tournament does, build it in the sandbox, drive it through every message and
-        decision of the protocol, then play short games; print a checklist. Exit status 0
-        only if every check passes."""
+        decision of the protocol, then play short games; print a checklist.
+
+        Exit status: 0 every check passed; 1 a check failed; 2 a usage error (an option, or
+        not a bot folder, or its bot.toml is wrong); 4 the arena itself failed and no verdict
+        could be given (a sandbox demanded but missing, the referee or the random opponent
+        failing: an ERROR item)."""
         from arena.botkit.check import check_bot
         from arena.sandbox import SandboxUnavailable, resolve
 
         try:
             level = resolve(isolation)
         except SandboxUnavailable as exc:
-            raise click.ClickException(str(exc)) from None
+            raise harness_failure(str(exc)) from None
         try:
             report = check_bot(bot_dir, games=games, target=target, build=not no_build,
                                isolation=level, build_network=allow_build_network)
         except ConfigError as exc:
             raise usage_error(str(exc)) from None
+        except ArenaError as exc:  # not the bot: the harness could not run the checks
+            raise harness_failure(f"check-bot could not run: {exc}") from None
         for line in report.lines():  # `got` lines quote the bot: escaped, one line each
             echo(line, one_line=True)
-        sys.exit(0 if report.ok else 1)
+        sys.exit(0 if report.ok else 1 if report.failed else HARNESS_FAILURE)
 
     @main.command("new-bot")
     @click.argument("name")

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from arena import __version__
-from arena.cli.output import echo, failure, usage_error
+from arena.cli.output import (HARNESS_FAILURE, NOT_NORMAL, echo, failure, harness_failure,
+                              usage_error)
+
+if TYPE_CHECKING:
+    from arena.referee.record import GameRecord
 
 
 @click.group()
@@ -182,7 +188,14 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     """Play one game to TARGET between BOT_A (seats 0, 2) and BOT_B (seats 1, 3).
 
     Each bot is a bot folder or an archive of one (.tar.gz, .tgz, .tar, .zip), taken in
-    (copied, checked and built in the sandbox) before the game."""
+    (copied, checked and built in the sandbox) before the game.
+
+    Exit status: 0 the game was played to its end; 1 no game, a bot was refused (its build
+    failed, or its command cannot start); 2 a usage error (an option, or not a bot folder);
+    3 the game did not end normally (a forfeit, or void by faults of both teams); 4 the arena
+    itself failed (a sandbox demanded but missing, the referee's own fault).
+    """
+    from arena.errors import ArenaError
     from arena.intake import IntakePolicy
     from arena.referee.placement import pinned
     from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
@@ -193,7 +206,7 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     try:
         level = resolve(isolation)
     except SandboxUnavailable as exc:
-        raise failure(str(exc)) from None
+        raise harness_failure(str(exc)) from None
     echo(describe(level), err=True)
     policy = IntakePolicy(level, build_network=allow_build_network)
     entrants = []
@@ -203,11 +216,41 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     time_control = TimeControl(hello_time, decision_time, time_bank, grace)
     seed, game_id = _seed(seed)
     spec = GameSpec(game_id, seed, (entrants[0], entrants[1]), target, time_control)
-    with pinned(pin):
-        record = run_game(spec, "ipc" if ipc else "tcp", level)
+    try:
+        with pinned(pin):
+            record = run_game(spec, "ipc" if ipc else "tcp", level)
+    except ArenaError as exc:  # the referee could not run the game at all
+        raise harness_failure(f"cannot play: {exc}") from None
     if record_path:
         record.save(record_path)
     echo(summary(record))
+    status, why = _play_status(record)
+    if status:
+        echo(f"exit status {status}: {why}", err=True)
+        sys.exit(status)
+
+
+def _play_status(record: GameRecord) -> tuple[int, str]:
+    """`arena play`'s exit status for a game's record, and why (for a status other than 0):
+    NOT_NORMAL for a forfeit or a game voided by bot faults, HARNESS_FAILURE for a game voided
+    by the referee's own failure."""
+    from arena.referee.record import Termination
+
+    termination, fault = record.termination, record.fault
+    if termination is Termination.NORMAL:
+        return 0, ""
+    message = fault.message if fault else ""
+    if not termination.is_bot_fault:
+        return HARNESS_FAILURE, (f"the game is void by a failure of the arena, not of a bot "
+                                 f"({termination.value}: {message})")
+    if fault is None or fault.seat is None:
+        return NOT_NORMAL, (f"the game did not end normally: void, seats of both teams failed "
+                            f"({termination.value}: {message})")
+    name = record.entrants[fault.seat % 2].name
+    output = (record.bot_output[fault.seat] or "").strip()
+    tail = f"; seat {fault.seat}'s output ends: {output[-300:]!r}" if output else ""
+    return NOT_NORMAL, (f"the game did not end normally: {name} (seat {fault.seat}) forfeited "
+                        f"by {termination.value}: {message}{tail}")
 
 
 @main.command()
@@ -274,7 +317,7 @@ def _logging(verbose: int) -> None:
 def take_in(source: str, policy):
     """A bot taken in by intake (saying so when it is built: a first build can take a
     while); ClickException with the reason and the build's output if it is refused."""
-    from arena.errors import ConfigError
+    from arena.errors import ArenaError, ConfigError
     from arena.intake import IntakeFailed, take_bot
 
     try:
@@ -286,6 +329,8 @@ def take_in(source: str, policy):
         if exc.failure.stage in ("snapshot", "manifest"):  # the folder given is wrong
             raise usage_error(exc.failure.reason) from None
         raise failure(f"cannot play: {exc.failure.details()}") from None
+    except ArenaError as exc:  # not the bot: the build's sandbox failed
+        raise harness_failure(f"cannot play: {exc}") from None
 
 
 def _seed(seed: int | None) -> tuple[int, str]:

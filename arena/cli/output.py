@@ -16,6 +16,12 @@ import click
 
 from arena.presentation.safe import terminal
 
+# Exit statuses beyond click's own (0 success, 1 a failure, 2 a usage error), for the commands
+# that run bots (`arena play`, `arena check-bot`; README documents them under each command):
+NOT_NORMAL = 3  # `arena play`: the game did not end normally (a forfeit, or void by bot faults)
+HARNESS_FAILURE = 4  # the arena itself failed: no verdict on the bots (a sandbox demanded but
+                     # missing, the referee's own fault, check-bot's opponent failing)
+
 
 def echo(text: str = "", err: bool = False, nl: bool = True, one_line: bool = False) -> None:
     """click.echo of `text` with its control characters escaped; its line breaks are kept,
@@ -31,6 +37,13 @@ def usage_error(message: str) -> click.UsageError:
 def failure(message: str) -> click.ClickException:
     """A failure (exit 1) whose message may quote a bot: escaped."""
     return click.ClickException(terminal(message, multiline=True))
+
+
+def harness_failure(message: str) -> click.ClickException:
+    """A failure of the arena itself (exit HARNESS_FAILURE), not of a bot: escaped."""
+    error = click.ClickException(terminal(message, multiline=True))
+    error.exit_code = HARNESS_FAILURE
+    return error
 
 
 class EscapedFormatter(logging.Formatter):

@@ -230,9 +230,9 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
         try:
             result = run_build(policy.isolation, folder, manifest.build_argv(), policy.build,
                                network=manifest.build_network and policy.build_network)
-        except OSError as exc:  # the machine's fault, not the bot's: say so, for this bot
-            raise IntakeFailed(_failure(manifest, source, "build", "its build's sandbox "
-                                        f"could not be set up: {exc}")) from None
+        except OSError as exc:  # the machine's fault, not the bot's: a harness failure
+            raise ArenaError(f"{manifest.name} ({source}): the sandbox of its build could "
+                             f"not be set up: {exc}") from None
         if not result.ok:
             remove_tree(folder)
             raise IntakeFailed(_failure(manifest, source, "build",

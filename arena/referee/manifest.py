@@ -3,10 +3,11 @@
 ```toml
 name = "random"              # entrant name (see NAME)
 version = "1.0.0"            # the author's version string (free text, see below)
-language = "python"          # free text
+language = "python"          # free text: what the bot is written in (any value, see below)
 description = "..."          # optional free text
-command = ["python", "bot.py"]   # run in the bot folder; a string is split like a shell
-build = "make"               # optional, run once per version, in the sandbox, before the bot starts
+command = ["python", "bot.py"]   # run in the bot folder: an argument list, no shell
+build = ["make"]             # optional: an argument list, no shell; run once per version, in
+                             # the sandbox, in intake's copy of the folder, before the bot starts
 build_network = false        # optional; true: the build needs the network (npm install, pip
                              # install...), which the run may allow or refuse
 
@@ -26,6 +27,18 @@ anywhere. `version` and `language` (at most 64 characters each) and `description
 their output, and they may hold no control character (C0, DEL, C1: so no ANSI escape), line
 or paragraph separator, or bidi control. A refused value is shown escaped (as a repr), so
 that the error cannot act on the terminal that shows it.
+
+`language` is for people, and any value is accepted: it is stored with the entrant, shown on
+its page of the web report, and picks intake's hint of what to install when a build fails
+(`arena.intake.take`: python, node, c and java have one; any other value, "cpp" or "rust",
+gets the general hint).
+
+`command` and `build` are argument lists, run without a shell. Either may be one string: it
+is split into words as a POSIX shell splits a line (`shlex.split`: quotes group, a backslash
+escapes), but no shell runs it, so `|`, `&&`, `>`, `$VAR` and `*` are plain characters (a
+build that needs a shell says `["sh", "-c", "..."]`). Intake (`arena.intake`) runs the build
+once per version, in the sandbox of play, in its copy of the folder (the only place it may
+write); the bot then runs from the built copy, read-only (README, "The manifest").
 
 A manifest's limits only lower the ceiling the run sets (a tournament's [limits], else
 `DEFAULT_LIMITS`); a limit it omits, or sets to 0, is the ceiling's.

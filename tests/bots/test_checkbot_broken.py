@@ -5,6 +5,7 @@ self-contained copy of its folder."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 
 from arena.botkit.check import Status, check_bot
 from arena.cli.main import main
+from arena.cli.output import HARNESS_FAILURE
 from tests.bots.conftest import BOTS, broken_bot
 from tests.processes import bot_processes as processes_in
 
@@ -55,7 +57,8 @@ def test_each_fault_is_reported_on_its_item(fault: str, tmp_path) -> None:
 def test_a_fault_in_real_games_fails_the_games_item(tmp_path) -> None:
     report = check_bot(broken_bot("crash_in_game", tmp_path), games=1, target=300)
     assert [i.name for i in report.items if i.failed] == ["games"]
-    assert "crash" in report.item("games").got
+    games = report.item("games")
+    assert "crash by the bot under test (seat" in games.got and "PROTOCOL.md 9" in games.section
 
 
 @pytest.mark.timeout(60)
@@ -128,3 +131,32 @@ def test_a_bot_field_of_terminal_escapes_is_printed_escaped_on_its_own_line(tmp_
     assert "unknown_field" in got and "\\x1b]0;pwned\\x07\\x1b[2J\\n  PASS  forged" in got
     assert not any(line.startswith("  PASS  forged") for line in result.output.splitlines())
     assert not processes_in(folder)
+
+
+@pytest.mark.timeout(120)
+def test_an_opponent_that_fails_is_an_error_naming_it_with_its_output_and_exit_4(
+        tmp_path, monkeypatch) -> None:
+    """The closing games' opponent dies before its hello: not the bot under test's failure
+    (the item is an ERROR, not a FAIL), and the item says who failed and shows its output;
+    the CLI exits with the harness failure status."""
+    failing = tmp_path / "failing"
+    failing.mkdir()
+    (failing / "bot.toml").write_text(
+        'name = "failing"\nversion = "1"\nlanguage = "sh"\n'
+        'command = ["sh", "-c", "echo cannot start: no libfoo >&2; exit 1"]\n')
+    import arena.botkit.check as check
+
+    monkeypatch.setattr(check, "check_bot", functools.partial(check_bot, opponent=failing))
+    result = CliRunner().invoke(main, ["check-bot", str(BOTS / "random"), "--no-build",
+                                       "--games", "1", "--target", "100"])
+    assert result.exit_code == HARNESS_FAILURE, result.output
+    lines = result.output.splitlines()
+    assert ("  ERROR games          1 game(s) to 100 against the opponent failing, through "
+            "the referee") in lines
+    got = next(line for line in lines if "got:" in line)
+    assert ("start_failure by the other bot, the opponent failing (seat 1), not the bot "
+            "under test: the bot process exited with code 1 before saying hello; seat 1's "
+            "output ends: 'cannot start: no libfoo'") in got, got
+    assert "PROTOCOL.md 9" not in result.output and "FAIL" not in result.output
+    assert lines[-1] == ("14 of 14 checks passed; 1 could not be made: the harness failed, "
+                         "not the bot")

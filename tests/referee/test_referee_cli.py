@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
+from arena.cli.output import HARNESS_FAILURE, NOT_NORMAL
 from tests.referee.conftest import ROOT
 from tests.processes import bot_processes
 
@@ -84,3 +85,64 @@ def test_play_pinned_to_one_cpu_plays_the_same_game():
     scores = [next(line for line in r.output.splitlines() if line.startswith("Final score"))
               .split(" in ")[0] for r in outputs]
     assert scores[0] == scores[1]
+
+
+def _failing_bot(folder):
+    """A bot whose command starts and exits at once with status 1, saying why on stderr
+    (intake lets it in: `sh` is on PATH; the referee finds it dead before its hello)."""
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "failing"\nversion = "1"\nlanguage = "sh"\n'
+        'command = ["sh", "-c", "echo cannot start: no libfoo >&2; exit 1"]\n')
+    return str(folder)
+
+
+def test_play_exits_0_only_for_a_game_played_to_its_end_and_3_for_a_forfeit(tmp_path):
+    runner = CliRunner()
+    trivial = str(ROOT / "arena" / "cli" / "benchbots" / "trivial")
+    played = runner.invoke(main, ["play", trivial, trivial, "--seed", "5", "--target", "100"])
+    assert played.exit_code == 0, played.output
+    assert "Termination: normal" in played.output and "exit status" not in played.output
+    forfeit = runner.invoke(main, ["play", trivial, _failing_bot(tmp_path / "failing"),
+                                   "--target", "100"])
+    assert forfeit.exit_code == NOT_NORMAL == 3, forfeit.output
+    assert "Winner: team 0 (trivial) by forfeit" in forfeit.output
+    assert ("exit status 3: the game did not end normally: failing (seat 1) forfeited by "
+            "start_failure: the bot process exited with code 1 before saying hello; seat 1's "
+            "output ends: 'cannot start: no libfoo'") in forfeit.output
+
+
+def test_play_exits_3_for_a_game_void_because_both_teams_failed(tmp_path):
+    failing = _failing_bot(tmp_path / "failing")
+    result = CliRunner().invoke(main, ["play", failing, failing, "--target", "100"])
+    assert result.exit_code == NOT_NORMAL, result.output
+    assert "No winner: start_failure" in result.output
+    assert "exit status 3: the game did not end normally: void, seats of both teams failed" \
+        in result.output
+
+
+def test_play_exits_4_when_the_referee_itself_fails(monkeypatch):
+    """A referee bug during the game voids it as a harness fault; a referee that cannot run
+    the game at all (an ArenaError) gives no record: both are exit status 4, not a bot's."""
+    from arena.errors import ArenaError
+    from arena.referee import match
+
+    trivial = str(ROOT / "arena" / "cli" / "benchbots" / "trivial")
+
+    def bug(self):
+        raise RuntimeError("a referee bug")
+
+    monkeypatch.setattr(match._GameRun, "_play", bug)
+    void = CliRunner().invoke(main, ["play", trivial, trivial, "--target", "100"])
+    assert void.exit_code == HARNESS_FAILURE == 4, void.output
+    assert "No winner: harness_fault: RuntimeError: a referee bug" in void.output
+    assert ("exit status 4: the game is void by a failure of the arena, not of a bot "
+            "(harness_fault: RuntimeError: a referee bug)") in void.output
+
+    def cannot_run(*args, **kwargs):
+        raise ArenaError("no endpoint could be bound")
+
+    monkeypatch.setattr(match, "run_game", cannot_run)
+    failed = CliRunner().invoke(main, ["play", trivial, trivial, "--target", "100"])
+    assert failed.exit_code == HARNESS_FAILURE, failed.output
+    assert "cannot play: no endpoint could be bound" in failed.output

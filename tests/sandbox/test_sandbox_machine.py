@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
+from arena.cli.output import HARNESS_FAILURE
 from arena.errors import ArenaError
 from arena.referee.record import GameRecord
 from arena.sandbox import Isolation, SandboxUnavailable, machine, probe, resolve
@@ -71,10 +72,11 @@ def test_a_run_that_demands_a_sandbox_refuses_to_start_naming_what_to_install(
     assert not (tmp_path / "t.sqlite").exists(), "nothing may start"
     result = CliRunner().invoke(main, ["play", str(tmp_path / "random"),
                                        str(tmp_path / "other"), "--isolation", "sandbox"])
-    assert result.exit_code == 1 and "apt-get install bubblewrap" in result.output
+    # the arena cannot give what was demanded: a harness failure, not a bot's (exit 4)
+    assert result.exit_code == HARNESS_FAILURE and "apt-get install bubblewrap" in result.output
     result = CliRunner().invoke(main, ["check-bot", str(tmp_path / "random"),
                                        "--isolation", "sandbox"])
-    assert result.exit_code == 1 and "apt-get install bubblewrap" in result.output
+    assert result.exit_code == HARNESS_FAILURE and "apt-get install bubblewrap" in result.output
 
 
 def test_without_a_sandbox_a_game_says_so_once_and_records_none(no_bubblewrap, tmp_path,
