@@ -12,10 +12,12 @@
    at `ROOT/builds/<digest>`, the only place the build may write, at the run's isolation
    level (the sandbox of play, with the network only where the bot asks for it and the run
    allows it), within the run's build limits. A successful build is noted by a marker
-   beside the folder (`<digest>.ok`, out of the build's reach) and is never run again for
-   that digest; the built folder is then made read-only. A failed build leaves nothing.
-4. **Command**: the bot's command must be an executable file of the folder or a program on
-   PATH.
+   beside the folder (`<digest>.ok`, out of the build's reach, naming the level it ran at)
+   and is never run again for that digest (a build made at level none serves only runs at
+   level none); the built folder is then made read-only. A failed build leaves nothing.
+4. **Command**: the bot's command, and its build's program, must be a program on PATH named
+   by its name, or an executable file of the folder, of the system's folders or the arena's
+   own Python named by its path.
 
 `ROOT` is trusted (a snapshot by its name, a build by its marker), so it must be private:
 intake makes it 0755 and refuses one that another user may write, or that lies in a folder
@@ -219,7 +221,7 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
                    0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if marker.is_file() and folder.is_dir():
+        if folder.is_dir() and _reusable(marker, policy.isolation):
             return built, None
         marker.unlink(missing_ok=True)
         remove_tree(folder)
@@ -239,7 +241,7 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
                                         f"its build `{_command(manifest)}` failed "
                                         f"({result.reason()})", result.output))
         read_only(folder)
-        marker.write_text(f"{snapshot.digest}\n")
+        marker.write_text(f"{snapshot.digest} {policy.isolation.value}\n")
         return built, result
     except BaseException:
         if not marker.is_file():
@@ -247,6 +249,17 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
         raise
     finally:
         os.close(lock)  # drops the lock
+
+
+def _reusable(marker: Path, level: Isolation) -> bool:
+    """Whether the build its marker notes may serve a run at `level`: a sandboxed build serves
+    every run; one made at level none (the bot's code unconfined, as the organizer) serves
+    only runs at level none."""
+    try:
+        noted = marker.read_text().split()
+    except OSError:
+        return False
+    return len(noted) == 2 and noted[1] in (Isolation.SANDBOX.value, level.value)
 
 
 def _command(manifest: BotManifest) -> str:

@@ -99,3 +99,15 @@ def test_a_bot_taken_at_level_none_is_built_by_the_caller_in_the_copy(tmp_path):
     ready = take_bot(bot, IntakePolicy(Isolation.NONE, root=tmp_path / "cache"))
     assert (ready.manifest.folder / "who").read_text().strip() == str(os.getuid())
     assert not (bot / "who").exists()
+
+
+def test_a_build_made_at_level_none_is_not_reused_by_a_sandboxed_run(tmp_path):
+    """A build at level none ran the bot's code unconfined: a sandboxed run builds anew."""
+    bot = with_build(copy_bot("random", tmp_path / "random"), '["sh", "-c", "echo x > made"]')
+    unconfined = IntakePolicy(Isolation.NONE, root=tmp_path / "cache")
+    assert take_bot(bot, unconfined).build is not None
+    assert take_bot(bot, unconfined).build is None  # reused at the same level
+    sandboxed = policy(tmp_path)
+    if sandboxed.isolation is Isolation.SANDBOX:
+        assert take_bot(bot, sandboxed).build is not None  # built anew, in the sandbox
+        assert take_bot(bot, unconfined).build is None  # which serves every level
