@@ -53,7 +53,7 @@ from arena.sandbox import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, Isolat
 from arena.sandbox.tree import entries
 from protocol.schema import clip
 
-CACHE_VAR = "TICHU_ARENA_CACHE"  # where intake keeps snapshots and builds (see `default_root`)
+CACHE_VAR = "ARENA_CACHE"  # where intake keeps snapshots and builds (see `default_root`)
 OUTPUT_LINES = 12  # of a failed build's output, shown in one failure's details
 OUTPUT_CHARS = 300  # of each of those lines, and of the build command
 
@@ -68,7 +68,7 @@ _INSTALL = {
 
 
 def default_root() -> Path:
-    """Where intake keeps snapshots and builds: $TICHU_ARENA_CACHE, else
+    """Where intake keeps snapshots and builds: $ARENA_CACHE, else
     $XDG_CACHE_HOME/tichu-arena (default ~/.cache/tichu-arena)."""
     if os.environ.get(CACHE_VAR):
         return Path(os.environ[CACHE_VAR])

@@ -51,7 +51,7 @@ files = 10000                 # files, folders and links
 megabytes = 200               # bytes of its files together
 archive_ratio = 100           # an archive's unpacked size over its packed size, at most
 # folder = "bots.cache"       # optional; where snapshots and builds are kept, relative to
-                              # this file. Default: $TICHU_ARENA_CACHE, else
+                              # this file. Default: $ARENA_CACHE, else
                               # ~/.cache/tichu-arena (shared by every run of this user)
 
 [build]                       # optional; the build step of every bot, in the sandbox

@@ -325,7 +325,7 @@ def test_trees_that_a_naive_hash_would_confuse_have_distinct_digests(tmp_path):
 
 def _arena(tmp_path: Path, *args: str, cache: Path | None = None
            ) -> subprocess.CompletedProcess:
-    env = {**os.environ, "TICHU_ARENA_CACHE": str(cache or tmp_path / "cache")}
+    env = {**os.environ, "ARENA_CACHE": str(cache or tmp_path / "cache")}
     return subprocess.run([sys.executable, "-m", "arena.cli", *args], cwd=REPO, env=env,
                           capture_output=True, timeout=240)
 
@@ -389,7 +389,7 @@ def test_check_bot_without_build_runs_the_shared_snapshot_read_only(tmp_path, mo
     from arena.botkit.check import check_bot
     from arena.sandbox import probe
 
-    monkeypatch.setenv("TICHU_ARENA_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ARENA_CACHE", str(tmp_path / "cache"))
     bot = make_bot(tmp_path / "bot")
     (bot / "run.sh").write_text("echo poisoned > poisoned.txt\necho '# more' >> run.sh\n"
                                 "exit 0\n")
@@ -416,7 +416,7 @@ def test_a_cluster_worker_takes_only_the_bundle_of_the_version_shipped(tmp_path,
     from arena.referee.match import Entrant
     from arena.tournament.cluster import BuildFailure, ensure_built
 
-    monkeypatch.setenv("TICHU_ARENA_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("ARENA_CACHE", str(tmp_path / "cache"))
     bot = make_bot(tmp_path / "bot", build=["true"])
     snapshot = take_snapshot(bot, tmp_path / "coordinator")
     entrant = Entrant(load_manifest(snapshot.folder), snapshot.version, str(bot),
