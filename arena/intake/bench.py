@@ -66,8 +66,9 @@ def bench_intake(folders: list[Path], runs: int = 3) -> IntakeFigures:
     try:
         for folder in folders:
             clean = sources / folder.name  # what a clean checkout holds: nothing built
-            shutil.copytree(folder, clean, symlinks=True,
-                            ignore=shutil.ignore_patterns("build", "target", "__pycache__"))
+            shutil.copytree(folder, clean, symlinks=True,  # its own build/ and target/ only
+                            ignore=lambda at, names, top=folder: (
+                                ["build", "target", "__pycache__"] if Path(at) == top else []))
             seconds[load_manifest(clean).name] = _bench_one(clean, runs)
     finally:
         remove_tree(sources)
