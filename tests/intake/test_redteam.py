@@ -226,7 +226,7 @@ def _plant(root: Path, victim: Path) -> Path:
     planted = root / "builds" / digest
     shutil.copytree(victim, planted)
     (planted / "bot.py").write_text("print('the planted code runs')\n")
-    (root / "builds" / f"{digest}.ok").write_text(f"{digest}\n")
+    (root / "builds" / f"{digest}.ok").write_text(f"{digest} sandbox\n")
     return planted
 
 
