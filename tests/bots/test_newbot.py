@@ -13,21 +13,28 @@ from arena.botkit.check import check_bot
 from arena.cli.main import main
 from arena.referee.manifest import load_manifest
 from arena.botkit.scaffold import LANGUAGES
+from arena.sandbox import Isolation
 from tests.bots.conftest import need
+from tests.sandbox.conftest import need_sandbox
 from tests.processes import bot_processes as processes_in
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.parametrize("level", ["sandbox", "none"])
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_new_bot_passes_check_bot_as_created(language: str, tmp_path) -> None:
+def test_a_new_bot_passes_check_bot_as_created(language: str, level: str, tmp_path) -> None:
+    """At every isolation level: built (through intake) and played sandboxed, and not."""
     need(language)
+    if level == "sandbox":
+        need_sandbox()
     result = CliRunner().invoke(main, ["new-bot", f"my-{language}-bot", "--lang", language,
                                        "--dir", str(tmp_path)])
     assert result.exit_code == 0, result.output
     folder = tmp_path / f"my-{language}-bot"
     assert load_manifest(folder).name == f"my-{language}-bot"
     network = load_manifest(folder).build_network  # the Node template's npm install
-    report = check_bot(folder, games=1, target=200, build_network=network)
+    report = check_bot(folder, games=1, target=200, build_network=network,
+                       isolation=Isolation(level))
     assert report.ok, "\n".join(report.lines())
     assert not processes_in(folder)
 
