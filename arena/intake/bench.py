@@ -48,7 +48,7 @@ class IntakeFigures:
         rows = []
         for bot, by_way in self.seconds.items():
             plain = by_way["plain"]
-            rows.append([bot, *(f"{by_way[w]:.2f} s" for w in WAYS),
+            rows.append([bot, *(f"{by_way[w]:.3f} s" for w in WAYS),
                          f"{by_way['intake, none'] / plain:.2f}x",
                          f"{by_way['intake, sandbox'] / plain:.2f}x"])
         table = tabulate(rows, headers=["bot", *WAYS, "none / plain", "sandbox / plain"],
