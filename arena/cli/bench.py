@@ -579,7 +579,7 @@ def bench_sandbox(runs: int = 10, seed: int = 0) -> SandboxFigures:
             spec = GameSpec(f"bench-start-{k}", seed + k, (trivial, trivial))
             with Match(trivial, trivial, isolation=level) as match:
                 start = time.perf_counter()
-                match.prepare(match.seat_conns(spec), spec.time)
+                match.greet(spec)
                 startup[level.value].append(time.perf_counter() - start)
             with Match(rand, rand, isolation=level) as match:
                 match.play(GameSpec("bench-warm-up", seed, (rand, rand), target=100), last=False)

@@ -202,6 +202,11 @@ class Match:
         """Referee one game; `last` says no other game of this match follows it."""
         return _GameRun(self, spec, last).run()
 
+    def greet(self, spec: GameSpec) -> None:
+        """Start the four processes of `spec` (or reuse running ones) and take their hellos,
+        without playing: what `arena bench sandbox` times. A fault raises as in a game."""
+        _GameRun(self, spec, last=False)._prepare()
+
     def close(self) -> None:
         """Stop every bot process (politely ended sessions get a moment to exit) and the socket."""
         for conn in self.conns:

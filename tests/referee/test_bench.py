@@ -66,3 +66,31 @@ def test_the_referee_instructions_are_counted_net_of_the_recorded_games():
     # reading take thousands
     assert figures.asked > 20 and 5e3 < figures.instructions / figures.asked < 2e6
     assert re.match(r"Referee instructions per asked decision: \d+\.\d k", figures.line())
+
+
+@pytest.mark.timeout(120)
+def test_bench_sandbox_prints_start_up_and_game_time_at_both_levels():
+    from tests.sandbox.conftest import need_sandbox
+
+    need_sandbox()
+    result = CliRunner().invoke(main, ["bench", "sandbox", "-n", "1"])
+    assert result.exit_code == 0, result.output
+    assert "start four trivial bot processes, to their hellos" in result.output
+    assert re.search(r"a game to 1000, four random Python bots\s+[\d.]+ s\s+[\d.]+ s",
+                     result.output), result.output
+
+
+@pytest.mark.timeout(300)
+def test_bench_intake_prints_the_ratio_of_intake_and_a_sandboxed_build_to_a_plain_one(
+        tmp_path):
+    from tests.sandbox.conftest import need_sandbox
+    from tests.tournament.conftest import copy_bot
+
+    need_sandbox()
+    bot = copy_bot("random", tmp_path / "built")
+    manifest = bot / "bot.toml"
+    manifest.write_text(manifest.read_text() + 'build = ["sh", "-c", "echo x > made"]\n')
+    result = CliRunner().invoke(main, ["bench", "intake", str(bot), "-n", "1"])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("random "))
+    assert re.search(r"(\d+\.\d+x\s+){1}\d+\.\d+x$", row), row
