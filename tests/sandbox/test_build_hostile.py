@@ -534,8 +534,12 @@ daemon = run_build(Isolation.SANDBOX, work / "daemon", [python, "build.py", mark
 beat = work / "daemon" / "heartbeat"
 size = beat.stat().st_size if beat.exists() else -1
 time.sleep(1.0)
-left = [pid for pid in filter(str.isdigit, os.listdir("/proc"))
-        if mark.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()]
+def marked(pid):
+    try:
+        return mark.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:  # gone meanwhile
+        return False
+left = [pid for pid in filter(str.isdigit, os.listdir("/proc")) if marked(pid)]
 out["daemon"] = [daemon.ok, daemon.output, size, beat.stat().st_size if beat.exists() else -1,
                  left]
 print(json.dumps(out))

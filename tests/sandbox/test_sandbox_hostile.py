@@ -52,6 +52,9 @@ from tests.sandbox.conftest import (HOSTILE, hostile, need_cgroups, need_sandbox
 
 pytestmark = pytest.mark.timeout(180)
 TIME = TimeControl(hello=20.0, decision=5.0, bank=60.0, grace=0.2)
+# the limit must stop the bot before a clock does, however busy the machine (2 s of CPU time
+# may take far longer than 5 s of wall time when the CPUs are shared)
+LIMIT_TIME = TimeControl(hello=20.0, decision=120.0, bank=240.0, grace=0.2)
 ESCAPES = "proc_token,processes,read_folders,write_folders,network,kernel,partner,open_files"
 EXPECTED = {  # attack: reports in a game of two hostile entrants (one per seat, or per folder)
     "proc_token": 4, "list_processes": 4, "signal_referee": 4, "read_opponent": 4,
@@ -165,7 +168,7 @@ def test_a_bot_over_a_limit_is_stopped_and_its_crash_names_the_limit(tmp_path, m
     monkeypatch.setenv("TICHU_TEST_ATTACKS", attack)
     bot = hostile(tmp_path / "hostile", limits=limits)
     record = run_game(GameSpec(attack, 5, (entrant(ROOT / "bots" / "random"), bot), target=200,
-                               time=TIME))
+                               time=LIMIT_TIME))
     assert record.termination is Termination.CRASH, (record.fault, record.bot_output)
     assert record.fault.seat in (1, 3) and record.winner == 0
     assert named in record.fault.message and record.fault.details["limit"] == named
