@@ -1,7 +1,9 @@
-"""Walking a folder that a hostile process writes to: its size, and handing it to a user.
+"""Walking a folder that a hostile process writes to: its size, handing it to a user, making
+it read-only and removing it.
 
 A build writes its folder while the arena walks it (`tree_bytes`, a few times a second) and
-may have left anything there afterwards (`chown_tree`): symbolic links to /etc/shadow,
+may have left anything there afterwards (`chown_tree`, `read_only`, `remove_tree`): symbolic
+links to /etc/shadow,
 folders nested thousands deep, folders without permissions, hard links. So every walk here
 goes through directory file descriptors, one open at a time (`openat` down by name with
 O_NOFOLLOW, `..` back up, each step checked against the device and inode seen on the way
@@ -177,3 +179,113 @@ def _open_dir(name: str, dir_fd: int | None) -> int:
         return os.open(f"/proc/self/fd/{path}", _DIR & ~os.O_NOFOLLOW)
     finally:
         os.close(path)
+
+
+def read_only(folder: Path) -> None:
+    """Take every write bit, and every setuid and setgid bit, off a tree (a build may leave a
+    setuid program: without root it runs as the user, at level none as whoever runs the
+    arena, and the cache is readable by everyone). Links are untouched and never followed;
+    the tree is walked through directory descriptors (`entries`), so at
+    any depth and path length. For a tree that nothing changes meanwhile."""
+    top = os.lstat(folder)
+    if stat.S_ISLNK(top.st_mode):
+        return
+    _chmod(None, str(folder), top, _read_only_mode(top.st_mode))
+    for dir_fd, name, st in entries(folder):
+        if not stat.S_ISLNK(st.st_mode):
+            _chmod(dir_fd, name, st, _read_only_mode(st.st_mode))
+
+
+def _read_only_mode(mode: int) -> int:
+    bits = stat.S_IMODE(mode) & ~0o222 & ~(stat.S_ISUID | stat.S_ISGID) | 0o444
+    return bits | 0o111 if stat.S_ISDIR(mode) else bits
+
+
+def _chmod(dir_fd: int | None, name: str, seen: os.stat_result, mode: int) -> None:
+    """chmod of the entry `name` of `dir_fd` through a descriptor of that very entry (never
+    through a link put in its place); nothing if it is gone or no longer the one seen."""
+    try:
+        fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) == (seen.st_dev, seen.st_ino) and \
+                not stat.S_ISLNK(now.st_mode):
+            os.chmod(f"/proc/self/fd/{fd}", mode)
+    finally:
+        os.close(fd)
+
+
+def remove_tree(folder: Path) -> None:
+    """Remove a tree that may be read-only (nothing if it is not there), through directory
+    descriptors, without recursion and never through a link: at any depth and path length
+    (a build may nest folders thousands deep). What cannot be removed is left."""
+    try:
+        top = os.lstat(folder)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(top.st_mode):
+        with contextlib.suppress(OSError):
+            os.unlink(folder)
+        return
+    parent = os.open(os.path.dirname(os.path.abspath(folder)),
+                     os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        _remove_folder(parent, os.path.basename(os.path.abspath(folder)), top)
+    finally:
+        os.close(parent)
+
+
+def _remove_folder(parent_fd: int, name: str, seen: os.stat_result) -> None:
+    """Empties and removes the folder `name` of `parent_fd`, depth first, one descriptor
+    per level."""
+    fd = _opened_for_removal(parent_fd, name, seen)
+    if fd is None:
+        return
+    stack: list[tuple[int, str, list[tuple[str, os.stat_result]]]] = [
+        (fd, name, _clear_files(fd))]
+    while stack:
+        fd, here, folders = stack[-1]
+        if folders:
+            sub, sub_seen = folders.pop()
+            sub_fd = _opened_for_removal(fd, sub, sub_seen)
+            if sub_fd is not None:
+                stack.append((sub_fd, sub, _clear_files(sub_fd)))
+            continue
+        stack.pop()
+        os.close(fd)
+        with contextlib.suppress(OSError):
+            os.rmdir(here, dir_fd=stack[-1][0] if stack else parent_fd)
+
+
+def _opened_for_removal(parent_fd: int, name: str, seen: os.stat_result) -> int | None:
+    """The folder `name` of `parent_fd` made ours to empty (mode 0700) and opened, if it is
+    still the folder seen; else None."""
+    _chmod(parent_fd, name, seen, 0o700)
+    try:
+        fd = os.open(name, _DIR, dir_fd=parent_fd)
+    except OSError:
+        return None
+    now = os.fstat(fd)
+    if (now.st_dev, now.st_ino) != (seen.st_dev, seen.st_ino):
+        os.close(fd)
+        return None
+    return fd
+
+
+def _clear_files(fd: int) -> list[tuple[str, os.stat_result]]:
+    """Unlinks every entry of the folder `fd` but its folders, which it returns."""
+    folders = []
+    with contextlib.suppress(OSError), os.scandir(fd) as listing:
+        for entry in listing:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                folders.append((entry.name, st))
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.name, dir_fd=fd)
+    return folders
