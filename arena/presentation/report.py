@@ -94,7 +94,9 @@ def replay_payload(game: StoredGame, record: dict[str, Any],
     the game the record is omniscient) and its outcome. Takes the events out of `record`."""
     fault = record.get("fault")
     return {
-        "game_id": game.game_id, "pair_id": game.pair_id, "seed": record.get("seed"),
+        "game_id": game.game_id, "pair_id": game.pair_id,
+        "seed": None if record.get("seed") is None else str(record["seed"]),  # 64-bit: JS
+                                                       # numbers are exact below 2**53 only
         "target": record.get("target"),
         "teams": [full_name(names, k) for k in game.teams],
         "scores": list(game.scores), "winner": game.winner, "rounds": game.rounds,
