@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tarfile
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.intake import CACHE_VAR
-from tests.intake import fingerprint
+from tests.intake import fingerprint, tar_of, zip_of
 from tests.tournament.conftest import copy_bot, game_rows, write_config
 
 pytestmark = pytest.mark.timeout(180)
@@ -28,20 +26,6 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
     monkeypatch.setenv(CACHE_VAR, str(folder))
     return folder
-
-
-def tar_gz(folder: Path, dest: Path) -> Path:
-    with tarfile.open(dest, "w:gz") as tar:
-        for path in sorted(folder.rglob("*")):
-            tar.add(path, arcname=path.relative_to(folder).as_posix(), recursive=False)
-    return dest
-
-
-def zipped(folder: Path, dest: Path) -> Path:
-    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.rglob("*")):
-            archive.write(path, path.relative_to(folder).as_posix())
-    return dest
 
 
 def escaping(folder: Path) -> Path:
@@ -61,8 +45,8 @@ def left_in(cache: Path) -> list[str]:
 
 def test_arena_play_takes_a_tar_gz_and_a_zip_of_a_bot_as_its_folder(tmp_path, cache):
     bot = copy_bot("random", tmp_path / "random")
-    packed = tar_gz(bot, tmp_path / "random.tar.gz")
-    other = zipped(copy_bot("heuristic", tmp_path / "heuristic"), tmp_path / "heuristic.zip")
+    packed = tar_of(bot, tmp_path / "random.tar.gz")
+    other = zip_of(copy_bot("heuristic", tmp_path / "heuristic"), tmp_path / "heuristic.zip")
     result = CliRunner().invoke(main, ["play", str(packed), str(other), "--target", "100"])
     assert result.exit_code == 0, result.output
     assert "Final score" in result.output
@@ -70,7 +54,7 @@ def test_arena_play_takes_a_tar_gz_and_a_zip_of_a_bot_as_its_folder(tmp_path, ca
 
 
 def test_check_bot_takes_an_archive(tmp_path, cache):
-    packed = tar_gz(copy_bot("random", tmp_path / "random"), tmp_path / "random.tgz")
+    packed = tar_of(copy_bot("random", tmp_path / "random"), tmp_path / "random.tgz")
     result = CliRunner().invoke(main, ["check-bot", str(packed), "--games", "0"])
     assert result.exit_code == 0, result.output
     assert "PASS  build" in result.output and "FAIL" not in result.output
