@@ -20,6 +20,7 @@ trained for. Needs numpy (the `train` extra); nothing of `arena`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -80,13 +81,13 @@ class MlpPolicy:
         rng = np.random.default_rng(seed)
         sizes = [OBSERVATION_SIZE, *hidden, N_ACTIONS]
         weights = [rng.normal(0.0, np.sqrt(2.0 / n), (n, m)).astype(np.float32)
-                   for n, m in zip(sizes, sizes[1:])]
+                   for n, m in itertools.pairwise(sizes)]
         return cls(weights, [np.zeros(m, np.float32) for m in sizes[1:]])
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
         """The logits of one observation or a batch of them."""
         x = observations
-        for w, b in zip(self.weights[:-1], self.biases[:-1]):
+        for w, b in zip(self.weights[:-1], self.biases[:-1], strict=True):
             x = np.maximum(x @ w + b, 0.0)
         return x @ self.weights[-1] + self.biases[-1]
 

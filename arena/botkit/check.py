@@ -41,17 +41,16 @@ from typing import Any
 from arena.botkit.canonical import differences
 from arena.botkit.checklist import CheckItem, CheckReport, Status
 from arena.botkit.scaffold import RANDOM_BOT
-from arena.referee import wire
-from arena.referee.process import BotProcess
-from arena.rules import IllegalAction
 from arena.errors import ConfigError
 from arena.intake import IntakeFailed, IntakePolicy, ReadyBot, ready, take_bot
+from arena.referee import wire
 from arena.referee.manifest import BotManifest
-from arena.referee.record import GameRecord, Termination
 from arena.referee.match import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Match, TimeControl
-from arena.rules import Decision, DecisionKind, Exchange, Game, Pass, Play
-from arena.rules.cards import parse_card
+from arena.referee.process import BotProcess
+from arena.referee.record import GameRecord, Termination
 from arena.referee.transport import STRANGER, Incoming, RefereeSocket
+from arena.rules import Decision, DecisionKind, Exchange, Game, IllegalAction, Pass, Play
+from arena.rules.cards import parse_card
 from arena.sandbox import Isolation, describe, resolve
 from protocol import codec
 from protocol.codec import ProtocolError
@@ -216,7 +215,8 @@ def _decode(data: bytes, section: str) -> dict[str, Any]:
         return codec.decode(data, "bot")
     except ProtocolError as exc:
         raise _Fail("a valid bot message (hello or reply)", f"{exc} (bytes {data[:60].hex()}"
-                    f"{'...' if len(data) > 60 else ''})", f"{section}; PROTOCOL.md 3 encoding")
+                    f"{'...' if len(data) > 60 else ''})",
+                    f"{section}; PROTOCOL.md 3 encoding") from None
 
 
 def _output(process: BotProcess) -> str:

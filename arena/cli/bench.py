@@ -19,9 +19,9 @@ from arena.referee import packing, wire
 from arena.referee.inprocess import Meter, load_bot
 from arena.referee.inprocess import play_game as play_local_game
 from arena.referee.manifest import folder_hash, load_manifest
-from arena.referee.placement import pinned
 from arena.referee.match import Entrant, GameSpec, Match
 from arena.referee.packing import EventFeed
+from arena.referee.placement import pinned
 from arena.rules import PASS, Game
 from arena.rules.selfplay import play_random_games
 from protocol import codec
@@ -461,7 +461,7 @@ def _cpu(pids: list[int]) -> tuple[float, float, int, int]:
 def _minus(after: tuple[float, ...], before: tuple[float, ...],
            per: float) -> tuple[float, ...]:
     """Per asked decision: CPU in microseconds, switches as counts."""
-    diff = [a - b for a, b in zip(after, before)]
+    diff = [a - b for a, b in zip(after, before, strict=True)]
     return diff[0] * per, diff[1] * per, diff[2] * per / 1e6, diff[3] * per / 1e6
 
 

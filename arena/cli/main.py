@@ -10,8 +10,14 @@ from typing import TYPE_CHECKING
 import click
 
 from arena import __version__
-from arena.cli.output import (HARNESS_FAILURE, NOT_NORMAL, echo, failure, harness_failure,
-                              usage_error)
+from arena.cli.output import (
+    HARNESS_FAILURE,
+    NOT_NORMAL,
+    echo,
+    failure,
+    harness_failure,
+    usage_error,
+)
 
 if TYPE_CHECKING:
     from arena.referee.record import GameRecord
@@ -197,9 +203,9 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     """
     from arena.errors import ArenaError
     from arena.intake import IntakePolicy
-    from arena.referee.placement import pinned
-    from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
     from arena.presentation.summary import summary
+    from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
+    from arena.referee.placement import pinned
     from arena.sandbox import SandboxUnavailable, describe, resolve
 
     _logging(verbose)
@@ -276,9 +282,9 @@ def replay(record_file: str, round_number: int | None, seat: int | None,
     trick (bombs, wish, Dog, Dragon gift), then the table of rounds. The record is first
     re-simulated exactly from its seed and actions."""
     from arena.errors import ArenaError
-    from arena.referee.record import GameRecord, Termination, resimulate
     from arena.presentation.replay import build_replay, render_replay
     from arena.presentation.summary import summary
+    from arena.referee.record import GameRecord, Termination, resimulate
 
     try:
         record = GameRecord.load(record_file)

@@ -209,10 +209,10 @@ def _rating_options(store: Any, options: dict[str, Any]) -> dict[str, Any]:
 
 def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchups: bool,
                     bootstrap: int, current: bool, fmt: str) -> str:
-    from arena.ratings.standings import compute_standings
-    from arena.tournament.store import Store
     from arena.presentation.tables import matchup_table, matrix_tables, standings_table
+    from arena.ratings.standings import compute_standings
     from arena.tournament.runner import labels
+    from arena.tournament.store import Store
 
     with _errors(), Store(storage, create=False) as store:
         keys = [e.key for e in store.entrants() if not e.retired or not current]
@@ -373,9 +373,9 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
     pairs (new seeds, stored like any game) in batches until the test decides. Exits 0 when
     decided, 3 while undecided.
     """
+    from arena.presentation.tables import sprt_table
     from arena.ratings.sprt import Decision
     from arena.tournament.sprt_runner import run_sprt
-    from arena.presentation.tables import sprt_table
 
     if elo0 >= elo1:
         raise click.BadParameter("must be above --elo0", param_hint="--elo1")

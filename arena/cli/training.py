@@ -78,4 +78,4 @@ def bench_env_cmd(games: int, seed: int) -> None:
         figures = module.bench_env(games, seed)
     for line in figures.lines():
         echo(line)
-    echo(f"cpu:              {'pinned to CPU %d' % cpu if cpu is not None else 'unpinned'}")
+    echo(f"cpu:              {f'pinned to CPU {cpu}' if cpu is not None else 'unpinned'}")

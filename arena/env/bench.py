@@ -63,7 +63,7 @@ def bench_env(games: int, seed: int = 0) -> EnvFigures:
         start = time.perf_counter()
         for game_seed in part:
             env.reset(seed=game_seed)
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 observation, _, termination, truncation, _ = env.last()
                 if termination or truncation:
                     env.step(None)

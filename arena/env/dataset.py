@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.errors import ArenaError
 from arena.env.export import FORMAT
+from arena.errors import ArenaError
 from protocol.encoding import N_ACTIONS, N_BITS, advance, observation_vector
 
 

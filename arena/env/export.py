@@ -288,7 +288,7 @@ def export_store(storage: str | Path, out: str | Path, entrants: Sequence[str] =
         if not chosen:
             raise ConfigError(f"{store.path}: no stored game to export"
                               + (" for those entrants" if wanted is not None else ""))
-        for game_id, team0, team1, termination, relative in chosen:
+        for _game_id, team0, team1, termination, relative in chosen:
             if max_games is not None and rows.games >= max_games:
                 break
             if termination != Termination.NORMAL.value:

@@ -53,7 +53,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from arena.referee import wire
-from arena.rules import PASS, DEFAULT_TARGET, Game
+from arena.rules import DEFAULT_TARGET, PASS, Game
 from arena.rules.cards import format_cards
 from protocol import encoding
 from protocol.encoding import N_ACTIONS, OBSERVATION_HIGH, OBSERVATION_LOW, Steps

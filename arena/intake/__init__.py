@@ -9,11 +9,29 @@ intake (play, check-bot, a cluster worker) runs the copy, never the author's fol
 above the referee (manifests) and the sandbox, below the tournament and the bot kit.
 """
 
-from arena.intake.snapshot import (ARCHIVE_SUFFIXES, DEFAULT_INTAKE_LIMITS, SKIPPED_FOLDERS,
-                                   IntakeLimits, IntakeRefused, Snapshot, content_hash,
-                                   pack_snapshot, take_snapshot)
-from arena.intake.take import (CACHE_VAR, IntakeFailed, IntakePolicy, ReadyBot, Unbuildable,
-                               default_root, read_only, ready, remove_tree, take_bot)
+from arena.intake.snapshot import (
+                                   ARCHIVE_SUFFIXES,
+                                   DEFAULT_INTAKE_LIMITS,
+                                   SKIPPED_FOLDERS,
+                                   IntakeLimits,
+                                   IntakeRefused,
+                                   Snapshot,
+                                   content_hash,
+                                   pack_snapshot,
+                                   take_snapshot,
+)
+from arena.intake.take import (
+                                   CACHE_VAR,
+                                   IntakeFailed,
+                                   IntakePolicy,
+                                   ReadyBot,
+                                   Unbuildable,
+                                   default_root,
+                                   read_only,
+                                   ready,
+                                   remove_tree,
+                                   take_bot,
+)
 
 __all__ = ["ARCHIVE_SUFFIXES", "CACHE_VAR", "DEFAULT_INTAKE_LIMITS", "SKIPPED_FOLDERS", "IntakeFailed", "IntakeLimits", "IntakePolicy",
            "IntakeRefused", "ReadyBot", "Snapshot", "Unbuildable", "content_hash",

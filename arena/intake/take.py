@@ -44,11 +44,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
-from arena.intake.snapshot import (DEFAULT_INTAKE_LIMITS, IntakeLimits, IntakeRefused, Snapshot,
-                                   copy_snapshot, private_folder, take_snapshot)
+from arena.intake.snapshot import (
+    DEFAULT_INTAKE_LIMITS,
+    IntakeLimits,
+    IntakeRefused,
+    Snapshot,
+    copy_snapshot,
+    private_folder,
+    take_snapshot,
+)
 from arena.referee.manifest import MANIFEST, BotManifest, load_manifest, shown
-from arena.sandbox import jail
-from arena.sandbox import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, Isolation, run_build
+from arena.sandbox import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, Isolation, jail, run_build
 from arena.sandbox.tree import read_only, remove_tree
 from protocol.schema import clip
 

@@ -21,9 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.ratings.duplicate import (
+    DealScore,
+    DuplicateRatings,
+    Mean,
+    clustered_mean,
+    duplicate_ratings,
+    percentile,
+)
 from arena.referee.record import load_json
-from arena.ratings.duplicate import (DealScore, DuplicateRatings, Mean, clustered_mean,
-                                     duplicate_ratings, percentile)
 
 BOMBS = ("four_bomb", "straight_flush")
 

@@ -64,10 +64,10 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], table_id: str,
     """A table that sorts by any column when its header is clicked (assets/report.js)."""
     numeric = numeric or [False] * len(headers)
     head = "".join(f'<th scope="col" data-type="{"num" if n else "text"}" tabindex="0">'
-                   f"{esc(h)}</th>" for h, n in zip(headers, numeric))
+                   f"{esc(h)}</th>" for h, n in zip(headers, numeric, strict=True))
     body = []
     for row in rows:
-        cells = "".join(_td(c, n) for c, n in zip(row, numeric))
+        cells = "".join(_td(c, n) for c, n in zip(row, numeric, strict=True))
         body.append(f"<tr>{cells}</tr>")
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
     return (f'<table class="sortable" id="{esc(table_id)}">{cap}<thead><tr>{head}</tr></thead>'
@@ -80,7 +80,7 @@ def grid(labels: Sequence[str], values: Sequence[Sequence[tuple[str, float | Non
     0..1; each value is (text, share)."""
     head = "".join(f'<th scope="col" title="{esc(l)}">{k + 1}</th>' for k, l in enumerate(labels))
     rows = []
-    for k, (label, row) in enumerate(zip(labels, values)):
+    for k, (label, row) in enumerate(zip(labels, values, strict=True)):
         cells = []
         for j, (text, share) in enumerate(row):
             if j == k:

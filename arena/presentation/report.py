@@ -32,11 +32,16 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.presentation.handstats import GameFacts, game_facts, hand_report, read_record
 from arena.presentation.notes import INTERVAL_METHOD, full_name, name
-from arena.presentation.report_pages import (ReportData, entrant_page, games_page, index_page,
-                                            replay_page)
+from arena.presentation.report_pages import (
+    ReportData,
+    entrant_page,
+    games_page,
+    index_page,
+    replay_page,
+)
 from arena.ratings.fit import RatingsError
 from arena.ratings.standings import Standings, compute_standings
-from arena.tournament.store import StoredGame, Store
+from arena.tournament.store import Store, StoredGame
 
 ASSETS = ("report.css", "report.js", "replay.js")
 

@@ -13,7 +13,6 @@ from tabulate import tabulate
 from arena.presentation.safe import terminal
 from arena.referee.record import GameRecord, Termination
 
-
 ROUND_HEADERS = ["round", "card points", "call bonuses", "double victory", "calls made",
                  "score"]
 

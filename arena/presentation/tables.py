@@ -23,8 +23,18 @@ from typing import Any
 
 from tabulate import tabulate
 
-from arena.presentation.notes import (INTERVAL_METHOD, Labels, column_notes, full_name, name,
-                                     number, rating, scale_text, standings_notes, version)
+from arena.presentation.notes import (
+    INTERVAL_METHOD,
+    Labels,
+    column_notes,
+    full_name,
+    name,
+    number,
+    rating,
+    scale_text,
+    standings_notes,
+    version,
+)
 from arena.presentation.safe import csv_cell, html_text, markdown_cell, terminal
 from arena.ratings.fit import Bound, ForfeitKind
 from arena.ratings.sprt import SprtResult, sprt_summary
@@ -249,7 +259,7 @@ def standings_table(standings: Standings, labels: Labels | None = None,
                       "bootstrap_replicates": boot.replicates if boot else 0,
                       "bootstrap_skipped": boot.skipped if boot else 0,
                       "notes": [{"kind": n.kind.value, "entrants": list(n.entrants),
-                                 "text": t} for n, t in zip(standings.notes, notes)],
+                                 "text": t} for n, t in zip(standings.notes, notes, strict=True)],
                       "standings": rows})
     if fmt == "csv":
         keys = ["rank", "shared_rank", "group", "entrant", "name", "version", "elo", "bound",

@@ -242,7 +242,7 @@ def _solve_linear(a: Matrix, b: Sequence[float]) -> list[float]:
 
 
 def _mat_mul(a: Matrix, b: Matrix) -> Matrix:
-    cols = list(zip(*b))
+    cols = list(zip(*b, strict=True))
     return [[sum(map(operator.mul, row, col)) for col in cols] for row in a]
 
 
@@ -357,7 +357,7 @@ def _fit_theta(wins: Matrix, ref: int, start: Sequence[float] | None = None) -> 
         t = 1.0
         while True:
             trial = theta[:]
-            for k, s in zip(free, step):
+            for k, s in zip(free, step, strict=True):
                 trial[k] += t * s
             value = _log_likelihood(trial, wins)
             if value >= current - 1e-12 or t < 1e-6:
@@ -548,7 +548,7 @@ def _floor(sandwich: Matrix, bread: Matrix, data: _Data, pos: Mapping[int, int])
             lam = max(lam, (VARIANCE_FLOOR * b - s) / b)
     if lam == 0.0:
         return sandwich
-    return [[s + lam * b for s, b in zip(rs, rb)] for rs, rb in zip(sandwich, bread)]
+    return [[s + lam * b for s, b in zip(rs, rb, strict=True)] for rs, rb in zip(sandwich, bread, strict=True)]
 
 
 def _covariances(data: _Data, theta: Sequence[float], wins: Matrix,
@@ -691,7 +691,7 @@ def _solve_home(data: _Data, component: Sequence[int], home: int, ref: int,
     inner = _fit_theta(wins, members.index(ref), sub_start)
     infinite = {Bound.LOWER: math.inf, Bound.UPPER: -math.inf, Bound.UNDETERMINED: math.nan}
     theta = [infinite[kinds[k]] if k in kinds else 0.0 for k in range(len(component))]
-    for k, t in zip(members, inner):
+    for k, t in zip(members, inner, strict=True):
         theta[k] = t
     return theta
 
@@ -732,7 +732,7 @@ def rate(results: Iterable[GameResult], *, anchor: str | None = None, anchor_elo
     data = _Data.from_results(results)
     solution = _solve(data, anchor, prior)
     to_elo = _elo_scale(solution, anchor is None, anchor_elo)
-    return {e: to_elo(t) for e, t in zip(data.entrants, solution.theta)}
+    return {e: to_elo(t) for e, t in zip(data.entrants, solution.theta, strict=True)}
 
 
 def _elo_scale(solution: _Solution, centred: bool,
@@ -775,7 +775,7 @@ def _fit_data(data: _Data, anchor: str | None, anchor_elo: float, prior: float) 
                                     solution.home)
     keys = data.entrants
     games = int(sum(wi + wj for c in data.clusters for _, _, wi, wj in c))
-    return RatingFit(keys, {e: to_elo(t) for e, t in zip(keys, theta)}, scale(cov_full),
+    return RatingFit(keys, {e: to_elo(t) for e, t in zip(keys, theta, strict=True)}, scale(cov_full),
                      scale(model_full), anchor, anchor_elo, prior, len(data.clusters), games,
                      {keys[k]: kind for k, kind in solution.kinds.items()},
                      {keys[k]: to_elo(t) for k, t in confidence.items()},
@@ -837,7 +837,7 @@ def bootstrap_rated_pairs(pairs: Mapping[str, Sequence[GameResult]], *,
     data = _Data.from_pairs(pairs)
     original = _solve(data, anchor, prior).theta
     finite = [math.isfinite(t) for t in original]
-    start = [t if ok else 0.0 for t, ok in zip(original, finite)]
+    start = [t if ok else 0.0 for t, ok in zip(original, finite, strict=True)]
     rng = random.Random(seed)
     draws = []
     for _ in range(replicates):
@@ -849,13 +849,13 @@ def bootstrap_rated_pairs(pairs: Mapping[str, Sequence[GameResult]], *,
         except RatingsError:
             continue
         theta = solution.theta
-        if not all(math.isfinite(t) for t, ok in zip(theta, finite) if ok):
+        if not all(math.isfinite(t) for t, ok in zip(theta, finite, strict=True) if ok):
             continue  # a rating the data estimates is infinite in this resample
         members = [k for k, c in enumerate(solution.component) if c == solution.home]
         base = sum(theta[k] for k in members) / len(members) if anchor is None else \
             theta[solution.ref]
         draws.append([(t - base) * ELO_PER_LOGIT + anchor_elo if ok else math.nan
-                      for t, ok in zip(theta, finite)])
+                      for t, ok in zip(theta, finite, strict=True)])
     return _summarise(data.entrants, draws, seed, replicates - len(draws))
 
 

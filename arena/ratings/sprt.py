@@ -80,13 +80,13 @@ def _constrained_mle(freq: Sequence[float], mean: float) -> list[float]:
     hi = min((-1.0 / v for v in d if v < 0), default=1e9)
     for _ in range(80):  # the bracket is a few units wide: 2**-80 of it is exact enough
         lam = 0.5 * (lo + hi)
-        g = sum(f * v / (1.0 + lam * v) for f, v in zip(freq, d))
+        g = sum(f * v / (1.0 + lam * v) for f, v in zip(freq, d, strict=True))
         if g > 0:
             lo = lam
         else:
             hi = lam
     lam = 0.5 * (lo + hi)
-    p = [f / (1.0 + lam * v) for f, v in zip(freq, d)]
+    p = [f / (1.0 + lam * v) for f, v in zip(freq, d, strict=True)]
     total = sum(p)
     return [x / total for x in p]
 
@@ -98,7 +98,7 @@ def sprt_llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
     freq = [c / n for c in regular]
     p0 = _constrained_mle(freq, expected_score(elo0))
     p1 = _constrained_mle(freq, expected_score(elo1))
-    return sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0) if c)
+    return sum(c * math.log(a / b) for c, a, b in zip(counts, p1, p0, strict=True) if c)
 
 
 def sprt(outcomes: Iterable[int], elo0: float, elo1: float, alpha: float = 0.05,

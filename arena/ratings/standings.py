@@ -16,11 +16,20 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from arena.ratings.fit import (BootstrapResult, ForfeitKind, GameResult, RatingFit,
-                               RatingsError, bootstrap_rated_pairs, fit_rated_pairs,
-                               incremental_rated, rated_games, rated_games_of, rated_pairs)
+from arena.ratings.fit import (
+    BootstrapResult,
+    ForfeitKind,
+    GameResult,
+    RatingFit,
+    RatingsError,
+    bootstrap_rated_pairs,
+    fit_rated_pairs,
+    incremental_rated,
+    rated_games,
+    rated_games_of,
+    rated_pairs,
+)
 from arena.ratings.graph import connected_groups
-
 
 # --- Counts: per entrant, head to head, per matchup ----------------------------------------
 
@@ -270,7 +279,7 @@ class Standings:
         return next((f for f in self.fits if key in f.elo), None)
 
     def bootstrap_of(self, key: str) -> BootstrapResult | None:
-        for fit, boot in zip(self.fits, self.bootstraps):
+        for fit, boot in zip(self.fits, self.bootstraps, strict=True):
             if key in fit.elo:
                 return boot
         return None

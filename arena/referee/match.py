@@ -29,6 +29,7 @@ goes wrong is a harness fault (the referee's own), which voids the game.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import secrets
@@ -528,7 +529,7 @@ class _GameRun:
             hello = _decode(frames)
         except ProtocolError as exc:
             self._refuse(identity, seat, "malformed_hello", str(exc),
-                         lambda: _violation(seat, exc, frames))
+                         functools.partial(_violation, seat, exc, frames))
         if hello["type"] != "hello":
             where = ("on a second connection" if owner is not None and owner.identity
                      else "before its hello")

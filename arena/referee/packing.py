@@ -313,4 +313,4 @@ class EventFeed:
     def recorded(self) -> list[Message]:
         """Every event of the game so far in wire form with its `visible_to`, as a game
         record holds them."""
-        return [m | {"visible_to": entry[2]} for m, entry in zip(self._mapped(), self.log)]
+        return [m | {"visible_to": entry[2]} for m, entry in zip(self._mapped(), self.log, strict=True)]

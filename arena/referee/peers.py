@@ -105,7 +105,7 @@ def _tcp_peer_inode(sock: socket.socket) -> int | None:
 
 def _proc_address(ip: str, port: int) -> str:
     """An IPv4 address as /proc/net/tcp writes it: the address in host order, in hex."""
-    return "%08X:%04X" % (struct.unpack("=I", socket.inet_aton(ip))[0], port)
+    return "{:08X}:{:04X}".format(struct.unpack("=I", socket.inet_aton(ip))[0], port)
 
 
 def _proc_address6(ip: str, port: int) -> str:
@@ -113,7 +113,7 @@ def _proc_address6(ip: str, port: int) -> str:
     32-bit words, each in host order, in hex."""
     raw = bytes(10) + b"\xff\xff" + socket.inet_aton(ip)
     words = struct.unpack("=4I", raw)
-    return "".join("%08X" % w for w in words) + ":%04X" % port
+    return "".join(f"{w:08X}" for w in words) + f":{port:04X}"
 
 
 def _descendants(pid: int) -> list[int]:

@@ -102,10 +102,8 @@ def pin_process(cpus: set[int]) -> None:
     except OSError:
         threads = [0]
     for tid in threads:
-        try:
+        with contextlib.suppress(ProcessLookupError):  # the thread ended meanwhile
             os.sched_setaffinity(tid, cpus)
-        except ProcessLookupError:  # the thread ended meanwhile
-            pass
 
 
 def pin_to_free_cpu(preferred: int | None = None,

@@ -95,10 +95,8 @@ class BotProcess:
         """A start cut short (an exception, a signal's handler): kill whatever started."""
         pid = getattr(proc, "pid", None)  # unset if Popen failed before the fork
         if pid:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
             proc.wait()
             if self._confinement is not None:
                 self._confinement.kill()
@@ -180,10 +178,8 @@ class BotProcess:
             return self._stopped
         if proc.poll() is None and grace > 0:
             self._signal_group(signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                pass
         if not self._exit_checked:  # before the kill: the sandbox's counters die with it
             self._limit = self._limit or self._confinement.exceeded()
         self._signal_group(signal.SIGKILL)  # also reaches children that outlived the bot
@@ -215,10 +211,8 @@ class BotProcess:
     def _signal_group(self, sig: int) -> None:
         if self._proc.returncode is not None:
             return  # reaped: its pid (and group id) may belong to another process by now
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self._proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            pass
 
     def _read_output(self, fd: int) -> None:
         """Keep the tail of the output. Reads the pipe's descriptor directly (never through

@@ -28,6 +28,7 @@ answered. Frames are raw bytes here; encoding and validation are the codec's job
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import os
 import select
@@ -121,7 +122,7 @@ class RefereeSocket:
         if transport == "tcp":
             self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             self._listener.bind(("127.0.0.1", 0))
-            self.endpoint = "tcp://127.0.0.1:%d" % self._listener.getsockname()[1]
+            self.endpoint = f"tcp://127.0.0.1:{self._listener.getsockname()[1]}"
         elif transport == "ipc":
             self._ipc_dir = tempfile.mkdtemp(prefix="tichu-arena-")
             os.chmod(self._ipc_dir, 0o700)
@@ -271,10 +272,8 @@ class RefereeSocket:
         self._by_identity.pop(peer.identity, None)
         if peer in self._held:
             self._held.remove(peer)
-        try:
+        with contextlib.suppress(KeyError):
             self._poll.unregister(peer.fd)
-        except KeyError:
-            pass
         peer.sock.close()
         peer.state, peer.mask = _MUTED, 0
 

@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
-from arena.rules import IllegalAction
 from arena.rules import (
     PASS,
     PUBLIC,
@@ -29,6 +28,7 @@ from arena.rules import (
     Exchange,
     GiveDragon,
     GrandTichu,
+    IllegalAction,
     Observation,
     Pass,
     Play,

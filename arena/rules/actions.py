@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator, Sequence
 from enum import Enum
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 from arena.rules import moves
 from arena.rules.cards import MAHJONG_BIT, cards_of
@@ -76,7 +76,7 @@ class GiveDragon(NamedTuple):
     to: int
 
 
-Action = Union[GrandTichu, Exchange, CallTichu, Play, Pass, GiveDragon]
+Action = GrandTichu | Exchange | CallTichu | Play | Pass | GiveDragon
 PASS = Pass()
 
 

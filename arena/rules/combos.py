@@ -11,7 +11,6 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import NamedTuple
 
-from arena.rules.errors import IllegalAction
 from arena.rules.cards import (
     DOG_BIT,
     DRAGON_BIT,
@@ -22,6 +21,7 @@ from arena.rules.cards import (
     PHOENIX_BIT,
     SUITED_MASK,
 )
+from arena.rules.errors import IllegalAction
 
 
 class ComboType(IntEnum):
@@ -161,10 +161,7 @@ def _classify_counts(cards: int, n: int, counts: dict[int, int], phoenix_as: int
 
 
 def _one_suit(cards: int) -> bool:
-    for suit in range(4):
-        if cards & ~(_SUIT_MASKS[suit]) == 0:
-            return True
-    return False
+    return any(cards & ~_SUIT_MASKS[suit] == 0 for suit in range(4))
 
 
 _SUIT_MASKS = [sum(1 << (r * 4 + s) for r in range(13)) for s in range(4)]

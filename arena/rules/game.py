@@ -10,10 +10,8 @@ exactly from its seed and its list of actions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from arena.rules.errors import IllegalAction
 from arena.rules import moves
 from arena.rules.actions import (
     PASS,
@@ -31,9 +29,17 @@ from arena.rules.actions import (
     PlayOptions,
 )
 from arena.rules.cards import (
-    DOG_BIT, DRAGON_BIT, FULL_DECK, MAHJONG, MAHJONG_BIT, points, rank_mask)
+    DOG_BIT,
+    DRAGON_BIT,
+    FULL_DECK,
+    MAHJONG,
+    MAHJONG_BIT,
+    points,
+    rank_mask,
+)
 from arena.rules.combos import DOG_T, FOUR_T, SINGLE_T, Combination, beats, classify
 from arena.rules.deal import deal_order
+from arena.rules.errors import IllegalAction
 from arena.rules.events import DATA_KEYS, PUBLIC, Event, RoundEvents
 
 DEFAULT_TARGET = 1000
@@ -688,7 +694,7 @@ class Game:
         append = events.append
         for entry in self._log[len(events):]:
             kind = entry[0]
-            append(_new(Event, (kind, entry[1], entry[2], dict(zip(DATA_KEYS[kind], entry[3:])))))
+            append(_new(Event, (kind, entry[1], entry[2], dict(zip(DATA_KEYS[kind], entry[3:], strict=True)))))
 
 
 # Decision(...) without the named tuple's __new__, a Python function: about half the cost.

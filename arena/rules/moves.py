@@ -308,10 +308,7 @@ def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
         # Partial straights as ints: the cards, the Phoenix's rank from bit 56, and from bit
         # 60 the suits that some natural card is not of (all four but for a one-suit run,
         # a bomb: see _STRAIGHT_CARDS); each rank adds its cards, then (unused) the Phoenix.
-        if start == 1:
-            partial = [MAHJONG_BIT | _MIXED]
-        else:
-            partial = [0]
+        partial = [MAHJONG_BIT | _MIXED] if start == 1 else [0]
         for r in range(start if start > 1 else 2, 15):
             natural = _STRAIGHT_CARDS[r][nib[r]]
             grown = []

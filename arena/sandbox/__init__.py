@@ -13,10 +13,23 @@ referee and may import only `arena.errors` and the standard library.
 
 from arena.sandbox.build import BuildResult, run_build
 from arena.sandbox.confine import Confinement, confine
-from arena.sandbox.limits import (DEFAULT_BUILD_LIMITS, DEFAULT_LIMITS, LIMIT_NAMES, NO_LIMITS,
-                                  BuildLimits, ResourceLimits)
-from arena.sandbox.machine import (REQUESTS, Isolation, Machine, SandboxUnavailable, describe,
-                                   probe, resolve)
+from arena.sandbox.limits import (
+                                  DEFAULT_BUILD_LIMITS,
+                                  DEFAULT_LIMITS,
+                                  LIMIT_NAMES,
+                                  NO_LIMITS,
+                                  BuildLimits,
+                                  ResourceLimits,
+)
+from arena.sandbox.machine import (
+                                  REQUESTS,
+                                  Isolation,
+                                  Machine,
+                                  SandboxUnavailable,
+                                  describe,
+                                  probe,
+                                  resolve,
+)
 
 __all__ = ["DEFAULT_BUILD_LIMITS", "DEFAULT_LIMITS", "LIMIT_NAMES", "NO_LIMITS", "REQUESTS",
            "BuildLimits", "BuildResult", "Confinement", "Isolation", "Machine",

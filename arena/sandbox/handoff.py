@@ -16,10 +16,9 @@ where it connects.
 
 from __future__ import annotations
 
+import _socket  # not `socket`: its import (enum and all) would slow every bot's start-up
 import os
 import sys
-
-import _socket  # not `socket`: its import (enum and all) would slow every bot's start-up
 
 _TAG = b"listener"
 

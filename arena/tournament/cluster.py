@@ -52,8 +52,16 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.intake import (IntakeFailed, IntakePolicy, IntakeRefused, Unbuildable, default_root,
-                          pack_snapshot, ready, take_snapshot)
+from arena.intake import (
+    IntakeFailed,
+    IntakePolicy,
+    IntakeRefused,
+    Unbuildable,
+    default_root,
+    pack_snapshot,
+    ready,
+    take_snapshot,
+)
 from arena.referee.match import Entrant, TimeControl
 from arena.referee.placement import pinned
 from arena.referee.record import GameRecord

@@ -73,7 +73,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +81,14 @@ from arena.errors import ConfigError
 from arena.intake import DEFAULT_INTAKE_LIMITS, IntakeLimits, IntakePolicy
 from arena.referee.manifest import BotManifest, limits_from, load_manifest, read_toml
 from arena.referee.match import TimeControl
-from arena.sandbox import (DEFAULT_BUILD_LIMITS, DEFAULT_LIMITS, REQUESTS, BuildLimits,
-                           Isolation, ResourceLimits)
+from arena.sandbox import (
+    DEFAULT_BUILD_LIMITS,
+    DEFAULT_LIMITS,
+    REQUESTS,
+    BuildLimits,
+    Isolation,
+    ResourceLimits,
+)
 
 _TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
                     "pin_cpus", "storage", "records", "skip_unbuildable", "isolation",

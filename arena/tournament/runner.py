@@ -28,16 +28,15 @@ from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError, ConfigError
 from arena.intake import IntakeFailed, Unbuildable, take_bot
-from arena.referee.manifest import BotManifest, load_manifest
 from arena.ratings.fit import GameResult, RatingsError, ranking_of
 from arena.ratings.fit import rate as rate_points
+from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import Entrant
 from arena.sandbox import Isolation, describe
 from arena.sandbox import resolve as resolve_isolation
-from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing, round_robin
-from arena.tournament.store import (EntrantRow, GameRow, GameWriter, Store, run_lock,
-                                    sweep_pending)
 from arena.tournament.config import TournamentConfig, check_outside
+from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing, round_robin
+from arena.tournament.store import EntrantRow, GameRow, GameWriter, Store, run_lock, sweep_pending
 from arena.tournament.workers import Finished, Setup, WorkerError, ignore_sigint, run_games
 
 if TYPE_CHECKING:  # the cluster is imported only by a run that asks for one

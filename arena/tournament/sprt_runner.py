@@ -14,13 +14,19 @@ import contextlib
 from collections.abc import Callable
 
 from arena.errors import ArenaError, ConfigError
-from arena.tournament.schedule import pair_games
 from arena.ratings.sprt import Decision, SprtResult, sprt
 from arena.ratings.standings import pair_outcomes
-from arena.tournament.store import Store, run_lock, sweep_pending
-from arena.tournament.runner import (deals_of, labels, open_store, play_games,
-                                     register_entrants, resolve_entrant)
 from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import (
+    deals_of,
+    labels,
+    open_store,
+    play_games,
+    register_entrants,
+    resolve_entrant,
+)
+from arena.tournament.schedule import pair_games
+from arena.tournament.store import Store, run_lock, sweep_pending
 
 
 def evaluate(store: Store, a: str, b: str, elo0: float, elo1: float, alpha: float,

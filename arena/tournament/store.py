@@ -440,7 +440,7 @@ def _insert_game(db: sqlite3.Connection, row: GameRow, path: Path) -> bool:
 
 def _conflict(path: Path, game_id: str, stored: tuple, values: tuple) -> str:
     differ = [f"{name} {old!r} stored, {new!r} played" for name, old, new
-              in zip(_RESULT_COLUMNS, stored[1:], values) if old != new]
+              in zip(_RESULT_COLUMNS, stored[1:], values, strict=True) if old != new]
     if stored[0] != game_id:
         differ.insert(0, f"stored as game {stored[0]!r}")
     return (f"{path}: integrity error: game {game_id} is stored already with another "

@@ -37,15 +37,15 @@ import sys
 import threading
 import traceback
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.referee.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
+from arena.referee.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
 from arena.referee.record import GameRecord
 from arena.sandbox import Isolation
 from arena.tournament.schedule import Dispatcher, ScheduledGame
@@ -331,10 +331,8 @@ class _Handle:
         for pair in batch:
             for game in pair:
                 self.unfinished[game.game_id] = game.pair_id
-        try:
+        with suppress(OSError):  # it died: its outbox says so
             self.inbox.send(batch)
-        except OSError:
-            pass  # it died: its outbox says so
 
     def failure(self) -> str | None:
         """What went wrong with this worker, for the user; None if nothing did."""
@@ -376,10 +374,8 @@ def _sigint_ignored() -> Iterator[None]:
 def ignore_sigint() -> None:
     """Ignore SIGINT from now on (a run that was interrupted is ending: a second Ctrl-C must
     not cut short what it says); a no-op outside the main thread."""
-    try:
+    with suppress(ValueError):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-    except ValueError:
-        pass
 
 
 @contextmanager
@@ -469,10 +465,8 @@ def _stop(handles: list[_Handle], graceful: bool) -> None:
                 handle.proc.join(_STOP_WAIT)
         for handle in started:
             if handle.proc.is_alive():
-                try:
+                with suppress(OSError):
                     handle.inbox.send(_STOP)
-                except OSError:
-                    pass
         for handle in started:
             handle.proc.join(_STOP_WAIT)
             if handle.proc.is_alive():

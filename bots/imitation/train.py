@@ -87,7 +87,7 @@ def generate(games: int, seed: int, jobs: int, save: Path | None) -> dict[str, n
     merged = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]
               if k not in ("game_entrants", "entrants", "format")}
     offsets = np.cumsum([0] + [len(p["game_id"]) for p in parts[:-1]])
-    merged["game"] = np.concatenate([p["game"] + o for p, o in zip(parts, offsets)])
+    merged["game"] = np.concatenate([p["game"] + o for p, o in zip(parts, offsets, strict=True)])
     merged["entrant"] = np.concatenate([p["entrant"] for p in parts])  # 0: heuristic in each
     merged["game_entrants"] = np.concatenate([p["game_entrants"] for p in parts])
     merged["entrants"] = np.array(["heuristic", "random"])
@@ -115,7 +115,7 @@ def train(x: np.ndarray, mask: np.ndarray, y: np.ndarray, hidden: int, epochs: i
             loss, grads = _loss_and_grads(params, x[i], mask[i], y[i])
             total += loss * len(i)
             t += 1
-            for p, g, (m, v) in zip(params, grads, moments):
+            for p, g, (m, v) in zip(params, grads, moments, strict=True):
                 m *= 0.9
                 m += 0.1 * g
                 v *= 0.999

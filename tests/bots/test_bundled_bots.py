@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from arena.botkit.check import Status, check_bot
-from arena.referee.record import Termination
 from arena.referee.manifest import load_manifest
 from arena.referee.match import GameSpec, TimeControl, run_game
+from arena.referee.record import Termination
 from tests.bots.conftest import BOTS, entrant, need
 
 LANGUAGE = {"node-random": "node", "c-random": "c", "java-random": "java", "random": "python",

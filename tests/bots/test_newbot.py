@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from arena.botkit.check import check_bot
+from arena.botkit.scaffold import LANGUAGES
 from arena.cli.main import main
 from arena.referee.manifest import load_manifest
-from arena.botkit.scaffold import LANGUAGES
 from arena.sandbox import Isolation
 from tests.bots.conftest import need
-from tests.sandbox.conftest import need_sandbox
 from tests.processes import bot_processes as processes_in
+from tests.sandbox.conftest import need_sandbox
 
 
 @pytest.mark.timeout(120)

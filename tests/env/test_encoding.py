@@ -19,8 +19,17 @@ from arena.rules import DecisionKind, Game  # noqa: E402
 from arena.rules.cards import MAHJONG_BIT  # noqa: E402
 from protocol import encoding  # noqa: E402
 from protocol.encoding import (  # noqa: E402
-    CALL, CARD_BASE, N_ACTIONS, PASS, PLAY_BASE, WISH_NONE, IllegalStep, Steps, action_name,
-    key_action)
+    CALL,
+    CARD_BASE,
+    N_ACTIONS,
+    PASS,
+    PLAY_BASE,
+    WISH_NONE,
+    IllegalStep,
+    Steps,
+    action_name,
+    key_action,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -56,7 +65,7 @@ def test_the_action_space_is_fixed_and_every_action_has_its_own_name():
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_each_legal_action_makes_a_legal_reply_of_its_shape(seed):
-    for game, decision, request in requests(seed):
+    for _game, decision, request in requests(seed):
         steps = Steps(request)
         mask = steps.mask
         options = request["options"]
@@ -89,7 +98,7 @@ def test_each_legal_action_makes_a_legal_reply_of_its_shape(seed):
 @pytest.mark.parametrize("seed", [4, 5])
 def test_a_stated_reply_is_explained_by_steps_that_make_it_again(seed):
     rng = random.Random(seed)
-    for game, decision, request in requests(seed):
+    for _game, decision, request in requests(seed):
         steps = Steps(request)
         seat = request["observation"]["seat"]
         if decision.kind.value == "exchange":
@@ -114,7 +123,7 @@ def test_a_stated_reply_is_explained_by_steps_that_make_it_again(seed):
 
 
 def test_a_play_that_is_not_an_option_is_not_explained():
-    for game, decision, request in requests(6):
+    for _game, decision, request in requests(6):
         if decision.kind.value == "play" and request["observation"]["table"] is not None:
             steps = Steps(request)
             with pytest.raises(IllegalStep):

@@ -90,7 +90,7 @@ def test_export_writes_a_row_per_asked_decision_of_the_chosen_entrant(store):
     data = load(out)
     games = records(store)
     assert len(data["game_id"]) == len(games) == 2
-    for g, (team0, team1, record, _) in enumerate(games):
+    for g, (team0, _team1, record, _) in enumerate(games):
         heuristic_team = 0 if team0.startswith("heuristic@") else 1
         asked = [i for i, d in enumerate(record.decisions)
                  if d["seat"] & 1 == heuristic_team and not d.get("auto")]

@@ -33,7 +33,7 @@ def test_a_policy_plays_the_same_game_in_the_environment_and_as_bots():
     policy.biases[-1][CALL] = -1e3  # a network that calls everything plays forever
     env = tichu_v0.env(target=500)
     env.reset(seed=21)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         observation, _, termination, truncation, _ = env.last()
         done = termination or truncation
         env.step(None if done else policy(observation["observation"],

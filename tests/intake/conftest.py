@@ -44,8 +44,8 @@ def tgz_bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def zip_bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     archive = tmp_path_factory.mktemp("bombs") / "bomb.zip"
     chunk = bytes(1 << 20)
-    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped:
-        with zipped.open("zeros", "w", force_zip64=True) as member:
-            for _ in range(BOMB_BYTES // len(chunk)):
-                member.write(chunk)
+    with (zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zipped,
+          zipped.open("zeros", "w", force_zip64=True) as member):
+        for _ in range(BOMB_BYTES // len(chunk)):
+            member.write(chunk)
     return archive

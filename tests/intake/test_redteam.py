@@ -30,6 +30,7 @@ a plain copy, or a cache folder that is not private). The attacks on the build s
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -46,8 +47,15 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.intake import (IntakeFailed, IntakeLimits, IntakePolicy, IntakeRefused,
-                          content_hash, take_bot, take_snapshot)
+from arena.intake import (
+    IntakeFailed,
+    IntakeLimits,
+    IntakePolicy,
+    IntakeRefused,
+    content_hash,
+    take_bot,
+    take_snapshot,
+)
 from arena.intake import snapshot as snapshot_module
 from arena.referee.manifest import load_manifest
 from arena.sandbox import BuildLimits, Isolation
@@ -450,10 +458,8 @@ def test_an_author_renaming_the_bot_after_the_config_is_read_cannot_take_a_name(
     manifest = first / "bot.toml"  # the author, once the config was read
     manifest.write_text(manifest.read_text().replace('name = "random"', 'name = "heuristic"'))
     with open_store(config) as store:
-        try:
+        with contextlib.suppress(ConfigError, IntakeFailed):
             register_entrants(config, store, build=False)
-        except (ConfigError, IntakeFailed):
-            pass
         taken = [(row.name, row.folder) for row in store.entrants()]
     assert ("heuristic", str(first)) not in taken, taken
 

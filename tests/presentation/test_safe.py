@@ -13,8 +13,21 @@ import pytest
 
 from arena.presentation.report import slug
 from arena.presentation.safe import csv_cell, html_text, markdown_cell, terminal
-from tests.presentation.payloads import (ALERT_IMG, ALERT_SCRIPT, CLEAR, CMD, CSI_C1, FORMULAS,
-                                         HYPERLINK, IMG, MARKDOWN, MINUS, OSC_TITLE, SCRIPT, SUM)
+from tests.presentation.payloads import (
+    ALERT_IMG,
+    ALERT_SCRIPT,
+    CLEAR,
+    CMD,
+    CSI_C1,
+    FORMULAS,
+    HYPERLINK,
+    IMG,
+    MARKDOWN,
+    MINUS,
+    OSC_TITLE,
+    SCRIPT,
+    SUM,
+)
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 

@@ -15,18 +15,22 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
+from arena.intake import IntakeFailed, IntakePolicy, take_bot
 from arena.presentation.replay import build_replay, render_replay
 from arena.presentation.summary import summary
-from arena.presentation.tables import (matchup_table, matrix_tables, sprt_progress_line,
-                                       sprt_table, standings_table)
+from arena.presentation.tables import (
+    matchup_table,
+    matrix_tables,
+    sprt_progress_line,
+    sprt_table,
+    standings_table,
+)
 from arena.ratings.sprt import sprt
 from arena.ratings.standings import compute_standings, pair_outcomes
 from arena.referee.record import EntrantInfo, Fault, Termination
-from arena.intake import IntakeFailed, IntakePolicy, take_bot
 from arena.sandbox import Isolation
 from arena.tournament.store import Store
-from tests.presentation.payloads import (CLEAR, CMD, HYPERLINK, IMG, MINUS, OSC_TITLE, SCRIPT,
-                                         SUM)
+from tests.presentation.payloads import CLEAR, CMD, HYPERLINK, IMG, MINUS, OSC_TITLE, SCRIPT, SUM
 from tests.ratings.helpers import simulate
 from tests.report.synthetic import fill_store, play_record
 

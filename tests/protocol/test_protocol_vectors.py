@@ -31,7 +31,7 @@ def _lines() -> list[dict]:
 def test_transcript_bytes_decode_to_its_messages():
     frames, lines = _frames(), _lines()
     assert len(frames) == len(lines)
-    for frame, line in zip(frames, lines):
+    for frame, line in zip(frames, lines, strict=True):
         assert decode(frame, line["from"]) == line["message"]
 
 

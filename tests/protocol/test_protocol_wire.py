@@ -7,8 +7,7 @@ import random
 import pytest
 
 from arena.referee import wire
-from arena.rules import IllegalAction
-from arena.rules import DecisionKind, Game, Pass, Play
+from arena.rules import DecisionKind, Game, IllegalAction, Pass, Play
 from arena.rules.cards import parse_card
 from protocol.codec import decode, encode, validate
 

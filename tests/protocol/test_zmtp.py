@@ -87,7 +87,7 @@ def test_a_referee_that_is_not_zmtp_is_refused():
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(1)
-    endpoint = "tcp://127.0.0.1:%d" % listener.getsockname()[1]
+    endpoint = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
 
     def not_zmtp():
         conn, _ = listener.accept()

@@ -120,5 +120,5 @@ def coverage(true_elo: Mapping[str, float], pairs_per_matchup: int, tournaments:
         held += here
         shares.append(here / (len(true_elo) - 1))
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
     return Coverage(held, made, bounds, slope, tuple(shares))

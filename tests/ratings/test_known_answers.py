@@ -40,7 +40,7 @@ AL_EAST_PUBLISHED = [1.58, 1.44, 1.29, 1.25, 1.11, 0.68, 0.00]
 
 def al_east_games():
     games = []
-    for i, j in ((i, j) for i in range(7) for j in range(i + 1, 7)):
+    for i, j in ((a, b) for a in range(7) for b in range(a + 1, 7)):
         games += single_games(AL_EAST[i], AL_EAST[j], AL_EAST_WINS[i][j], AL_EAST_WINS[j][i])
     return games
 

@@ -7,12 +7,26 @@ from __future__ import annotations
 import math
 import random
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from arena.ratings.fit import (ELO_PER_LOGIT, MAX_LEVERAGE, VARIANCE_FLOOR, GameResult,
-                               RatingsError, fit_ratings, incremental_elo, rate, rated_pairs)
-from arena.ratings.standings import (compute_standings, entrant_stats, head_to_head,
-                                     matchup_summaries)
+from arena.ratings.fit import (
+    ELO_PER_LOGIT,
+    MAX_LEVERAGE,
+    VARIANCE_FLOOR,
+    GameResult,
+    RatingsError,
+    fit_ratings,
+    incremental_elo,
+    rate,
+    rated_pairs,
+)
+from arena.ratings.standings import (
+    compute_standings,
+    entrant_stats,
+    head_to_head,
+    matchup_summaries,
+)
 from tests.ratings.helpers import duplicate_pair
 
 
@@ -26,7 +40,7 @@ def gauss_jordan_inverse(a: list[list[float]]) -> list[list[float]]:
         for r in range(n):
             if r != col:
                 f = m[r][col]
-                m[r] = [x - f * y for x, y in zip(m[r], m[col])]
+                m[r] = [x - f * y for x, y in zip(m[r], m[col], strict=True)]
     return [row[n:] for row in m]
 
 

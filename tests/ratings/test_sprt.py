@@ -8,8 +8,15 @@ import random
 import pytest
 
 from arena.ratings.fit import Bound
-from arena.ratings.sprt import (Decision, expected_score, pair_estimate, sprt, sprt_bounds,
-                                sprt_llr, sprt_summary)
+from arena.ratings.sprt import (
+    Decision,
+    expected_score,
+    pair_estimate,
+    sprt,
+    sprt_bounds,
+    sprt_llr,
+    sprt_summary,
+)
 
 
 def test_wald_bounds():
@@ -47,8 +54,8 @@ def test_llr_matches_its_normal_approximation_for_close_hypotheses():
     counts = [300, 1000, 320]
     n = sum(counts)
     x = [0.0, 0.5, 1.0]
-    mean = sum(c * v for c, v in zip(counts, x)) / n
-    var = sum(c * (v - mean) ** 2 for c, v in zip(counts, x)) / n
+    mean = sum(c * v for c, v in zip(counts, x, strict=True)) / n
+    var = sum(c * (v - mean) ** 2 for c, v in zip(counts, x, strict=True)) / n
     s0, s1 = expected_score(0.0), expected_score(5.0)
     approx = n * (s1 - s0) * (mean - (s0 + s1) / 2) / var
     assert sprt_llr(counts, 0.0, 5.0) == pytest.approx(approx, rel=0.02)

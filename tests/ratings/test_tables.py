@@ -9,10 +9,16 @@ import random
 
 import pytest
 
+from arena.presentation.tables import (
+    FORMATS,
+    matchup_table,
+    matrix_tables,
+    sprt_table,
+    standings_table,
+)
 from arena.ratings.fit import GameResult
 from arena.ratings.sprt import sprt
 from arena.ratings.standings import compute_standings, pair_outcomes
-from arena.presentation.tables import FORMATS, matchup_table, matrix_tables, sprt_table, standings_table
 from tests.ratings.helpers import simulate
 
 LABELS = {"random": ("Random", "1.0"), "a": ("Alpha <b>", "2.1"), "b": ("Beta", "0.3")}

@@ -22,8 +22,8 @@ def test_each_log_entry_is_its_event_and_has_its_wire_map_and_bytes():
         if steps % 50 == 0:  # events read mid-game: the log stays whole, and both grow on
             assert len(game.events) == len(game.log)
     assert len(game.events) == len(game.log)
-    for entry, event in zip(game.log, game.events):
+    for entry, event in zip(game.log, game.events, strict=True):
         kind, seat, visible_to, *values = entry
-        assert event == Event(kind, seat, visible_to, dict(zip(DATA_KEYS[kind], values)))
+        assert event == Event(kind, seat, visible_to, dict(zip(DATA_KEYS[kind], values, strict=True)))
         assert wire.entry_map(entry) == wire.event_map(event)
         assert packing.entry_bytes(entry) == codec.packb(wire.entry_map(entry))

@@ -14,8 +14,7 @@ from arena.cli.main import main
 from arena.errors import ConfigError
 from arena.referee.manifest import NAME, load_manifest, valid_name
 from arena.tournament.store import EntrantRow, Store
-from tests.presentation.payloads import (CLEAR, CSI_C1, HYPERLINK, IMG, OSC_TITLE, SCRIPT,
-                                         SUM)
+from tests.presentation.payloads import CLEAR, CSI_C1, HYPERLINK, IMG, OSC_TITLE, SCRIPT, SUM
 
 RAW = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 import msgpack
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -10,10 +10,10 @@ import shutil
 
 import pytest
 
-from arena.referee.record import Termination, resimulate
 from arena.referee.match import GameSpec, run_game
-from arena.sandbox import Isolation
+from arena.referee.record import Termination, resimulate
 from arena.rules import Game
+from arena.sandbox import Isolation
 from tests.referee.conftest import FAST, HERE, entrant
 from tests.referee.test_referee_hidden_cards import frames_of
 

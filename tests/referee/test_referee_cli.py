@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.cli.output import HARNESS_FAILURE, NOT_NORMAL
-from tests.referee.conftest import ROOT
 from tests.processes import bot_processes
+from tests.referee.conftest import ROOT
 
 pytestmark = pytest.mark.timeout(120)
 

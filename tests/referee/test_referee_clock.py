@@ -9,6 +9,7 @@ however slow or busy the machine is, and a seat's clock runs while it thinks.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -59,5 +60,5 @@ def test_simultaneous_decisions_charge_each_seat_only_its_own_thinking(tmp_path)
         start, end = spans[request_id]          # referee's timestamps lag a little on a busy
         assert decision["latency_ms"] >= (end - start) * 500, (decision, end - start)  # CPU)
     by_start = sorted(spans.values())
-    for (_, first_end), (second_start, _) in zip(by_start, by_start[1:]):
+    for (_, first_end), (second_start, _) in itertools.pairwise(by_start):
         assert first_end <= second_start, by_start  # never two seats thinking at once

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from arena.referee.manifest import BotManifest
-from arena.referee.record import Termination
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl, run_game
-from tests.referee.conftest import FAST, HERE, ROOT
+from arena.referee.record import Termination
 from tests.processes import bot_processes
+from tests.referee.conftest import FAST, HERE, ROOT
 
 pytestmark = pytest.mark.timeout(120)
 FAULTY = HERE / "bots" / "faulty"

@@ -15,10 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.referee import wire
-from arena.rules import IllegalAction
-from arena.referee.record import Termination
 from arena.referee.match import GameSpec, TimeControl, run_game
-from arena.rules import Game
+from arena.referee.record import Termination
+from arena.rules import Game, IllegalAction
 from arena.rules.selfplay import random_player
 from protocol import codec
 from protocol.codec import ProtocolError

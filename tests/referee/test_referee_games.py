@@ -7,10 +7,10 @@ import logging
 
 import pytest
 
-from arena.referee.record import GameRecord, Termination, resimulate
 from arena.referee.match import GameSpec, Match, run_game
-from tests.referee.conftest import FAST, ROOT
+from arena.referee.record import GameRecord, Termination, resimulate
 from tests.processes import bot_processes
+from tests.referee.conftest import FAST, ROOT
 
 pytestmark = pytest.mark.timeout(120)
 

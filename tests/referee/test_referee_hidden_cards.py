@@ -13,10 +13,10 @@ import struct
 import msgpack
 import pytest
 
-from arena.referee.record import Termination
 from arena.referee.match import GameSpec, run_game
-from arena.sandbox import Isolation
+from arena.referee.record import Termination
 from arena.rules.cards import card_name
+from arena.sandbox import Isolation
 from tests.referee.conftest import FAST
 
 pytestmark = pytest.mark.timeout(120)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from arena.referee.match import GameSpec, run_game
 from arena.referee.process import OUTPUT_TAIL_BYTES
 from arena.referee.record import Termination
-from arena.referee.match import GameSpec, run_game
-from tests.referee.conftest import FAST, HERE
 from tests.processes import bot_processes
+from tests.referee.conftest import FAST, HERE
 
 pytestmark = pytest.mark.timeout(120)
 FAULTY = HERE / "bots" / "faulty"

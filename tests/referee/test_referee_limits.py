@@ -9,11 +9,11 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.referee.manifest import load_manifest
-from arena.sandbox import DEFAULT_LIMITS, ResourceLimits
-from arena.referee.record import Termination
 from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
-from tests.referee.conftest import HERE
+from arena.referee.record import Termination
+from arena.sandbox import DEFAULT_LIMITS, ResourceLimits
 from tests.processes import bot_processes
+from tests.referee.conftest import HERE
 
 pytestmark = pytest.mark.timeout(120)
 LIMITED = """

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.timeout(120)
 def test_stopping_a_bot_whose_child_left_its_group_and_holds_its_output_does_not_hang(
         tmp_path):
     mark = f"tichu-escaped-{os.getpid()}"
-    script = ("echo started; setsid sh -c 'sleep 300 # %s' & sleep 300" % mark)
+    script = (f"echo started; setsid sh -c 'sleep 300 # {mark}' & sleep 300")
     bot = BotProcess(["sh", "-c", script], tmp_path, dict(os.environ), "escaper",
                      isolation=Isolation.NONE)
     try:

@@ -16,9 +16,8 @@ from pathlib import Path
 
 from arena.referee import wire
 from arena.referee.record import EntrantInfo, GameRecord, Termination
-from arena.rules import Decision, PASS
+from arena.rules import PASS, Decision, Game
 from arena.rules.selfplay import random_player
-from arena.rules import Game
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import EntrantRow, GameRow, Store, write_record
 

@@ -131,7 +131,7 @@ def test_a_person_reads_the_standings_sorts_and_replays_a_game(report, browser, 
     browser.find_element(By.LINK_TEXT, "broken-crash-in-game").click()
     wait_for(browser, "#failures-table")
     failures = dict(zip(column(browser, "failures-table", 0),
-                        column(browser, "failures-table", 1)))
+                        column(browser, "failures-table", 1), strict=True))
     assert int(failures["crash"]) >= 1
     assert browser.find_elements(By.CSS_SELECTOR, "#entrant-failures li a")
     assert "Points/round" in browser.find_element(By.ID, "entrant-hands-table").text

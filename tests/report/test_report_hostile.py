@@ -119,7 +119,7 @@ def test_no_page_runs_a_payload_and_each_shows_as_text(site, browser):
     assert "onerror=window.__pwned=1>'" in games and f"reply.{SCRIPT}" in games
     nothing_ran(browser)
 
-    for game_id, message in zip(site["faulted"], MESSAGES):
+    for game_id, message in zip(site["faulted"], MESSAGES, strict=True):
         browser.get((out / "replay.html").as_uri() + "#" + slug(game_id))
         wait_for(browser, "#step-counter")
         nothing_ran(browser)

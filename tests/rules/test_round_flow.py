@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from arena.rules import IllegalAction
 from arena.rules import (
     PASS,
     CallTichu,
@@ -12,6 +11,7 @@ from arena.rules import (
     Exchange,
     Game,
     GrandTichu,
+    IllegalAction,
     Pass,
     Play,
     team_of,

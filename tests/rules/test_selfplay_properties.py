@@ -80,7 +80,7 @@ def test_each_round_scores_100_card_points_or_200_to_0_and_calls_on_top(seed, ta
     game = play_out(seed, target)
     previous = (0, 0)
     calls_by_round = _calls_by_round(game)
-    for end, calls in zip([e for e in game.events if e.kind == "round_end"], calls_by_round):
+    for end, calls in zip([e for e in game.events if e.kind == "round_end"], calls_by_round, strict=True):
         points = end.data["card_points"]
         if end.data["double_victory"]:
             first = end.data["out_order"][0]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.rules import IllegalAction
-from arena.rules import PASS, DecisionKind, Game, GiveDragon, Play
+from arena.rules import PASS, DecisionKind, Game, GiveDragon, IllegalAction, Play
 from arena.rules.combos import ComboType
 from tests.rules.helpers import (
     cards,

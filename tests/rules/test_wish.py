@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from arena.rules import IllegalAction
-from arena.rules import PASS, DecisionKind, Game, Play
-from tests.rules.helpers import cards, deal, decline_window, events, others_pass, pass_turn, play, start
+from arena.rules import PASS, DecisionKind, Game, IllegalAction, Play
+from tests.rules.helpers import (
+    cards,
+    deal,
+    decline_window,
+    events,
+    others_pass,
+    pass_turn,
+    play,
+    start,
+)
 
 
 def rule_of(game: Game, seat: int, action) -> str:

@@ -43,8 +43,15 @@ from arena.referee.manifest import load_manifest
 from arena.sandbox import BuildLimits, BuildResult, Isolation, jail, probe, run_build
 from arena.sandbox.tree import tree_bytes
 from tests.processes import bot_processes
-from tests.sandbox.conftest import (NOBODY, ROOT, _missing, as_nobody, need_cgroups,
-                                    need_sandbox, processes_marked)
+from tests.sandbox.conftest import (
+    NOBODY,
+    ROOT,
+    _missing,
+    as_nobody,
+    need_cgroups,
+    need_sandbox,
+    processes_marked,
+)
 
 pytestmark = pytest.mark.timeout(180)
 LIMITS = BuildLimits(wall_seconds=120)
@@ -606,7 +613,8 @@ def test_the_bundled_bots_build_in_the_sandbox_offline(tmp_path, level):
             continue
         folder = tmp_path / name
         shutil.copytree(source, folder, symlinks=True,  # without a build of the checkout's
-                        ignore=lambda at, names: ["build"] if Path(at) == source else [])
+                        ignore=lambda at, names, source=source: (
+                            ["build"] if Path(at) == source else []))
 
         result = run_build(level, folder, load_manifest(folder).build_argv())
         assert result.ok, (name, result.reason(), result.output)

@@ -39,8 +39,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.intake import (IntakeFailed, IntakePolicy, IntakeRefused, content_hash, remove_tree,
-                          take_bot)
+from arena.intake import (
+    IntakeFailed,
+    IntakePolicy,
+    IntakeRefused,
+    content_hash,
+    remove_tree,
+    take_bot,
+)
 from arena.sandbox import BuildLimits, Isolation, jail, run_build
 from tests.sandbox.conftest import need_sandbox
 

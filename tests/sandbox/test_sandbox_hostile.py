@@ -47,8 +47,14 @@ from arena.referee.record import Termination
 from arena.sandbox import Isolation
 from tests.processes import bot_processes
 from tests.referee.conftest import ROOT, entrant
-from tests.sandbox.conftest import (HOSTILE, hostile, need_cgroups, need_sandbox,
-                                    processes_marked, reports)
+from tests.sandbox.conftest import (
+    HOSTILE,
+    hostile,
+    need_cgroups,
+    need_sandbox,
+    processes_marked,
+    reports,
+)
 
 pytestmark = pytest.mark.timeout(180)
 TIME = TimeControl(hello=20.0, decision=5.0, bank=60.0, grace=0.2)

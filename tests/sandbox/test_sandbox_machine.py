@@ -5,7 +5,6 @@ refuses to start, naming what to install."""
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 
 import pytest

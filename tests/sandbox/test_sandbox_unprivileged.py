@@ -50,7 +50,7 @@ def test_an_unprivileged_referee_sandboxes_its_bots_through_user_namespaces():
     work = Path(tempfile.mkdtemp(prefix="tichu-unprivileged-"))
     try:
         folders = [work / "hostile", work / "victim"]
-        for folder, name in zip(folders, ("hostile", "victim")):
+        for folder, name in zip(folders, ("hostile", "victim"), strict=True):
             shutil.copytree(HOSTILE, folder, ignore=shutil.ignore_patterns("__pycache__"))
             manifest = folder / "bot.toml"
             manifest.write_text(manifest.read_text().replace('"hostile"', f'"{name}"'))

@@ -21,10 +21,10 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.referee.manifest import folder_hash, load_manifest
-from arena.referee.record import Termination
 from arena.referee.match import Entrant, GameSpec, Match
-from tests.tournament.conftest import game_rows
+from arena.referee.record import Termination
 from tests.processes import bot_processes
+from tests.tournament.conftest import game_rows
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[2]

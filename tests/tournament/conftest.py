@@ -3,6 +3,7 @@ of the hostile test bot, finding processes, running the CLI in a process of its 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -155,10 +156,8 @@ def stored_games(db: Path) -> int:
 
 def kill_all(pids) -> None:
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 def reap(*runs: subprocess.Popen) -> None:

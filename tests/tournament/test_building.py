@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from arena.cli.main import main
 from arena.intake import CACHE_VAR
 from arena.tournament.config import load_config
-from tests.tournament.conftest import ROOT, copy_bot, game_rows, write_config
+from tests.tournament.conftest import ROOT, game_rows, write_config
 
 pytestmark = pytest.mark.timeout(180)
 

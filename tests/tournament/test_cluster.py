@@ -21,9 +21,19 @@ from arena.referee.manifest import load_manifest
 from arena.tournament.config import load_config
 from arena.tournament.runner import isolations
 from arena.tournament.store import Store, read_record
-from tests.tournament.conftest import (ROOT, alive, children, copy_bot, game_rows, reap,
-                                       start_cli, stored_games, wait_until, workers_of,
-                                       write_config)
+from tests.tournament.conftest import (
+    ROOT,
+    alive,
+    children,
+    copy_bot,
+    game_rows,
+    reap,
+    start_cli,
+    stored_games,
+    wait_until,
+    workers_of,
+    write_config,
+)
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.errors import ConfigError
-from arena.tournament.config import load_config
 from arena.sandbox import DEFAULT_LIMITS
+from arena.tournament.config import load_config
 from tests.tournament.conftest import ROOT, copy_bot, write_config
 
 pytestmark = pytest.mark.timeout(30)

@@ -14,9 +14,20 @@ from click.testing import CliRunner
 from arena.cli.main import main
 from arena.tournament.store import read_record
 from tests.processes import bot_processes, snapshot_of
-from tests.tournament.conftest import (alive, children, copy_bot, game_rows, hostile_bot, kill_all, reap,
-                                       start_cli, stored_games, wait_until, workers_of,
-                                       write_config)
+from tests.tournament.conftest import (
+    alive,
+    children,
+    copy_bot,
+    game_rows,
+    hostile_bot,
+    kill_all,
+    reap,
+    start_cli,
+    stored_games,
+    wait_until,
+    workers_of,
+    write_config,
+)
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -5,8 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from arena.tournament.schedule import (Deals, Dispatcher, matchups, missing, new_secret, pair_seed,
-                                       round_robin)
+from arena.tournament.schedule import (
+    Deals,
+    Dispatcher,
+    matchups,
+    missing,
+    new_secret,
+    pair_seed,
+    round_robin,
+)
 
 pytestmark = pytest.mark.timeout(30)
 

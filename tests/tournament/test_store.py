@@ -10,8 +10,14 @@ import pytest
 
 from arena.referee.record import EntrantInfo, GameRecord, Termination
 from arena.tournament.schedule import round_robin
-from arena.tournament.store import (EntrantRow, GameRow, IntegrityError, Store, read_record,
-                                    write_record)
+from arena.tournament.store import (
+    EntrantRow,
+    GameRow,
+    IntegrityError,
+    Store,
+    read_record,
+    write_record,
+)
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -14,11 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.record import EntrantInfo, GameRecord, Termination
+from arena.referee.record import EntrantInfo, GameRecord
 from arena.tournament.schedule import missing, round_robin
-from arena.tournament.store import (EntrantRow, GameRow, GameWriter, IntegrityError, Store,
-                                    pending_record, read_record, sweep_pending,
-                                    write_record)
+from arena.tournament.store import (
+    EntrantRow,
+    GameRow,
+    GameWriter,
+    IntegrityError,
+    Store,
+    pending_record,
+    read_record,
+    sweep_pending,
+    write_record,
+)
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.tournament.store import read_record
-from tests.tournament.conftest import ROOT, copy_bot, game_rows, write_config
 from tests.processes import bot_processes
+from tests.tournament.conftest import ROOT, copy_bot, game_rows, write_config
 
 pytestmark = pytest.mark.timeout(120)
 

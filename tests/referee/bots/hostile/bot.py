@@ -22,6 +22,7 @@ Whatever it receives (reject, error, end) is written to stderr, one line per mes
 with its length, so that tests can check what the referee sent back.
 """
 
+import contextlib
 import os
 import socket
 import struct
@@ -175,10 +176,8 @@ def main():
                 "protocol": 1, "token": TOKEN, "name": "hostile", "version": "1"}),
         }[ATTACK]()
         send(sock, data)
-        try:
+        with contextlib.suppress(EOFError):
             receive(sock)
-        except EOFError:
-            pass
         linger()
     elif ATTACK == "connection_flood":
         socks = []

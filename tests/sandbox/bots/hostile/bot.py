@@ -85,8 +85,8 @@ def processes():
 
 def read_folders():
     for folder in others():
-        attempt("read_opponent", lambda: open(os.path.join(folder, "bot.py")).read(100))
-        attempt("list_opponent", lambda: os.listdir(folder))
+        attempt("read_opponent", lambda folder=folder: open(os.path.join(folder, "bot.py")).read(100))
+        attempt("list_opponent", lambda folder=folder: os.listdir(folder))
     secret = os.environ.get("TICHU_TEST_SECRET_DIR")
     if secret:
         attempt("read_tournament", lambda: os.listdir(secret))
@@ -94,7 +94,7 @@ def read_folders():
 
 def write_folders():
     for folder in others():
-        attempt("write_opponent", lambda: open(os.path.join(folder, "bot.py"), "a").write(
+        attempt("write_opponent", lambda folder=folder: open(os.path.join(folder, "bot.py"), "a").write(
             "raise SystemExit(9)  # appended by a hostile bot\n"))
     secret = os.environ.get("TICHU_TEST_SECRET_DIR")
     if secret:
@@ -187,7 +187,7 @@ def leave_for_partner():
 def reach_partner():
     partner = (seat + 2) % 4
     for path in (f"/tmp/tichu-seat-{partner}", f"/dev/shm/tichu-seat-{partner}"):
-        attempt("partner_file", lambda: open(path).read())
+        attempt("partner_file", lambda path=path: open(path).read())
 
     def connect(family, address):
         s = socket.socket(family)
