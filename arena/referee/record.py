@@ -165,7 +165,8 @@ def resimulate(record: GameRecord) -> Game:
                              f"(seat {d['seat']}): {exc}") from None
     replayed = EventFeed(game).recorded()  # as the referee wrote them
     if replayed != record.events:
-        first = next((i for i, (a, b) in enumerate(zip(replayed, record.events, strict=True)) if a != b),
+        pairs = zip(replayed, record.events, strict=False)  # one may be longer: then min()
+        first = next((i for i, (a, b) in enumerate(pairs) if a != b),
                      min(len(replayed), len(record.events)))
         raise ArenaError(f"re-simulation differs from the record at event {first}")
     return game
