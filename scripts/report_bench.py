@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.presentation.report import ReportBuilder  # noqa: E402
 from arena.tournament.store import Store  # noqa: E402
-from tests.report.synthetic import fill_store  # noqa: E402
+from tests.presentation.synthetic import fill_store  # noqa: E402
 
 
 def synthetic(folder: Path, games: int) -> Path:

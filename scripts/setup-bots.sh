@@ -2,10 +2,10 @@
 # Install what the bundled non-Python bots need to build, the sandbox that bot processes run
 # in, and the browser the web report's tests drive: on Debian/Ubuntu as root, the system
 # packages (libzmq3-dev, libmsgpack-dev, libjeromq-java, libmsgpack-java; bubblewrap for the
-# sandbox; chromium and chromium-driver for tests/report) when one is missing; then each Node
-# bot's npm packages. Anything not possible here is skipped quietly: the tests that need what
-# is missing are skipped, saying what to install (under CI they fail), and without bubblewrap
-# bots run unsandboxed (`arena doctor` says so).
+# sandbox; chromium and chromium-driver for tests/presentation) when one is missing; then
+# each Node bot's npm packages. Anything not possible here is skipped quietly: the tests that
+# need what is missing are skipped, saying what to install (under CI they fail), and without
+# bubblewrap bots run unsandboxed (`arena doctor` says so).
 set -u
 cd "$(dirname "$0")/.."
 

@@ -1,0 +1,23 @@
+"""The tests, one folder per package: `tests/<package>/` tests `arena/<package>/`, and
+`tests/protocol/` tests `protocol/`. Each folder is a Python package (`tests.<package>`), so
+two folders may hold test modules of the same name, and a file's name does not repeat its
+folder's (`tests/referee/test_faults.py`, not `test_referee_faults.py`).
+
+A test sits in the folder of the package whose behaviour it checks, also when it reaches that
+package through the `arena` command line: `arena report` is tested in `tests/presentation/`,
+`arena standings` in `tests/tournament/`, `check-bot` in `tests/botkit/`. `tests/cli/` tests
+what `arena/cli/` does itself; the `arena bench` group is the one home of the benchmarks, so
+every benchmark's test is there, whichever package holds the code it measures.
+
+Three places test no package:
+
+- `tests/bots/`: the bundled bots of `bots/` (their own tests, check-bot, full games);
+- `tests/soak/`: the whole arena under SIGKILL at random moments;
+- the top level: what every test shares (`conftest.py`; `processes.py`, the bot processes a
+  test started) and the checks of the tree as a whole (layers, lint).
+
+A folder's helpers are in its `conftest.py` or in a module of its own (`tests/rules/helpers.py`,
+`tests/presentation/synthetic.py`); a test of another folder imports them by module
+(`from tests.sandbox.conftest import need_sandbox`). Bots written for the tests sit in
+`tests/<package>/bots/`, beside the tests that start them.
+"""

@@ -200,7 +200,7 @@ def ordered_options(decision: Decision) -> Sequence[Action]:
     the triple of a full house, x.5 for a Phoenix single), then number of cards, then the
     card set as the number sum(2**id) (the highest card id decides first), then the rank the
     Phoenix stands for. That is `Combination`'s own field order, so a plain sort gives it
-    (tests/protocol/test_option_order.py holds it). Other kinds keep the engine's order:
+    (tests/referee/test_option_order.py holds it). Other kinds keep the engine's order:
     no call before call, the next opponent before the other. Cached: a request and its
     reply look the same decision up.
     """

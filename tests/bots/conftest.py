@@ -1,5 +1,6 @@
-"""Shared helpers of the bot tests: toolchain checks that skip (or, under CI, fail) with what
-to install, and entrants from bot folders, taken in as a tournament takes them."""
+"""Shared helpers of the tests of the bundled bots (and of the other tests that run a bot of
+another language): toolchain checks that skip (or, under CI, fail) with what to install, and
+entrants from bot folders, taken in as a tournament takes them."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from arena.sandbox import resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
-BROKEN = Path(__file__).resolve().parent / "broken"
 JARS = Path("/usr/share/java")
 SETUP = "scripts/setup-bots.sh (run by `make test` as root on Debian) installs them"
 
@@ -48,15 +48,3 @@ def entrant(folder: Path) -> Entrant:
     where the machine gives one."""
     ready = take_bot(folder, IntakePolicy(resolve("auto")))
     return Entrant(ready.manifest, ready.version, source=str(folder))
-
-
-def broken_bot(fault: str, parent: Path) -> Path:
-    """A self-contained copy, in `parent`, of the broken bot whose fault is `fault`: its
-    folder's bot.toml with the shared broken.py beside it (a sandboxed bot sees only its own
-    folder, not the ../broken.py its manifest names)."""
-    folder = parent / fault
-    shutil.copytree(BROKEN / fault, folder)
-    shutil.copy(BROKEN / "broken.py", folder / "broken.py")
-    manifest = folder / "bot.toml"
-    manifest.write_text(manifest.read_text().replace('"../broken.py"', '"broken.py"'))
-    return folder

@@ -42,7 +42,7 @@ def cards_in(bits) -> set[int]:
 
 def known_cards(events, seat: int) -> set[int]:
     """The cards `seat` may know after the engine `events` (this round's, as the scan in
-    tests/referee/test_referee_hidden_cards.py counts them): its deals, the cards it
+    tests/referee/test_hidden_cards.py counts them): its deals, the cards it
     received, and every card played."""
     from arena.rules.cards import cards_of
 

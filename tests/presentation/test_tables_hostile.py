@@ -31,8 +31,8 @@ from arena.referee.record import EntrantInfo, Fault, Termination
 from arena.sandbox import Isolation
 from arena.tournament.store import Store
 from tests.presentation.payloads import CLEAR, CMD, HYPERLINK, IMG, MINUS, OSC_TITLE, SCRIPT, SUM
+from tests.presentation.synthetic import fill_store, play_record
 from tests.ratings.helpers import simulate
-from tests.report.synthetic import fill_store, play_record
 
 pytestmark = pytest.mark.timeout(120)
 

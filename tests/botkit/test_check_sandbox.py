@@ -18,12 +18,12 @@ from click.testing import CliRunner
 from arena.botkit.check import Status, check_bot
 from arena.cli.main import main
 from arena.sandbox import Isolation
-from tests.bots.conftest import BOTS
+from tests.botkit.conftest import BOTS
 from tests.processes import bot_processes
 from tests.sandbox.conftest import need_cgroups, need_sandbox
 
 pytestmark = pytest.mark.timeout(120)
-INTRUDER = Path(__file__).resolve().parent / "intruder"
+INTRUDER = Path(__file__).resolve().parent / "bots" / "intruder"
 SECRET = "organizer-secret-5e1f"
 # in the log, a bot's output is the repr of its bytes: its newline is a backslash and an n
 REPORT = re.compile(r"INTRUDER secret: (HELD|BROKEN) (.*?); network: (HELD|BROKEN) (.*?)\\n")

@@ -2,8 +2,8 @@
 a column, follow a game to its replay, step through it with the keyboard, visit an entrant.
 
 The tournament is real: three bot processes per seat pair played by the referee, one of them
-a hostile bot that crashes mid-game (tests/bots/broken, `crash_in_game`), so the report shows
-a recorded forfeit with its kind, seat and replay.
+a hostile bot that crashes mid-game (tests/botkit/bots/broken, `crash_in_game`), so the
+report shows a recorded forfeit with its kind, seat and replay.
 """
 
 from __future__ import annotations
@@ -20,11 +20,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from arena.cli.main import main
 from arena.sandbox import probe
+from tests.botkit.conftest import broken_bot
 from tests.tournament.conftest import copy_bot, write_config
 
 pytestmark = pytest.mark.timeout(240)
-
-BROKEN = Path(__file__).resolve().parents[1] / "bots" / "broken"
 
 
 @pytest.fixture(scope="module")
@@ -33,11 +32,7 @@ def report(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("tournament")
     copy_bot("random", folder / "random")
     copy_bot("heuristic", folder / "heuristic")
-    crash = folder / "crash_in_game"  # self-contained: a sandboxed bot sees only its folder
-    shutil.copytree(BROKEN / "crash_in_game", crash)
-    shutil.copy(BROKEN / "broken.py", crash / "broken.py")
-    manifest = crash / "bot.toml"
-    manifest.write_text(manifest.read_text().replace('"../broken.py"', '"broken.py"'))
+    broken_bot("crash_in_game", folder)
     config = write_config(folder, ["random", "heuristic", "crash_in_game"], games=2,
                           target=300)
     played = CliRunner().invoke(main, ["tournament", str(config), "--no-standings", "-j", "2"])

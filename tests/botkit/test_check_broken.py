@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from arena.botkit.check import Status, check_bot
 from arena.cli.main import main
 from arena.cli.output import HARNESS_FAILURE
-from tests.bots.conftest import BOTS, broken_bot
+from tests.botkit.conftest import BOTS, broken_bot
 from tests.processes import bot_processes as processes_in
 
 # fault -> (the item that must fail, a word its "got" must contain, a word of its section)

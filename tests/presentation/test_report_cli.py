@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.tournament.store import Store
-from tests.report.synthetic import fill_store
+from tests.presentation.synthetic import fill_store
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -15,7 +15,7 @@ from arena.referee.record import Termination, resimulate
 from arena.rules import Game
 from arena.sandbox import Isolation
 from tests.referee.conftest import FAST, HERE, entrant
-from tests.referee.test_referee_hidden_cards import frames_of
+from tests.referee.test_hidden_cards import frames_of
 
 pytestmark = pytest.mark.timeout(120)
 

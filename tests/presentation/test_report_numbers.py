@@ -13,8 +13,8 @@ from arena.cli.main import main
 from arena.presentation.report import slug
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import EntrantRow, GameRow, Store, write_record
-from tests.report.synthetic import play_record
-from tests.report.test_report_browser import wait_for
+from tests.presentation.synthetic import play_record
+from tests.presentation.test_report_browser import wait_for
 from tests.tournament.conftest import copy_bot, write_config
 
 SEED = 4635684920050757010  # as a double, 4635684920050757000 (the issue's own example)
