@@ -9,17 +9,25 @@ TRAIN  := $(VENV)/.installed-train
 .PHONY: demo test bench clean
 
 # The demo needs the core dependencies only.
+# pip's own output (warnings about the machine's package index settings, setuptools' notices)
+# goes to $(VENV)/install.log, shown only when an install fails, so that the first screen of
+# `make demo` is the arena's.
+PIP    := $(BIN)/pip install --quiet --disable-pip-version-check
+LOGGED  = >>$(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e .
+	@echo "installing tichu-arena into $(VENV) (pip's log: $(VENV)/install.log)"
+	@$(PIP) --upgrade pip $(LOGGED)
+	@$(PIP) -e . $(LOGGED)
 	touch $(STAMP)
 
 # The tests need the test extra (pytest, hypothesis, selenium, Dask for the cluster tests)
 # and the train extra (numpy, gymnasium, pettingzoo: the PettingZoo environment, `arena
 # export`, policy bots); `make demo` does without both.
 $(TRAIN): $(STAMP)
-	$(BIN)/pip install --quiet -e '.[test,train]'
+	@echo "installing the test and train extras into $(VENV) (pip's log: $(VENV)/install.log)"
+	@$(PIP) -e '.[test,train]' $(LOGGED)
 	touch $(TRAIN)
 
 demo: $(STAMP)

@@ -17,12 +17,35 @@ missing_packages() {
     done
 }
 
+# apt-get, waiting while another package manager holds its lock (an unattended upgrade at
+# boot, another setup): such a run fails at once with "Could not get lock", and giving up
+# there would leave bots out of the demo for no reason of ours. Waits up to 15 minutes.
+apt_get() {
+    log=$(mktemp)
+    waited=0
+    while :; do
+        if apt-get "$@" >"$log" 2>&1; then
+            rm -f "$log"
+            return 0
+        fi
+        if ! grep -q "Could not get lock\|Unable to acquire the dpkg\|Unable to lock" "$log" \
+                || [ "$waited" -ge 900 ]; then
+            cat "$log" >&2
+            rm -f "$log"
+            return 1
+        fi
+        [ "$waited" = 0 ] && echo "setup-bots: another package manager holds the apt/dpkg lock; waiting for it (up to 15 minutes)"
+        sleep 5
+        waited=$((waited + 5))
+    done
+}
+
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
     missing=$(missing_packages | tr '\n' ' ')
     if [ -n "${missing% }" ]; then
         echo "setup-bots: apt-get install $missing"
         export DEBIAN_FRONTEND=noninteractive
-        { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing; } >/dev/null \
+        { apt_get update -qq && apt_get install -y -qq --no-install-recommends $missing; } \
             || echo "setup-bots: apt-get failed; the tests needing $missing will be skipped" >&2
     fi
 fi
