@@ -449,9 +449,15 @@ def _built(result: Any) -> str:
 
 
 def _watch(builder: Any, storage: Path, interval: float, refresh: int | None) -> None:
-    """Rebuild whenever the store changes, until Ctrl-C; then a last build without the
-    pages' self-reload."""
+    """Rebuild whenever the store changes, until Ctrl-C or SIGTERM; then a last build without
+    the pages' self-reload (a page left reloading would poll a report nobody updates)."""
+    import signal
     import time
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
 
     def stamp() -> tuple[float, float]:
         wal = storage.with_name(storage.name + "-wal")
@@ -470,5 +476,7 @@ def _watch(builder: Any, storage: Path, interval: float, refresh: int | None) ->
                 if result.new_games:
                     echo(_built(result), err=True)
     except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut it short
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         with _errors():
             echo(_built(builder.build(None)))

@@ -67,7 +67,8 @@ def wait_until(check, seconds: float = 60.0) -> None:
         time.sleep(0.2)
 
 
-def test_watch_refreshes_the_report_as_games_arrive(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_watch_refreshes_the_report_as_games_arrive(tmp_path, stop):
     store = tmp_path / "t.sqlite"
     fill_store(store, KEYS, 1, skip={"late@l1"})
     out = tmp_path / "site"
@@ -82,9 +83,10 @@ def test_watch_refreshes_the_report_as_games_arrive(tmp_path):
         wait_until(lambda: "6 stored" in index.read_text())
         assert len(list((out / "games").glob("*.js"))) == 6
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 0, stderr
+    assert "Aborted" not in stderr
     assert "Watching" in stderr and "6 games" in stdout
     assert 'http-equiv="refresh"' not in index.read_text()  # the last build stops reloading
 
