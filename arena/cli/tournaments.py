@@ -36,11 +36,11 @@ def _errors() -> Iterator[None]:
         raise failure(str(exc)) from None
 
 
-def _config(path: str):
+def _config(path: str, bots: bool = True):
     from arena.tournament.config import load_config
 
     with _errors():
-        return load_config(path)
+        return load_config(path, bots)
 
 
 _PIN_OPTION = click.option(
@@ -264,9 +264,10 @@ def _header(store: Any) -> dict[str, str]:
 
 
 def _storage(target: str) -> tuple[Path, Any]:
-    """A config file's store (and the config), or a store file given directly."""
+    """A config file's store (and the config, its bot folders unread: reading results never
+    needs them), or a store file given directly."""
     if target.endswith(".toml"):
-        cfg = _config(target)
+        cfg = _config(target, bots=False)
         return cfg.storage, cfg
     return Path(target), None
 

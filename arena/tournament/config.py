@@ -175,8 +175,12 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def load_config(path: str | Path) -> TournamentConfig:
-    """Read and check a tournament config; ConfigError naming file, key and problem."""
+def load_config(path: str | Path, bots: bool = True) -> TournamentConfig:
+    """Read and check a tournament config; ConfigError naming file, key and problem.
+
+    `bots=False` is for reading results (standings, report, export): the entrants' folders
+    are not opened, so a folder deleted or renamed since the games were played does not
+    stop anyone reading them; the config's `entrants` is then empty."""
     path = Path(path).resolve()
     if not path.is_file():
         raise ConfigError(f"{path}: no such tournament config")
@@ -211,7 +215,7 @@ def load_config(path: str | Path) -> TournamentConfig:
     problem = None if cluster is None else address_problem(cluster)
     if problem:
         raise ConfigError(f"{path}: key 'tournament.cluster': {problem}")
-    entrants = _entrants(path, section)
+    entrants = _entrants(path, section) if bots else ()
     for manifest in entrants:
         check_outside(path, manifest, storage, records)
     intake, intake_folder = _intake(path, data)

@@ -94,3 +94,18 @@ def test_watch_refreshes_the_report_as_games_arrive(tmp_path, stop):
 def test_report_of_a_missing_store_fails_clearly(tmp_path):
     result = CliRunner().invoke(main, ["report", str(tmp_path / "none.sqlite")])
     assert result.exit_code == 2 and "no tournament store" in result.output
+
+
+def test_results_are_read_with_an_entrant_folder_gone(tmp_path):
+    """A config naming a bot folder deleted since its games were played still gives its
+    standings and report (reading results never opens a bot folder); playing refuses."""
+    config = tmp_path / "t.toml"
+    config.write_text('[tournament]\nentrants = ["bots/random", "bots/gone"]\n'
+                      'storage = "t.sqlite"\n[ratings]\nanchor = "random"\n')
+    games = fill_store(tmp_path / "t.sqlite", KEYS, 1)
+    shown = CliRunner().invoke(main, ["standings", str(config)])
+    assert shown.exit_code == 0, shown.output
+    assert "eager" in shown.output and "late" in shown.output
+    assert f"{games} games" in report(str(config), "-o", str(tmp_path / "site"))
+    played = CliRunner().invoke(main, ["tournament", str(config)])
+    assert played.exit_code == 2 and "not a bot folder (no such directory)" in played.output
