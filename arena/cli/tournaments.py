@@ -68,8 +68,9 @@ def register(main: click.Group) -> None:
 class _Listener:
     """Shows a run's news and progress on stderr: a bar on a terminal, else a line per pair."""
 
-    def __init__(self) -> None:
+    def __init__(self, pairs_per_matchup: int) -> None:
         self.progress: Any = None
+        self.pairs_per_matchup = pairs_per_matchup
 
     def note(self, text: str) -> None:
         echo(text, err=True, one_line=True)  # a line of news: it may quote a build command
@@ -83,8 +84,8 @@ class _Listener:
     def game(self, row: Any, pair_done: bool, standings: str) -> None:
         game = row.game
         names = " vs ".join(key.split("@")[0] for key in game.matchup)
-        self.progress.advance(1, standings,
-                              f"{names}, pair {game.pair_index}" if pair_done else None)
+        pair = f"{names}: pair {game.pair_index + 1} of {self.pairs_per_matchup}"
+        self.progress.advance(1, standings, pair if pair_done else None)
 
     def close(self) -> None:
         if self.progress is not None:
@@ -122,7 +123,7 @@ def tournament(config: str, workers: int | None, show_standings: bool,
     if problem:
         raise click.BadParameter(problem, param_hint="'--cluster'")
     cfg = _with_pin(_config(config), pin)
-    listener = _Listener()
+    listener = _Listener(cfg.games_per_matchup // 2)
     with _errors():
         try:
             summary = run_tournament(cfg, workers, listener, skip_unbuildable, cluster)

@@ -45,7 +45,7 @@ class Progress:
 
     def pair_line(self, pair: str) -> str:
         """The plain line printed off a terminal when a pair is complete."""
-        text = f"{pair} done: {self._counts()}"
+        text = f"{pair} done ({self._counts()})"
         return f"{text}  | {self.standings}" if self.standings else text
 
     def _counts(self) -> str:

@@ -30,7 +30,7 @@ def test_a_line_per_finished_pair_when_not_on_a_terminal():
     progress.started -= 60.0
     progress.advance(1, "b +120  a +0")
     assert stream.getvalue() == ""  # half a pair: nothing yet
-    progress.advance(1, finished_pair="a vs b, pair 0")
+    progress.advance(1, finished_pair="a vs b: pair 1 of 2")
     progress.close()
-    assert stream.getvalue() == ("a vs b, pair 0 done: 2/4 games  2.0/min  ETA 1:00  "
+    assert stream.getvalue() == ("a vs b: pair 1 of 2 done (2/4 games  2.0/min  ETA 1:00)  "
                                  "| b +120  a +0\n")

@@ -63,7 +63,7 @@ def test_a_small_tournament_runs_stores_and_ranks_then_resumes_with_nothing_to_d
     assert "4 games played" in result.output and "0 scheduled games missing" in result.output
     assert "Rank" in result.output and "heuristic" in result.output
     # not a terminal: a line per finished pair
-    assert len(re.findall(r"^heuristic vs random, pair [01] done: \d/4 games", result.output,
+    assert len(re.findall(r"^heuristic vs random: pair [12] of 2 done \(\d/4 games", result.output,
                           re.MULTILINE)) == 2
     rows = assert_complete(config, 4)
     assert all(r[8] == "normal" for r in rows)
