@@ -45,6 +45,17 @@ def number(v: float | None, digits: int = 1, signed: bool = False) -> str:
     return f"{v:+.{digits}f}" if signed else f"{v:.{digits}f}"
 
 
+def shown_rating(elo: float, bound: Bound | None, confidence_bound: float | None) -> str:
+    """The rating a table shows: the estimate, or for a rating with no estimate (a perfect or
+    zero record) the one-sided 95% bound its record supports, marked >= or <=, so that the
+    table and the note under it give one figure; the prior-set figure where there is no such
+    bound (or with a zero prior, an infinite figure, shown as such)."""
+    if (bound in (Bound.LOWER, Bound.UPPER) and confidence_bound is not None
+            and math.isfinite(elo)):
+        return rating(confidence_bound, bound)
+    return rating(elo, bound)
+
+
 def rating(v: float, bound: Bound | None, signed: bool = False) -> str:
     """A rating, marked with >=, <= or ~ when it is a bound set by the prior."""
     text = number(v, signed=signed)
@@ -140,12 +151,13 @@ def _bound_text(note: Note, standings: Standings, labels: Labels | None) -> str:
             parts.append(f"{name(labels, key)}{record}")
             continue
         word = "at least" if bound is Bound.LOWER else "at most"
-        parts.append(f"{name(labels, key)}{record}: {word} {number(limit, signed=True)}")
+        parts.append(f"{name(labels, key)}{record}: {word} {number(limit, signed=True)} "
+                     f"(ranked at {number(fit.elo[key], signed=True)})")
     return ("≥/≤: a perfect (or zero) record: the maximum-likelihood rating is infinite, so "
-            f"the figure shown is set by the prior ({standings.fit.prior:g} virtual draws on "
-            "each matchup between groups that never lost to each other) and is only a bound of "
-            "the estimate, without an interval. From the record alone, with 95% confidence "
-            "(one-sided): " + "; ".join(parts) + ".")
+            "there is no estimate and no interval. The rating shown is the one-sided 95% bound "
+            "the record alone supports; the order (and the chart) use a figure set by the "
+            f"prior ({standings.fit.prior:g} virtual draws on each matchup between groups that "
+            "never lost to each other): " + "; ".join(parts) + ".")
 
 
 def scale_text(standings: Standings, key: str, labels: Labels | None) -> str:

@@ -9,10 +9,17 @@ from typing import Any
 
 from arena.presentation.charts import Bar, error_bars, shade
 from arena.presentation.handstats import HandReport, HandStats
-from arena.presentation.notes import column_notes, full_name, name, number, rating, standings_notes
+from arena.presentation.notes import (
+    column_notes,
+    full_name,
+    name,
+    number,
+    shown_rating,
+    standings_notes,
+)
 from arena.presentation.pages import Cell, cell, esc, facts, frame, grid, link, notes, table
 from arena.ratings.duplicate import Mean
-from arena.ratings.fit import ForfeitKind
+from arena.ratings.fit import Bound, ForfeitKind
 from arena.ratings.standings import Standings
 from arena.tournament.store import EntrantRow, StoredGame
 
@@ -93,13 +100,15 @@ def _standings_section(data: ReportData) -> str:
         elo = fit.elo[key] if fit else None
         half = fit.interval(key) if fit and not bound and fit.anchor != key else None
         rank_text = "-" if rank is None else ("=" if rank.shared else "") + str(rank.position)
+        limit = fit.confidence_bounds.get(key) if fit and bound else None
         ci = "anchor" if fit and fit.anchor == key else number(half) if half is not None else (
-            "prior-set" if bound and elo is not None and math.isfinite(elo) else "")
+            ("one-sided" if bound in (Bound.LOWER, Bound.UPPER) and limit is not None else
+             "prior-set") if bound and elo is not None and math.isfinite(elo) else "")
         rows.append([
             cell(rank_text, rank.position if rank else None),
             link(data.entrant_href(key), name(data.names, key)),
             cell(data.names.get(key, ("", ""))[1]),
-            cell("" if elo is None else rating(elo, bound), elo),
+            cell("" if elo is None else shown_rating(elo, bound, limit), elo),
             cell(ci, half),
             cell(stats.games if stats else 0), cell(stats.wins if stats else 0),
             cell(number(100 * stats.win_rate) if stats and stats.games else "",
@@ -289,14 +298,15 @@ def _entrant_rating(data: ReportData, key: str) -> str:
     if fit is None:
         return '<section id="entrant-rating"><h2>Rating</h2><p>No rated games yet.</p></section>'
     bound = fit.bounds.get(key)
-    text = rating(fit.elo[key], bound)
+    limit = fit.confidence_bounds.get(key) if bound else None
+    text = shown_rating(fit.elo[key], bound, limit)
     if not bound and fit.anchor != key:
         text += f" ± {number(fit.interval(key))}"
     lines = [f"Elo {text}" + (" (the anchor)" if fit.anchor == key else "")]
-    if bound and key in fit.confidence_bounds:
-        word = "at least" if bound.value == "lower" else "at most"
-        lines.append(f"Set by the prior; from its record alone, with 95% confidence, "
-                     f"{word} {number(fit.confidence_bounds[key], signed=True)}.")
+    if bound in (Bound.LOWER, Bound.UPPER) and limit is not None and math.isfinite(fit.elo[key]):
+        lines.append(f"A perfect (or zero) record has no estimate: {text} is the one-sided "
+                     f"95% bound its record alone supports; it is ranked at "
+                     f"{number(fit.elo[key], signed=True)}, a figure set by the prior.")
     rows = [_entrant_matchup(data, fit, key, m) for m in s.matchups if key in (m.a, m.b)]
     return ('<section id="entrant-rating"><h2>Rating</h2>' + notes(lines)
             + table(["Opponent", "Pairs", "Both won", "Split", "Both lost", "Score %",

@@ -32,6 +32,7 @@ from arena.presentation.notes import (
     number,
     rating,
     scale_text,
+    shown_rating,
     standings_notes,
     version,
 )
@@ -175,7 +176,8 @@ def _human_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         cells = dict(row)
         cells["rank_text"] = "-" if row["rank"] is None else \
             ("=" if row["shared_rank"] else "") + str(row["rank"])
-        cells["elo_text"] = "" if row["_elo"] is None else rating(row["_elo"], bound)
+        cells["elo_text"] = "" if row["_elo"] is None else \
+            shown_rating(row["_elo"], bound, row["confidence_bound"])
         cells["ci_text"] = _ci_text(row, bound)
         if "boot_low" in row:
             cells["boot_text"] = "" if row["boot_low"] is None else \
@@ -190,7 +192,8 @@ def _ci_text(row: Mapping[str, Any], bound: Bound | None) -> str:
     if row["ci95"] is not None:
         return number(row["ci95"])
     if bound and row["_elo"] is not None and math.isfinite(row["_elo"]):
-        return "prior-set"
+        return "one-sided" if row["confidence_bound"] is not None and \
+            bound in (Bound.LOWER, Bound.UPPER) else "prior-set"
     return ""
 
 

@@ -159,3 +159,22 @@ def test_unknown_format_is_refused(standings):
 
 def test_missing_labels_fall_back_to_keys(standings):
     assert "random" in standings_table(standings, None)
+
+
+def test_a_perfect_record_shows_one_lower_bound_in_the_table_and_its_note():
+    """A rating with no estimate (x won every pair) is shown as the one-sided bound its
+    record supports, the same figure the note under the table gives (not a second, prior-set
+    "bound"); the prior-set figure is named in the note as the one it is ranked at."""
+    from tests.ratings.helpers import single_games
+
+    games = (single_games("x", "y", 8, 0) + single_games("y", "z", 5, 5, tag="b")
+             + single_games("x", "z", 4, 0, tag="c"))
+    s = compute_standings(games, anchor="y")
+    text = standings_table(s)
+    row = next(line for line in text.splitlines() if line.split()[1:2] == ["x"])
+    shown = next(cell for cell in row.split() if cell.startswith("≥"))
+    assert f"x (12-0): at least +{shown[1:]} (ranked at +" in " ".join(text.split())
+    assert "one-sided" in row
+    data = json.loads(standings_table(s, None, "json"))["standings"]
+    x = next(r for r in data if r["entrant"] == "x")
+    assert round(x["confidence_bound"], 1) == float(shown[1:]) != round(x["elo"], 1)
