@@ -59,12 +59,15 @@ import shlex
 import stat
 import sys
 import tomllib
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from arena.errors import ConfigError
 from arena.sandbox import DEFAULT_LIMITS, LIMIT_NAMES, NO_LIMITS, ResourceLimits
+
+T = TypeVar("T")
 
 MANIFEST = "bot.toml"
 MANIFEST_BYTES = 64 * 1024  # a bot.toml larger than this is refused unread
@@ -118,27 +121,52 @@ def load_manifest(folder: str | Path) -> BotManifest:
     if not os.path.lexists(path):
         raise ConfigError(f"{path}: missing; every bot folder needs a {MANIFEST}")
     data = read_toml(path, MANIFEST_BYTES)
-    name = _string(path, data, "name")
-    if not valid_name(name):
-        raise ConfigError(f"{path}: key 'name': {shown(name)} is not a bot name: use "
-                          f"{NAME_RULE}")
-    command = _argv(path, data, "command", required=True)
-    build = _argv(path, data, "build", required=False)
+    problems: list[str] = []
+
+    def checked(read: Callable[[], T], default: T) -> T:
+        """`read()`, or `default` with its problem noted: every problem is told at once."""
+        try:
+            return read()
+        except ConfigError as exc:
+            problems.append(str(exc).removeprefix(f"{path}: "))
+            return default
+
+    def check_name() -> str:
+        name = _string(path, data, "name")
+        if not valid_name(name):
+            raise ConfigError(f"{path}: key 'name': {shown(name)} is not a bot name: use "
+                              f"{NAME_RULE}")
+        return name
+
+    def check_network() -> bool:
+        build_network = data.get("build_network", False)
+        if not isinstance(build_network, bool):
+            raise ConfigError(f"{path}: key 'build_network' must be true or false, not "
+                              f"{reprlib.repr(build_network)}")
+        return build_network
+
+    name = checked(check_name, "")
+    command = checked(lambda: _argv(path, data, "command", required=True), ())
+    build = checked(lambda: _argv(path, data, "build", required=False), ())
     unknown = sorted(set(data) - {"name", "version", "language", "command", "build",
                                   "build_network", "description", "limits"})
     if unknown:
-        raise ConfigError(f"{path}: unknown key {unknown[0]!r} (known: name, version, "
-                          "language, command, build, build_network, description, limits)")
-    build_network = data.get("build_network", False)
-    if not isinstance(build_network, bool):
-        raise ConfigError(f"{path}: key 'build_network' must be true or false, not "
-                          f"{reprlib.repr(build_network)}")
-    requested = limits_from(path, data.get("limits", {}), "limits", NO_LIMITS)
+        problems.append(f"unknown key {unknown[0]!r} (known: name, version, language, "
+                        "command, build, build_network, description, limits)")
+    build_network = checked(check_network, False)
+    requested = checked(lambda: limits_from(path, data.get("limits", {}), "limits", NO_LIMITS),
+                        NO_LIMITS)
     if data.get("description", "") != "":  # optional; empty is as good as none
-        _text(path, data, "description", 256)
-    return BotManifest(folder, name, _text(path, data, "version"), _text(path, data, "language"),
-                       command, build, requested.capped(DEFAULT_LIMITS), requested,
-                       build_network)
+        checked(lambda: _text(path, data, "description", 256), "")
+    version = checked(lambda: _text(path, data, "version"), "")
+    language = checked(lambda: _text(path, data, "language"), "")
+    if len(problems) == 1:
+        raise ConfigError(f"{path}: {problems[0]}")
+    if problems:
+        raise ConfigError(f"{path}: {len(problems)} problems:\n"
+                          + "\n".join(f"  - {problem}" for problem in problems))
+    return BotManifest(folder, name, version, language, command, build,
+                       requested.capped(DEFAULT_LIMITS), requested, build_network)
 
 
 def valid_name(name: object) -> bool:

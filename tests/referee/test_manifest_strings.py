@@ -109,3 +109,26 @@ def test_the_store_takes_and_gives_back_only_bot_names(tmp_path):
             assert not RAW.search(str(error.value))
         store.register_entrant(EntrantRow("a@1", "a", "1", SCRIPT, IMG, "/b", "config", False))
         assert [(e.bot_version, e.language) for e in store.entrants()] == [(SCRIPT, IMG)]
+
+
+def test_every_problem_of_a_bot_toml_is_told_at_once(tmp_path):
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "no spaces allowed"\nversion = ""\n'
+                                     'language = "python"\ncolour = "red"\n'
+                                     'build_network = "yes"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_manifest(folder)
+    message = str(caught.value)
+    assert message.startswith(f"{folder / 'bot.toml'}: 5 problems:\n")
+    for problem in ("key 'name': 'no spaces allowed' is not a bot name",
+                    "missing key 'command'", "unknown key 'colour'",
+                    "key 'build_network' must be true or false",
+                    "key 'version' must be a non-empty string"):
+        assert f"\n  - {problem}" in message, problem
+
+
+def test_one_problem_is_told_on_one_line(tmp_path):
+    folder = manifest(tmp_path / "bot", version="")
+    with pytest.raises(ConfigError, match=r"bot.toml: key 'version' must be a non-empty string"):
+        load_manifest(folder)
