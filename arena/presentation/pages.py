@@ -70,8 +70,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], table_id: str,
         cells = "".join(_td(c, n) for c, n in zip(row, numeric, strict=True))
         body.append(f"<tr>{cells}</tr>")
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return (f'<table class="sortable" id="{esc(table_id)}">{cap}<thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+    return (f'<div class="wide"><table class="sortable" id="{esc(table_id)}">{cap}<thead>'
+            f'<tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
 
 
 def grid(labels: Sequence[str], values: Sequence[Sequence[tuple[str, float | None]]],
@@ -89,8 +89,9 @@ def grid(labels: Sequence[str], values: Sequence[Sequence[tuple[str, float | Non
                 cells.append(f'<td class="num" style="{esc(shade(share))}" '
                              f'title="{esc(label)} vs {esc(labels[j])}">{esc(text)}</td>')
         rows.append(f'<tr><th scope="row">{k + 1}. {esc(label)}</th>{"".join(cells)}</tr>')
-    return (f'<table class="grid" id="{esc(grid_id)}"><caption>{esc(caption)}</caption>'
-            f'<thead><tr><th></th>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    return (f'<div class="wide"><table class="grid" id="{esc(grid_id)}"><caption>'
+            f'{esc(caption)}</caption><thead><tr><th></th>{head}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div>')
 
 
 def notes(lines: Sequence[str]) -> str:

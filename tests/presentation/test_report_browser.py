@@ -208,3 +208,17 @@ def test_the_viewer_shows_calls_exchange_wish_bombs_dog_and_dragon(report, brows
     seat0 = browser.find_element(By.ID, "seat-0").text
     assert "Grand Tichu" in seat0 and "out #2" not in seat0
     assert "Tichu" in browser.find_element(By.ID, "seat-1").text
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_page_is_wider_than_the_window(report, browser, width):
+    """Wide tables (hand statistics, the crosstable) scroll in their own box: the page
+    itself fits a 1280 px desktop window and a 390 px phone."""
+    browser.set_window_size(width, 900)
+    inner = browser.execute_script("return window.innerWidth")
+    pages = ["index.html", "games.html", "replay.html",
+             *sorted(p.relative_to(report).as_posix() for p in (report / "entrants").iterdir())]
+    for page in pages:
+        browser.get((report / page).as_uri())
+        wide = browser.execute_script("return document.documentElement.scrollWidth")
+        assert wide <= inner, (page, wide, inner)
