@@ -80,9 +80,10 @@ class _Fail(Exception):
     """A failed check: expected, got, PROTOCOL.md section."""
 
     def __init__(self, expected: str, got: str, section: str, warning: bool = False,
-                 harness: bool = False) -> None:
+                 harness: bool = False, output: str = "") -> None:
         super().__init__(got)
         self.expected, self.got, self.section = expected, got, section
+        self.output = output  # the end of a process's output (a build's, a bot's), as written
         self.warning = warning  # a SHOULD not met: reported as WARN, not FAIL
         self.harness = harness  # not the bot's failure: reported as ERROR, not FAIL
 
@@ -155,8 +156,8 @@ class _Session:
         if listener is None:
             self.process.stop(grace=0.0)
             raise _Fail("the sandbox starts the bot (see `arena doctor`)", "the sandbox "
-                        f"ended before the bot started ({self.process.exit_reason()})"
-                        + _output(self.process), "PROTOCOL.md 1 start-up")
+                        f"ended before the bot started ({self.process.exit_reason()})",
+                        "PROTOCOL.md 1 start-up", output=_output(self.process))
         self.adopted = self.socket.adopt(listener, self)
 
     def send(self, message: dict[str, Any]) -> None:
@@ -183,11 +184,11 @@ class _Session:
             if code is not None:
                 over = self.process.limit_exceeded  # of its manifest's limits
                 raise _Fail(expected, (f"the bot was stopped: {over}" if over else
-                                       f"the bot exited with code {code}")
-                            + _output(self.process), section)
+                                       f"the bot exited with code {code}"),
+                            section, output=_output(self.process))
             if left <= 0:
-                raise _Fail(expected, f"nothing within {timeout:g} s" + _output(self.process),
-                            section)
+                raise _Fail(expected, f"nothing within {timeout:g} s", section,
+                            output=_output(self.process))
 
     def _mine(self, incoming: Incoming) -> bool:
         """Whether a message is this session's: not a new connection's event (what comes on
@@ -220,8 +221,13 @@ def _decode(data: bytes, section: str) -> dict[str, Any]:
 
 
 def _output(process: BotProcess) -> str:
-    tail = process.output_tail().strip()
-    return f"; its output ends: {tail[-300:]!r}" if tail else ""
+    """The end of a bot process's output, as it wrote it (check-bot shows it line by line)."""
+    return _last_lines(process.output_tail())
+
+
+def _last_lines(output: str, lines: int = 20, chars: int = 2000) -> str:
+    """The last `lines` lines of `output` (at most `chars` characters), blank ends removed."""
+    return "\n".join(output.strip()[-chars:].splitlines()[-lines:])
 
 
 # ----- rigged deals and the scripted play that reaches each situation -----------------------
@@ -411,8 +417,9 @@ class _Checker:
         return self.report
 
     def _add(self, name: str, status: Status, summary: str, expected: str = "", got: str = "",
-             section: str = "") -> None:
-        self.report.items.append(CheckItem(name, status, summary, expected, got, section))
+             section: str = "", output: str = "") -> None:
+        self.report.items.append(CheckItem(name, status, summary, expected, got, section,
+                                           output))
 
     def _check(self, name: str, summary: str, section: str, body: Callable[[], str | None],
                warn: bool = False) -> bool:
@@ -421,7 +428,8 @@ class _Checker:
         except _Fail as fail:
             status = (Status.ERROR if fail.harness else
                       Status.WARN if warn or fail.warning else Status.FAIL)
-            self._add(name, status, summary, fail.expected, fail.got, fail.section or section)
+            self._add(name, status, summary, fail.expected, fail.got, fail.section or section,
+                      fail.output)
             return False
         self._add(name, Status.PASS, summary + (f" ({note})" if note else ""))
         return True
@@ -440,11 +448,10 @@ class _Checker:
             taken = ready(self.taken.snapshot, self.folder, self.policy)
         except IntakeFailed as exc:
             failure = exc.failure
-            tail = failure.output.strip()[-500:]
             raise _Fail(f"{command} exits 0" if failure.stage == "build" else
-                        "a command that starts", failure.reason
-                        + (f"; output ends: {tail!r}" if tail else ""),
-                        "PROTOCOL.md 1 start-up (build)") from None
+                        "a command that starts", failure.reason,
+                        "PROTOCOL.md 1 start-up (build)",
+                        output=_last_lines(failure.output)) from None
         self.manifest = taken.manifest
         if not self.manifest.build:
             return "no build step"
@@ -616,11 +623,11 @@ class _Checker:
             took = time.monotonic() - start
             if code is None:
                 raise _Fail(f"exit with status 0 within {EXIT_SECONDS:g} s",
-                            f"still running after {EXIT_WAIT:g} s" + _output(session.process),
-                            "PROTOCOL.md 4, 5.7 end")
+                            f"still running after {EXIT_WAIT:g} s", "PROTOCOL.md 4, 5.7 end",
+                            output=_output(session.process))
             if code != 0:
-                raise _Fail("exit status 0", f"exit status {code}" + _output(session.process),
-                            "PROTOCOL.md 4, 5.7 end")
+                raise _Fail("exit status 0", f"exit status {code}", "PROTOCOL.md 4, 5.7 end",
+                            output=_output(session.process))
             if took > EXIT_SECONDS:
                 raise _Fail(f"exit within {EXIT_SECONDS:g} s (a SHOULD)", f"exited 0 after "
                             f"{took:.1f} s", "PROTOCOL.md 4, 5.7 end", warning=True)
@@ -664,8 +671,8 @@ class _Checker:
         except IntakeFailed as exc:
             raise _Fail("the opponent taken in and built", f"the other bot, the opponent "
                         f"{exc.failure.name} ({self.opponent}), was refused, not the bot under "
-                        f"test: {exc.failure.reason}" + _shown_output(exc.failure.output),
-                        NOT_THE_BOT, harness=True) from None
+                        f"test: {exc.failure.reason}", NOT_THE_BOT, harness=True,
+                        output=_last_lines(exc.failure.output)) from None
         opponent = Entrant(other.manifest, other.version, source=str(self.opponent))
         time_control = TimeControl(hello=HELLO_SECONDS, decision=DECISION_SECONDS,
                                    bank=GAME_BANK, grace=GRACE)
@@ -696,15 +703,15 @@ def _game_fault(record: GameRecord, game: str, opponent: str) -> _Fail:
     if fault is None or fault.seat is None:  # seats of both teams failed together: void
         seats = sorted({f["seat"] for f in fault.details.get("faults", [])} if fault else ())
         return _Fail(expected, f"{what} by the bot under test and the opponent {opponent} "
-                     f"together (the game is void): {message}"
-                     + "".join(_tail(record, s) for s in seats), "PROTOCOL.md 9.3 who forfeits")
+                     f"together (the game is void): {message}", "PROTOCOL.md 9.3 who forfeits",
+                     output="\n".join(_tail(record, s) for s in seats if _tail(record, s)))
     if fault.seat % 2:
         return _Fail(expected, f"{what} by the other bot, the opponent {opponent} (seat "
-                     f"{fault.seat}), not the bot under test: {message}"
-                     + _tail(record, fault.seat), NOT_THE_BOT, harness=True)
-    return _Fail(expected, f"{what} by the bot under test (seat {fault.seat}): {message}"
-                 + _tail(record, fault.seat),
-                 _FAULT_SECTIONS.get(record.termination, "PROTOCOL.md 9 errors"))
+                     f"{fault.seat}), not the bot under test: {message}", NOT_THE_BOT,
+                     harness=True, output=_tail(record, fault.seat))
+    return _Fail(expected, f"{what} by the bot under test (seat {fault.seat}): {message}",
+                 _FAULT_SECTIONS.get(record.termination, "PROTOCOL.md 9 errors"),
+                 output=_tail(record, fault.seat))
 
 
 def _other_than_reply(data: bytes, request_id: int) -> bool:
@@ -718,14 +725,9 @@ def _other_than_reply(data: bytes, request_id: int) -> bool:
 
 
 def _tail(record: GameRecord, seat: int) -> str:
-    """The end of a seat's output in a game, for a `got` line ("" if it wrote nothing)."""
-    output = (record.bot_output[seat] or "").strip()
-    return f"; seat {seat}'s output ends: {output[-300:]!r}" if output else ""
-
-
-def _shown_output(output: str) -> str:
-    output = output.strip()
-    return f"; its output ends: {output[-300:]!r}" if output else ""
+    """The end of a seat's output in a game, headed by the seat ("" if it wrote nothing)."""
+    output = _last_lines(record.bot_output[seat] or "")
+    return f"seat {seat}:\n{output}" if output else ""
 
 
 def _illegal_text(exc: IllegalAction, reply: dict[str, Any], observation: Any) -> str:

@@ -38,6 +38,8 @@ class CheckItem:
     got: str = ""
     section: str = ""
     """Where PROTOCOL.md describes it, e.g. ``"PROTOCOL.md 5.5 reply"``."""
+    output: str = ""
+    """The end of the output of the process that failed (a build, a bot), as it wrote it."""
 
     @property
     def failed(self) -> bool:
@@ -76,6 +78,9 @@ class CheckReport:
             out.append(f"  {i.status.value:<5} {i.name:<14} {i.summary}")
             if i.status in (Status.FAIL, Status.WARN, Status.ERROR):
                 out += [f"{'':8}expected: {i.expected}", f"{'':8}got:      {i.got}"]
+                if i.output:
+                    out.append(f"{'':8}output:   (its last lines)")
+                    out += [f"{'':10}| {line}" for line in i.output.splitlines()]
                 if i.section:
                     out.append(f"{'':8}see:      {i.section}")
         failed = sum(i.failed for i in self.items)

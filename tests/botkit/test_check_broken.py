@@ -155,8 +155,28 @@ def test_an_opponent_that_fails_is_an_error_naming_it_with_its_output_and_exit_4
             "the referee") in lines
     got = next(line for line in lines if "got:" in line)
     assert ("start_failure by the other bot, the opponent failing (seat 1), not the bot "
-            "under test: the bot process exited with code 1 before saying hello; seat 1's "
-            "output ends: 'cannot start: no libfoo'") in got, got
+            "under test: the bot process exited with code 1 before saying hello") in got, got
+    shown = lines[lines.index(got) + 1:lines.index(got) + 4]
+    assert shown == ["        output:   (its last lines)", "          | seat 1:",
+                     "          | cannot start: no libfoo"], shown
     assert "PROTOCOL.md 9" not in result.output and "FAIL" not in result.output
     assert lines[-1] == ("14 of 14 checks passed; 1 could not be made: the harness failed, "
                          "not the bot")
+
+
+def test_a_failed_build_shows_its_output_line_by_line(tmp_path) -> None:
+    """A compiler's output is shown as it wrote it, a line each (escaped, never a repr with
+    literal \\n), under the failed build item."""
+    folder = tmp_path / "unbuildable"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        'name = "unbuildable"\nversion = "1"\nlanguage = "c"\ncommand = ["build/bot"]\n'
+        'build = ["sh", "-c", "echo \\"bot.c:3:1: error: expected \'{\'\\" >&2; '
+        'printf \'   3 | int f(\\\\n\' >&2; printf \'bell \\\\a\\\\n\' >&2; exit 2"]\n')
+    result = CliRunner().invoke(main, ["check-bot", str(folder)])
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    start = lines.index("        output:   (its last lines)")
+    assert lines[start + 1:start + 4] == ["          | bot.c:3:1: error: expected '{'",
+                                          "          |    3 | int f(",
+                                          "          | bell \\x07"], result.output

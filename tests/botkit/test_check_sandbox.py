@@ -101,7 +101,8 @@ def test_unsandboxed_the_same_intruder_reads_the_secret_and_connects(intrusion) 
     report = check_bot(folder, games=1, target=300, build=False, isolation=Isolation.NONE)
     hello = report.item("hello")
     assert hello.status is Status.FAIL and "exited with code 3" in hello.got, hello
-    assert f"secret: BROKEN '{SECRET}'" in hello.got and "network: BROKEN" in hello.got, hello
+    assert f"secret: BROKEN '{SECRET}'" in hello.output and "network: BROKEN" in hello.output, \
+        hello
     listener.setblocking(True)
     listener.settimeout(5)
     conn, _ = listener.accept()
