@@ -9,15 +9,16 @@ package through the `arena` command line: `arena report` is tested in `tests/pre
 what `arena/cli/` does itself; the `arena bench` group is the one home of the benchmarks, so
 every benchmark's test is there, whichever package holds the code it measures.
 
-Three places test no package:
+Three places test no package, and `tests/test_module_map.py`, which holds every other
+folder to a package, knows them by name:
 
 - `tests/bots/`: the bundled bots of `bots/` (their own tests, check-bot, full games);
 - `tests/soak/`: the whole arena under SIGKILL at random moments;
 - the top level: what every test shares (`conftest.py`; `processes.py`, the bot processes a
-  test started) and the checks of the tree as a whole (layers, lint).
+  test started) and the checks of the tree as a whole (layers, lint, the module map).
 
 A folder's helpers are in its `conftest.py` or in a module of its own (`tests/rules/helpers.py`,
-`tests/presentation/synthetic.py`); a test of another folder imports them by module
+`tests/presentation/payloads.py`); a test of another folder imports them by module
 (`from tests.sandbox.conftest import need_sandbox`). Bots written for the tests sit in
 `tests/<package>/bots/`, beside the tests that start them.
 """

@@ -1,6 +1,7 @@
-"""Bot tooling for bot authors: `arena check-bot` (`check`, a scripted referee that drives a
-bot through every part of the protocol, and `checklist`, what it reports) and `arena new-bot`
-(`scaffold`, a working bot folder from one of `templates/`).
+"""Bot tooling for bot authors: `arena check-bot` (`check.py`, a scripted referee that drives
+a bot through every part of the protocol; `checklist.py`, what it reports; `canonical.py`,
+where a bot's encoding is not canonical msgpack) and `arena new-bot` (`scaffold.py`, a
+working bot folder from one of `templates/`).
 
 It may import the referee (bot manifests, processes, matches), the sandbox (isolation
 levels), the rules engine, `protocol` and `arena.errors`; not the tournament, ratings,

@@ -163,6 +163,24 @@ def bench_coordinator_cmd(sizes: str, pairs: int, bootstrap: int, bootstrap_up_t
         echo(line)
 
 
+@bench.command("report")
+@click.argument("store", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option("--games", default=10_000, show_default=True, type=click.IntRange(min=1),
+              help="Games of the synthetic tournament measured when no STORE is given.")
+def bench_report_cmd(store: str | None, games: int) -> None:
+    """Measure the web report of STORE (default: a synthetic tournament of real engine
+    games): its files and megabytes, a first build and a rebuild with nothing new."""
+    import tempfile
+
+    from arena.presentation.bench import bench_report
+
+    folder = Path(tempfile.mkdtemp(prefix="arena-bench-report-"))
+    figures = bench_report(folder, Path(store) if store else None, games,
+                           note=lambda text: echo(text, err=True))
+    for line in figures.lines():
+        echo(line)
+
+
 @main.command()
 @click.argument("bot_a", type=click.Path())
 @click.argument("bot_b", type=click.Path())

@@ -8,23 +8,13 @@ are reused for the next game; the others, and any that crashed or misbehaved, ar
 anew. Whatever a bot does (crash, hang, garbage, lies) becomes a recorded `Fault` and a
 forfeit of its entrant, never an exception of the referee. `run_game` plays one game.
 
-A seat belongs to the process started for it. Each new connection is traced to the process
-that opened it (`arena.referee.peers`): a connection from no seat's process is closed unread;
-one from a seat's process speaks for that seat only, so a hello with another seat's token is
-that process's own violation, and whatever a seat's process sends on any connection is
-charged to that seat and to no other. Where the machine cannot tell who opened a connection,
-the token alone decides, and a token presented twice voids the game (it leaked, and which
-connection is the seat's own cannot be told). A process proves its seat once, with the
-token of its hello; its later messages are attributed by the connection's routing identity,
-which the transport chooses. Deadlines are the seat's own: a hello is due `hello` seconds
-after that seat's process started, a reply `deadline_ms` (plus grace, within the bank) after
-its request was sent.
-
-Fault attribution: a forfeit is charged only to a seat whose own bytes, process or time
-caused it. When seats of both teams fail together (at the start, where every seat gets its
-full hello time, or found dead at one check), neither is charged over the other: the game
-is void (no winner; `Fault.seat` None, each seat's fault in `details`). Anything else that
-goes wrong is a harness fault (the referee's own), which voids the game.
+Who forfeits is PROTOCOL.md section 9.3; this is how the referee tells. Each new connection
+is traced to the process that opened it (`arena.referee.peers`): one from no seat's process
+is closed unread, one from a seat's process speaks for that seat only, whatever token it
+presents. A process proves its seat once, with the token of its hello; its later messages
+are attributed by the connection's routing identity, which the transport chooses. A game
+void because seats of both teams failed together has `Fault.seat` None and each seat's fault
+in `details`.
 """
 
 from __future__ import annotations

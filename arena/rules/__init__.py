@@ -1,8 +1,13 @@
 """The pure Tichu rules engine: cards, combinations, legal moves and the game state machine.
 
-No I/O, no clock, no global randomness. Start with `Game`; `selfplay` plays whole games
-in-process with seeded players. It imports nothing of the project (not even `arena.errors`:
-its one error, `IllegalAction`, is its own) and nothing outside the standard library.
+No I/O, no clock, no global randomness. Start with `Game` (`game.py`: the state machine from
+a seed to a finished game); a seat's decisions and actions are in `actions.py`, cards and
+card sets as bitmasks in `cards.py`, combinations and how they compare in `combos.py`, legal
+plays in `moves.py`, the shuffled order of a round's deck in `deal.py`, the events a game
+logs and who may see them in `events.py`, and its one error, `IllegalAction`, in
+`errors.py`. `selfplay.py` plays whole games in-process with seeded players. The rule book
+it enforces is `RULES.md`. It imports nothing of the project (not even `arena.errors`) and
+nothing outside the standard library.
 """
 
 from arena.rules.actions import (

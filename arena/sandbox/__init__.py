@@ -1,14 +1,14 @@
 """The sandbox: what a bot process may see and do, and the limits it runs under.
 
-It owns the isolation levels and the probe of what this machine gives (`machine`, printed by
-`arena doctor`), the resource limits and their ceiling (`limits`), and the confinement of
-one bot process (`confine`): a bubblewrap sandbox (`jail`) with a uid (`uids`), cgroups
-(`cgroups`) and a seccomp filter (`seccomp`) of its own, reached by the referee through a
-listener handed out of it (`handoff`); or, where the machine gives no sandbox, a process
-group with rlimits. It also runs a bot's build command at the same level (`build`), in a
-folder it may write, walked without following links (`tree`). It knows nothing of Tichu,
-the protocol or ZeroMQ: the referee starts bot processes through it. It sits below the
-referee and may import only `arena.errors` and the standard library.
+It owns the isolation levels and the probe of what this machine gives (`machine.py`, printed
+by `arena doctor`), the resource limits and their ceiling (`limits.py`), and the confinement
+of one bot process (`confine.py`): a bubblewrap sandbox (`jail.py`) with a uid (`uids.py`),
+cgroups (`cgroups.py`) and a seccomp filter (`seccomp.py`) of its own, reached by the
+referee through a listener handed out of it (`handoff.py`); or, where the machine gives no
+sandbox, a process group with rlimits. It also runs a bot's build command at the same level
+(`build.py`), in a folder it may write, walked without following links (`tree.py`). It
+knows nothing of Tichu, the protocol or ZeroMQ: the referee starts bot processes through
+it. It sits below the referee and may import only `arena.errors` and the standard library.
 """
 
 from arena.sandbox.build import BuildResult, run_build

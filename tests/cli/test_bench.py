@@ -1,9 +1,12 @@
-"""`arena bench transport` runs its three measurements in both placements and prints them."""
+"""Every `arena bench` subcommand but `engine` (tests/cli/test_bench_engine.py) runs and
+prints its figures: transport (its three measurements in both placements), sandbox, intake,
+coordinator, env and report."""
 
 from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -94,3 +97,57 @@ def test_bench_intake_prints_the_ratio_of_intake_and_a_sandboxed_build_to_a_plai
     assert result.exit_code == 0, result.output
     row = next(line for line in result.output.splitlines() if line.startswith("random "))
     assert re.search(r"(\d+\.\d+x\s+){1}\d+\.\d+x$", row), row
+
+
+@pytest.mark.timeout(240)
+def test_bench_coordinator_prints_each_league_and_how_each_step_grows():
+    result = CliRunner().invoke(main, ["bench", "coordinator", "--entrants", "2,3",
+                                       "--pairs", "1", "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split() for line in result.output.splitlines()
+            if re.match(r"\s*[23]\s+\d+\s", line)]
+    assert [(row[0], row[1]) for row in rows] == [("2", "2"), ("3", "6")]
+    assert re.search(r"Growth with the games stored \(log-log slope; 1 is linear\): "
+                     r"[a-z -]+ -?\d+\.\d\d", result.output), result.output
+    assert "The writer's ceiling: " in result.output
+
+
+def test_bench_coordinator_refuses_a_league_of_one():
+    result = CliRunner().invoke(main, ["bench", "coordinator", "--entrants", "1,20"])
+    assert result.exit_code == 2 and "at least 2 entrants" in result.output
+
+
+def test_bench_env_prints_steps_per_second_and_the_overhead():
+    from tests.env.conftest import require_train
+
+    require_train()
+    result = CliRunner().invoke(main, ["bench", "env", "-n", "1"])
+    assert result.exit_code == 0, result.output
+    assert "steps/s" in result.output and "x the engine's time per decision" in result.output
+
+
+@pytest.mark.timeout(240)
+def test_bench_report_of_a_synthetic_tournament_prints_its_size_and_both_builds():
+    result = CliRunner().invoke(main, ["bench", "report", "--games", "20"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    stored = int(re.search(r"synthetic store: (\d+) games in \d+ s", out)[1])
+    assert stored == 90  # 45 matchups of one duplicate pair: the nearest to 20 games
+    first = re.search(r"first build: (\d+) games, (\d+) files, \d+\.\d MB, \d+\.\d s", out)
+    assert first and int(first[1]) == stored and int(first[2]) > stored, out
+    assert re.search(r"rebuild, nothing new: \d+\.\d s \(0 records read\)", out), out
+    site = Path(re.search(r"report: (\S+index\.html)", out)[1])
+    assert site.is_file()
+    shutil.rmtree(site.parent.parent)
+
+
+def test_bench_report_of_a_store_given_builds_that_store(tmp_path):
+    from arena.presentation.bench import fill_store
+
+    store = tmp_path / "given.sqlite"
+    fill_store(store, ["a@1", "b@1", "c@1"], 1, durable=False)
+    result = CliRunner().invoke(main, ["bench", "report", str(store)])
+    assert result.exit_code == 0, result.output
+    assert "synthetic store" not in result.output
+    assert re.search(r"first build: 6 games, ", result.output), result.output
+    shutil.rmtree(Path(re.search(r"report: (\S+index\.html)", result.output)[1]).parent.parent)

@@ -133,13 +133,3 @@ def test_every_observation_names_only_cards_its_seat_may_know():
 
     play(tichu_v0.env(target=400), seed=9, on_step=scan)
     assert len(checked) > 100
-
-
-def test_bench_env_prints_steps_per_second_and_the_overhead():
-    from click.testing import CliRunner
-
-    from arena.cli.main import main
-
-    result = CliRunner().invoke(main, ["bench", "env", "-n", "1"])
-    assert result.exit_code == 0, result.output
-    assert "steps/s" in result.output and "x the engine's time per decision" in result.output

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
+from arena.presentation.bench import fill_store
 from arena.tournament.store import Store
-from tests.presentation.synthetic import fill_store
 
 pytestmark = pytest.mark.timeout(120)
 

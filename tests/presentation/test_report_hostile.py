@@ -3,7 +3,7 @@ controls, opened in a real headless Chromium: nothing runs, and the payloads sho
 
 The bot enters through its bot.toml (`arena submit`): its version and language are HTML and
 script payloads (its name cannot be: a name is letters, digits, '.', '-', '_'). Its games are
-engine games stored as the runner stores them (tests/presentation/synthetic.py; no bot process
+engine games stored as the runner stores them (`arena.presentation.bench`; no bot process
 runs); in two of them it forfeits for a protocol violation whose message is the codec's own,
 quoting the bot's bytes, and its output (the record's `bot_output`) is a payload too.
 """
@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from selenium.webdriver.common.by import By
 
 from arena.cli.main import main
+from arena.presentation.bench import play_record
 from arena.presentation.report import slug
 from arena.referee.record import Fault, Termination
 from arena.tournament.schedule import round_robin
@@ -25,7 +26,6 @@ from arena.tournament.store import GameRow, Store, write_record
 from protocol import codec
 from protocol.schema import ProtocolError
 from tests.presentation.payloads import ALERT_IMG, ALERT_SCRIPT, CLEAR, IMG, OSC_TITLE, SCRIPT
-from tests.presentation.synthetic import play_record
 from tests.presentation.test_report_browser import wait_for
 from tests.tournament.conftest import copy_bot, write_config
 

@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from selenium.webdriver.common.by import By
 
 from arena.cli.main import main
+from arena.presentation.bench import play_record
 from arena.presentation.report import slug
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import EntrantRow, GameRow, Store, write_record
-from tests.presentation.synthetic import play_record
 from tests.presentation.test_report_browser import wait_for
 from tests.tournament.conftest import copy_bot, write_config
 

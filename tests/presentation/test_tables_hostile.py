@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.intake import IntakeFailed, IntakePolicy, take_bot
+from arena.presentation.bench import fill_store, play_record
 from arena.presentation.replay import build_replay, render_replay
 from arena.presentation.summary import summary
 from arena.presentation.tables import (
@@ -31,7 +32,6 @@ from arena.referee.record import EntrantInfo, Fault, Termination
 from arena.sandbox import Isolation
 from arena.tournament.store import Store
 from tests.presentation.payloads import CLEAR, CMD, HYPERLINK, IMG, MINUS, OSC_TITLE, SCRIPT, SUM
-from tests.presentation.synthetic import fill_store, play_record
 from tests.ratings.helpers import simulate
 
 pytestmark = pytest.mark.timeout(120)

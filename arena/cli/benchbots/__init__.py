@@ -1,1 +1,2 @@
-"""Helper programs for `arena bench transport` (a raw ZeroMQ echo peer and a trivial bot)."""
+"""Helper programs for `arena bench transport` and `arena bench sandbox`: a raw ZeroMQ echo
+peer (`echo_peer.py`) and a trivial bot that always takes the first option (`trivial/`)."""

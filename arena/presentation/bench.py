@@ -1,9 +1,15 @@
-"""Synthetic tournaments for the report's tests and benchmark: real games of the rules engine
-(random players), recorded in the referee's record format and stored like a tournament's.
+"""`arena bench report`: the web report's size and build time, on a tournament store given or
+on a synthetic one; and the synthetic tournaments themselves, which the report's tests use too.
 
-Each game is a real engine game (events re-simulate exactly), but its bots never ran: the
-decision latencies are drawn at random. A stronger entrant is made by giving its seats a
-player that never passes when it can play (enough to win most games against random play).
+A synthetic tournament holds real games of the rules engine (random players), recorded in the
+referee's record format and stored like a tournament's: each game's events re-simulate
+exactly, but its bots never ran, and the decision latencies are drawn at random. A stronger
+entrant is made by giving its seats a player that never passes when it can play (enough to
+win most games against random play). For a store of thousands of games, `distinct` reuses
+the records of that many played games.
+
+`bench_report` builds the report twice: a first build (every record read) and a rebuild with
+nothing new (what `arena report --watch` does each time).
 """
 
 from __future__ import annotations
@@ -11,9 +17,12 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from arena.presentation.report import BuildResult, ReportBuilder
 from arena.referee import wire
 from arena.referee.record import EntrantInfo, GameRecord, Termination
 from arena.rules import PASS, Decision, Game
@@ -100,3 +109,69 @@ def fill_store(store_path: Path, keys: Sequence[str], pairs: int, strong: set[st
             store.add_game(GameRow.from_record(game, record, relative))
             stored += 1
     return stored
+
+
+SYNTHETIC_ENTRANTS = 10
+"""Entrants of the synthetic tournament of `bench_report` (45 matchups)."""
+
+SYNTHETIC_DISTINCT = 300
+"""Distinct engine games played for it; the other games reuse their records."""
+
+
+@dataclass(frozen=True)
+class ReportFigures:
+    """What `bench_report` measured."""
+
+    synthetic: tuple[int, float] | None
+    """(games stored, seconds) of the synthetic store, when one was made."""
+    first: BuildResult
+    """The first build: every record read."""
+    again: BuildResult
+    """A rebuild with nothing new (what `--watch` does each time)."""
+
+    def lines(self) -> list[str]:
+        out = []
+        if self.synthetic is not None:
+            games, seconds = self.synthetic
+            out.append(f"synthetic store: {games} games in {seconds:.0f} s")
+        first, again = self.first, self.again
+        out.append(f"first build: {first.games} games, {first.files} files, "
+                   f"{first.bytes / 1e6:.1f} MB, {first.seconds:.1f} s")
+        out.append(f"rebuild, nothing new: {again.seconds:.1f} s "
+                   f"({again.new_games} records read)")
+        out.append(f"report: {first.folder / 'index.html'}")
+        return out
+
+
+def synthetic_store(folder: Path, games: int) -> tuple[Path, int]:
+    """A synthetic tournament of about `games` games in `folder`: `SYNTHETIC_ENTRANTS`
+    entrants (two of them strong), pairs per matchup to make the count; (store, games)."""
+    keys = [f"bot{k}@v{k}" for k in range(SYNTHETIC_ENTRANTS)]
+    matchups = SYNTHETIC_ENTRANTS * (SYNTHETIC_ENTRANTS - 1) // 2
+    pairs = max(1, round(games / 2 / matchups))
+    store = folder / "synthetic.sqlite"
+    stored = fill_store(store, keys, pairs, strong={"bot1@v1", "bot2@v2"},
+                        distinct=SYNTHETIC_DISTINCT, anchor="bot0", durable=False)
+    return store, stored
+
+
+def bench_report(folder: Path, store: Path | None = None, games: int = 10_000,
+                 note: Callable[[str], None] = lambda text: None) -> ReportFigures:
+    """Build the report of `store` (default: a synthetic tournament of about `games` games,
+    made in `folder`) into `folder / "site"`, twice; `note` hears what is under way."""
+    synthetic = None
+    if store is None:
+        note(f"making a synthetic tournament of about {games} games "
+             f"({SYNTHETIC_DISTINCT} distinct engine games at most)")
+        start = time.monotonic()
+        store, stored = synthetic_store(folder, games)
+        synthetic = (stored, time.monotonic() - start)
+    note("building the report twice")
+    with Store(store, create=False) as opened:
+        anchor = opened.meta("anchor")
+        key = next((e.key for e in opened.entrants() if e.name == anchor), None)
+    builder = ReportBuilder(store, folder / "site", {"anchor": key, "anchor_elo": 0.0,
+                                                     "prior": 2.0})
+    first = builder.build()
+    again = builder.build()
+    return ReportFigures(synthetic, first, again)
