@@ -61,6 +61,7 @@ def register(main: click.Group) -> None:
     main.add_command(standings)
     main.add_command(sprt)
     main.add_command(report)
+    main.add_command(failures)
 
 
 # ----- arena tournament --------------------------------------------------------------------
@@ -482,3 +483,37 @@ def _watch(builder: Any, storage: Path, interval: float, refresh: int | None) ->
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         with _errors():
             echo(_built(builder.build(None)))
+
+
+# ----- arena failures ----------------------------------------------------------------------
+
+@click.command()
+@click.argument("name")
+@click.option("--tournament", "target", required=True, type=click.Path(dir_okay=False),
+              help="The tournament config (or its .sqlite store) whose games to look at.")
+def failures(name: str, target: str) -> None:
+    """List every failure of the bot NAME (every version of it; or one entrant key) in a
+    tournament: the game, the kind of fault, when (round and decision), the referee's message
+    and the end of the bot's own output (its stderr: a traceback, an assertion), escaped.
+    Replay a game with `arena replay` on its record to see it play by play."""
+    from arena.presentation.failures import failure_lines, failures_of
+    from arena.tournament.runner import labels
+    from arena.tournament.store import Store
+
+    storage, _ = _storage(target)
+    with _errors(), Store(storage, create=False) as store:
+        rows = store.entrants()
+        keys = [e.key for e in rows if name in (e.key, e.name)]
+        if not keys:
+            known = ", ".join(sorted({e.name for e in rows})) or "none"
+            raise ConfigError(f"{storage}: no entrant named {name!r} (entrants: {known})")
+        names = labels(store)
+        found = failures_of(store, keys)
+        played = sum(1 for g in store.games() if set(keys) & set(g.teams))
+    for seat_failure in found:
+        label = " ".join(names.get(seat_failure.entrant, (seat_failure.entrant, "")))
+        for line in failure_lines(seat_failure, label.strip()):
+            echo(line)
+        echo("")
+    echo(f"{name}: {len(found)} failure{'s' if len(found) != 1 else ''} in {played} "
+         f"game{'s' if played != 1 else ''}.")

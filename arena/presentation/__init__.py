@@ -1,7 +1,7 @@
 """Presentation: what people read. Standings, matchup, matrix and SPRT tables in every format
 (`tables.py`, with the notes and number formats of `notes.py`), summaries of game records
-(`summary.py`) and their play by play (`replay.py`), hand-level statistics from the records
-(`handstats.py`) and the web report: a static site with standings, grids, entrant pages, the
+(`summary.py`) and their play by play (`replay.py`), a bot's failures with the end of its
+own output (`failures.py`), hand-level statistics from the records (`handstats.py`) and the web report: a static site with standings, grids, entrant pages, the
 games list and a replay viewer (`report.py` gathers, `report_pages.py` and `pages.py` write
 HTML, `charts.py` draws SVG; the stylesheet and scripts are in `assets/`). Every string a bot
 or its author controls is escaped for its output by `safe.py` (terminal, markdown, CSV,

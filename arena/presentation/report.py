@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.presentation.failures import SeatFailure, seat_failures
 from arena.presentation.handstats import GameFacts, game_facts, hand_report, read_record
 from arena.presentation.notes import INTERVAL_METHOD, full_name, name
 from arena.presentation.report_pages import (
@@ -148,6 +149,7 @@ class ReportBuilder:
         self.title = title
         self.facts: dict[str, GameFacts] = {}
         self.isolation: dict[str, str] = {}
+        self.failed: dict[str, list[SeatFailure]] = {}  # game id -> its failed seats
 
     def build(self, refresh: int | None = None) -> BuildResult:
         """Write the whole site; `refresh` (seconds) makes the pages reload themselves."""
@@ -186,7 +188,7 @@ class ReportBuilder:
             title=self.title or store.meta("name") or self.storage.stem, entrants=entrants,
             names=names, games=games, standings=standings, standings_error=error,
             hands=hands, failures=store.failures(), header=self._header(store, games, names),
-            slug=slug)
+            slug=slug, seat_failures=self.failed)
         return data, new
 
     def _read_new(self, store: Store, games: Sequence[StoredGame],
@@ -203,6 +205,9 @@ class ReportBuilder:
             self.facts[game.game_id] = game_facts(game.pair_id, game.game_index, game.teams,
                                                   record)
             self.isolation[game.game_id] = _isolation_text(record.get("isolation"))
+            failed = seat_failures(game.game_id, record, game.teams)
+            if failed:
+                self.failed[game.game_id] = failed
             payload = json.dumps(replay_payload(game, record, names), separators=(",", ":"))
             packed = base64.b64encode(gzip.compress(payload.encode(), 6, mtime=0)).decode()
             # No JSON in the script: a slug and base64 hold no character that ends a string.

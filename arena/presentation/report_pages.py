@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.presentation.charts import Bar, error_bars, shade
+from arena.presentation.failures import SeatFailure
 from arena.presentation.handstats import HandReport, HandStats
 from arena.presentation.notes import (
     column_notes,
@@ -55,6 +56,8 @@ class ReportData:
     failures: Mapping[str, Mapping[str, int]]
     header: Sequence[tuple[str, str]]
     slug: Callable[[str], str]
+    seat_failures: Mapping[str, Sequence[SeatFailure]] = field(default_factory=dict)
+    """Per game id, the seats charged with a fault, with the end of their output."""
 
     def entrant_href(self, key: str, root: str = ".") -> str:
         return f"{root}/entrants/{self.slug(key)}.html"
@@ -331,12 +334,16 @@ def _entrant_matchup(data: ReportData, fit: Any, key: str, m: Any) -> list[Cell]
 
 def _entrant_failures(data: ReportData, key: str, root: str) -> str:
     counts = data.failures.get(key, {})
-    faulted = [g for g in data.games if g.fault_seat is not None
-               and g.teams[g.fault_seat & 1] == key]
+    mine = [f for g in data.games for f in data.seat_failures.get(g.game_id, ())
+            if f.entrant == key]
     rows = [[cell(kind.value), cell(counts.get(kind.value, 0))] for kind in ForfeitKind]
-    listing = "".join(f'<li><a href="{esc(data.replay_href(g.game_id, root))}">'
-                      f"{esc(g.game_id)}</a>: {esc(g.termination)}, seat {g.fault_seat}: "
-                      f"{esc(g.fault_message or '')}</li>" for g in faulted)
+    listing = "".join(f'<li><a href="{esc(data.replay_href(f.game_id, root))}">'
+                      f"{esc(f.game_id)}</a>: {esc(f.kind)} by seat {f.seat} at round "
+                      f"{f.round}, decision {f.decision}: {esc(f.message)}"
+                      + (f'<pre class="output" title="the end of the bot\'s output">'
+                         f"{esc(f.output)}</pre>" if f.output else
+                         '<p class="empty">It wrote nothing to stdout or stderr.</p>')
+                      + "</li>" for f in mine)
     return ('<section id="entrant-failures"><h2>Failures by kind</h2>'
             + table(["Kind", "Games forfeited"], rows, "failures-table",
                     numeric=[False, True])

@@ -10,6 +10,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from arena.presentation.failures import record_failure_lines
 from arena.presentation.safe import terminal
 from arena.referee.record import GameRecord, Termination
 
@@ -59,6 +60,7 @@ def summary(record: GameRecord) -> str:
                  f"rounds and {len(record.decisions)} decisions{passed}, in "
                  f"{record.seconds:.2f} s")
     lines.append(outcome(record))
+    lines += record_failure_lines(record)  # the failed bot's own last words: its stderr
     used = ", ".join(f"seat {s}: {t:.3f} s" for s, t in enumerate(record.time_used))
     lines.append(f"Time used: {used}")
     return "\n".join(lines)

@@ -1,0 +1,116 @@
+"""A bot's failures as its author needs them to fix the bot: which game, what kind of fault,
+when (round and decision), the referee's message, and the end of the bot's own output (its
+stderr: the traceback, the failed assertion), which the record keeps per seat.
+
+Shown by `arena failures`, under `arena replay` and on the entrant's page of the web report.
+The output is the bot's text: every place that shows it escapes it (`safe.terminal` for a
+terminal, `pages.esc` for a page) and shows at most `OUTPUT_LINES` lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.presentation.handstats import read_record
+from arena.presentation.safe import terminal
+from arena.referee.record import Termination
+from arena.tournament.store import Store
+
+OUTPUT_LINES = 15  # of a failed seat's output, shown with its failure
+OUTPUT_CHARS = 2000  # and at most this many characters of them
+
+
+@dataclass(frozen=True)
+class SeatFailure:
+    """One seat's fault in one game."""
+
+    game_id: str
+    seat: int
+    kind: str
+    """The fault's kind (a bot-fault termination: crash, timeout, ...)."""
+    message: str
+    round: int
+    decision: int
+    """How many decisions had been applied when it happened."""
+    output: str
+    """The end of the seat's output (stdout and stderr), as it wrote it; "" if none."""
+    entrant: str = ""
+    """The entrant key of the failed seat's team."""
+
+
+def last_lines(text: str | None) -> str:
+    """The last `OUTPUT_LINES` lines of `text` (at most `OUTPUT_CHARS` characters)."""
+    return "\n".join((text or "").strip()[-OUTPUT_CHARS:].splitlines()[-OUTPUT_LINES:])
+
+
+def seat_failures(game_id: str, record: Mapping[str, Any],
+                  teams: Sequence[str] = ("", "")) -> list[SeatFailure]:
+    """The seats charged with a fault in a game record (its JSON form): the forfeiting seat,
+    or each failed seat of a game void because seats of both teams failed together; none
+    for a normal end or a fault of the harness. `teams`: the entrant keys of teams 0 and 1."""
+    fault = record.get("fault")
+    if not fault or not Termination(record["termination"]).is_bot_fault:
+        return []
+    outputs = record.get("bot_output") or [""] * 4
+    details = fault.get("details") or {}
+    charged = ([fault] if fault.get("seat") is not None else
+               [f for f in details.get("faults", []) if f.get("seat") is not None])
+    return [SeatFailure(game_id, f["seat"], f.get("kind", fault["kind"]),
+                        f.get("message", ""), fault.get("round", 0), fault.get("decision", 0),
+                        last_lines(outputs[f["seat"]]), teams[f["seat"] & 1])
+            for f in charged]
+
+
+def failures_of(store: Store, keys: Iterable[str]) -> list[SeatFailure]:
+    """Every failure of the entrants `keys` in the store, in schedule order; a game whose
+    record cannot be read is listed from its row, without output."""
+    wanted = set(keys)
+    found: list[SeatFailure] = []
+    for game in store.games():
+        if not wanted & set(game.teams) or not Termination(game.termination).is_bot_fault:
+            continue
+        try:
+            record = read_record(store.record_path(game.record))
+        except ArenaError:
+            if game.fault_seat is not None and game.teams[game.fault_seat & 1] in wanted:
+                found.append(SeatFailure(game.game_id, game.fault_seat, game.termination,
+                                         game.fault_message or "", 0, 0,
+                                         "(the game's record cannot be read)",
+                                         game.teams[game.fault_seat & 1]))
+            continue
+        found += [f for f in seat_failures(game.game_id, record, game.teams)
+                  if f.entrant in wanted]
+    return found
+
+
+def failure_lines(failure: SeatFailure, label: str = "") -> list[str]:
+    """A failure for a terminal, escaped: a heading line, then the output a line each."""
+    who = f"{label}, seat {failure.seat}" if label else f"seat {failure.seat}"
+    lines = [terminal(f"{failure.game_id}: {failure.kind} by {who} at round {failure.round}, "
+                      f"decision {failure.decision}: {failure.message}")]
+    return lines + output_lines(failure.output, failure.seat)
+
+
+def output_lines(output: str, seat: int) -> list[str]:
+    """A seat's output under its failure: a line saying what it is, then each line escaped."""
+    if not output:
+        return [f"  seat {seat} wrote nothing to stdout or stderr"]
+    return ([f"  seat {seat}'s output, last lines:"]
+            + [f"  | {terminal(line)}" for line in output.splitlines()])
+
+
+def record_failure_lines(record: Any) -> list[str]:
+    """The output of each failed seat of a `GameRecord` (for `arena replay`), escaped."""
+    data = {"termination": record.termination.value,
+            "fault": None if record.fault is None else {
+                "kind": record.fault.kind.value, "seat": record.fault.seat,
+                "message": record.fault.message, "round": record.fault.round,
+                "decision": record.fault.decision, "details": record.fault.details},
+            "bot_output": record.bot_output, "entrants": []}
+    lines: list[str] = []
+    for failure in seat_failures(record.game_id, data):
+        lines += output_lines(failure.output, failure.seat)
+    return lines

@@ -1,0 +1,70 @@
+"""A bot's failures as its author sees them: `arena failures`, `arena replay` and the
+entrant's report page show the fault with the end of the bot's own output (its stderr),
+escaped, for a real bot that crashes mid-game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli.main import main
+from arena.tournament.store import Store
+from tests.botkit.conftest import broken_bot
+from tests.tournament.conftest import copy_bot, write_config
+
+pytestmark = pytest.mark.timeout(240)
+
+CRASHER = "broken-crash-in-game"
+
+
+@pytest.fixture(scope="module")
+def tournament(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("failures")
+    copy_bot("random", folder / "random")
+    broken_bot("crash_in_game", folder)
+    config = write_config(folder, ["random", "crash_in_game"], games=2, target=300)
+    played = CliRunner().invoke(main, ["tournament", str(config), "--no-standings", "-j", "2"])
+    assert played.exit_code == 0, played.output
+    return config
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_arena_failures_lists_each_crash_with_the_bots_last_words(tournament):
+    out = run("failures", CRASHER, "--tournament", str(tournament))
+    assert out.count(": crash by broken-crash-in-game ") == 2, out
+    assert "the bot process exited with code 4" in out
+    assert out.count("  | AssertionError: crash on purpose \\x1b[31m(in red)\\x1b[0m") == 2
+    assert "\x1b" not in out  # the bot's escape is shown, never sent to the terminal
+    assert out.rstrip().endswith(f"{CRASHER}: 2 failures in 2 games.")
+
+
+def test_an_innocent_bot_has_none_and_an_unknown_name_is_a_usage_error(tournament):
+    assert run("failures", "random", "--tournament", str(tournament)).strip() == \
+        "random: 0 failures in 2 games."
+    unknown = CliRunner().invoke(main, ["failures", "nobody", "--tournament", str(tournament)])
+    assert unknown.exit_code == 2 and "no entrant named 'nobody'" in unknown.output
+
+
+def test_arena_replay_shows_the_crashed_seats_output(tournament):
+    with Store(tournament.with_name("t.sqlite"), create=False) as store:
+        record = store.record_path(store.games()[0].record)
+    out = run("replay", str(record), "--summary")
+    assert "Termination: crash by seat" in out
+    assert "output, last lines:\n  | Traceback (most recent call last):" in out
+    assert "  | AssertionError: crash on purpose \\x1b[31m(in red)\\x1b[0m" in out
+
+
+def test_the_entrant_page_shows_the_output_escaped(tournament):
+    site = tournament.parent / "site"
+    run("report", str(tournament), "-o", str(site))
+    page = next((site / "entrants").glob(f"{CRASHER}@*.html")).read_text()
+    assert page.count('<pre class="output"') == 2
+    assert "AssertionError: crash on purpose \x1b[31m(in red)" not in page
+    assert "AssertionError: crash on purpose" in page
