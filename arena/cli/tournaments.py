@@ -62,6 +62,7 @@ def register(main: click.Group) -> None:
     main.add_command(sprt)
     main.add_command(report)
     main.add_command(failures)
+    main.add_command(withdraw)
 
 
 # ----- arena tournament --------------------------------------------------------------------
@@ -144,7 +145,7 @@ def tournament(config: str, workers: int | None, show_standings: bool,
         echo("")
         try:
             echo(_standings_text(cfg.storage, _anchor_options(cfg, None, None, None),
-                                 False, False, 0, False, "terminal"), nl=False)
+                                 False, False, 0, True, "terminal"), nl=False)
         except click.ClickException as exc:  # e.g. not enough games to rate yet
             echo(f"No standings yet: {exc.format_message()}", err=True)
     if summary.pending:
@@ -168,6 +169,30 @@ def submit(bot_dir: str, config: str) -> None:
     what = "added" if new else "already entered"
     echo(f"{row.name} version {row.version} ({row.bot_version}) {what}: {row.key}. "
          f"Run `arena tournament {config}` to play its games.")
+
+
+@click.command()
+@click.argument("name")
+@click.option("--tournament", "config", required=True, type=click.Path(dir_okay=False),
+              help="The tournament config the bot was submitted to.")
+@click.option("--undo", is_flag=True, help="Bring a withdrawn bot back.")
+def withdraw(name: str, config: str, undo: bool) -> None:
+    """Withdraw the bot NAME that `arena submit` added: no more games for it, and it leaves
+    the standings (every version); its games are kept. --undo brings it back. A bot listed
+    in the config is withdrawn by removing it from the config's entrants."""
+    from arena.tournament.runner import withdraw as withdraw_bot
+
+    cfg = _config(config)
+    with _errors():
+        rows = withdraw_bot(cfg, name, undo)
+    versions = ", ".join(f"{e.version[:8]} ({e.bot_version})" for e in rows)
+    if undo:
+        echo(f"{name} is back ({versions}): run `arena tournament {config}` to play its "
+             "missing games.")
+    else:
+        echo(f"{name} withdrawn ({versions}): no more games, and out of the standings; its "
+             f"games are kept (`arena withdraw {name} --tournament {config} --undo` brings it "
+             "back).")
 
 
 # ----- arena standings ---------------------------------------------------------------------
@@ -291,23 +316,27 @@ def _storage(target: str) -> tuple[Path, Any]:
                    "other, where the estimate would be infinite (default 2).")
 @click.option("--bootstrap", type=click.IntRange(min=0), default=0, show_default=True,
               help="Bootstrap replicates over pairs, to cross-check the intervals.")
-@click.option("--current", is_flag=True,
-              help="Only the current version of each bot (retired versions left out).")
+@click.option("--all-versions", is_flag=True,
+              help="Rank every version of each bot that played, older ones marked retired "
+                   "(default: one row per bot, its current version).")
+@click.option("--current", is_flag=True, hidden=True,
+              help="The default now: only the current version of each bot.")
 def standings(target: str, matrix: bool, matchups: bool, fmt: str, anchor: str | None,
               anchor_elo: float | None, prior: float | None, bootstrap: int,
-              current: bool) -> None:
+              all_versions: bool, current: bool) -> None:
     """Rank the entrants of TARGET (a tournament config or its .sqlite store) by Elo.
 
-    Forfeits count as losses for the offender; a harness fault voids its pair. Every
-    version of a bot that played is shown (older ones marked retired) unless --current.
+    Forfeits count as losses for the offender; a harness fault voids its pair. One row per
+    bot, its current version (rated on the games between current versions); --all-versions
+    ranks every version that played, older ones marked retired.
     """
     storage, cfg = _storage(target)
     options = _anchor_options(cfg, anchor, anchor_elo, prior)
     if bootstrap == 1:
         raise click.BadParameter("use 0 (none) or at least 2 replicates",
                                  param_hint="--bootstrap")
-    echo(_standings_text(storage, options, matrix, matchups, bootstrap, current, fmt),
-         nl=False)
+    echo(_standings_text(storage, options, matrix, matchups, bootstrap, not all_versions,
+                         fmt), nl=False)
 
 
 # ----- arena sprt ----------------------------------------------------------------------------

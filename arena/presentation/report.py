@@ -40,7 +40,7 @@ from arena.presentation.report_pages import (
     index_page,
     replay_page,
 )
-from arena.ratings.fit import RatingsError
+from arena.ratings.fit import GameResult, RatingsError
 from arena.ratings.standings import Standings, compute_standings
 from arena.tournament.store import Store, StoredGame
 
@@ -170,26 +170,34 @@ class ReportBuilder:
         names = labels(store)
         games = store.games()
         new = self._read_new(store, games, names)
-        results = store.results()
-        standings: Standings | None = None
-        error = ""
-        if results:
-            try:
-                standings = compute_standings(results, entrants=[e.key for e in entrants],
-                                              **self.rating)
-            except RatingsError as exc:
-                error = str(exc)
-        else:
-            error = "no games stored yet"
+        # The tables rank the current version of each bot; a retired version is rated with
+        # every version's games, shown on its own page.
+        current = [e.key for e in entrants if not e.retired]
+        standings, error = self._standings(store.results(current), current)
+        everyone = standings
+        if len(current) < len(entrants):
+            everyone, _ = self._standings(store.results(), [e.key for e in entrants])
         anchor = self.rating.get("anchor")
-        hands = hand_report((self.facts[g.game_id] for g in games if g.game_id in self.facts),
-                            anchor)
+        facts = [self.facts[g.game_id] for g in games if g.game_id in self.facts]
+        hands = hand_report((f for f in facts if set(f.teams) <= set(current)), anchor)
+        all_hands = hands if everyone is standings else hand_report(facts, anchor)
         data = ReportData(
             title=self.title or store.meta("name") or self.storage.stem, entrants=entrants,
             names=names, games=games, standings=standings, standings_error=error,
             hands=hands, failures=store.failures(), header=self._header(store, games, names),
-            slug=slug, seat_failures=self.failed)
+            slug=slug, seat_failures=self.failed, current=frozenset(current),
+            all_standings=everyone, all_hands=all_hands)
         return data, new
+
+    def _standings(self, results: Sequence[GameResult],
+                   keys: Sequence[str]) -> tuple[Standings | None, str]:
+        """The standings of these entrants, or None and why there are none."""
+        if not results:
+            return None, "no games stored yet"
+        try:
+            return compute_standings(results, entrants=keys, **self.rating), ""
+        except RatingsError as exc:
+            return None, str(exc)
 
     def _read_new(self, store: Store, games: Sequence[StoredGame],
                   names: Mapping[str, tuple[str, str]]) -> int:

@@ -58,6 +58,24 @@ class ReportData:
     slug: Callable[[str], str]
     seat_failures: Mapping[str, Sequence[SeatFailure]] = field(default_factory=dict)
     """Per game id, the seats charged with a fault, with the end of their output."""
+    current: frozenset[str] | None = None
+    """The current version of each bot (None: every entrant): the only ones the tables of the
+    index rank; `standings` and `hands` hold their games alone."""
+    all_standings: Standings | None = None
+    """Every version's standings, for a retired version's own page (None: as `standings`)."""
+    all_hands: HandReport | None = None
+
+    def is_current(self, key: str) -> bool:
+        return self.current is None or key in self.current
+
+    def standings_of(self, key: str) -> Standings | None:
+        """The standings that rate `key`: the current ones, or every version's if retired."""
+        if self.is_current(key) or self.all_standings is None:
+            return self.standings
+        return self.all_standings
+
+    def hands_of(self, key: str) -> HandReport:
+        return self.hands if self.is_current(key) or self.all_hands is None else self.all_hands
 
     def entrant_href(self, key: str, root: str = ".") -> str:
         return f"{root}/entrants/{self.slug(key)}.html"
@@ -86,7 +104,7 @@ def index_page(data: ReportData, refresh: int | None) -> str:
                      f"{esc(data.standings_error)}.</p>")
     else:
         parts += [_standings_section(data), _grids_section(data), _matchups_section(data)]
-    parts += [_hands_section(data), _duplicate_section(data),
+    parts += [_retired_section(data), _hands_section(data), _duplicate_section(data),
               f'<p><a href="games.html">All {len(data.games)} games, with their replays</a></p>']
     return frame(f"{data.title}: standings", "".join(parts), ".", refresh)
 
@@ -204,6 +222,17 @@ HAND_HEADERS = ["Entrant", "Games", "Rounds", "Points/round", "Card points", "Do
                 "Mean decision ms", "p99 decision ms", "Failures"]
 
 
+def _retired_section(data: ReportData) -> str:
+    """The older versions left out of the tables, each a link to its own page."""
+    retired = [e for e in data.entrants if not data.is_current(e.key)]
+    if not retired:
+        return ""
+    links = ", ".join(link(data.entrant_href(e.key), full_name(data.names, e.key)).html
+                      for e in retired)
+    return (f'<p id="retired">Older versions, replaced by a newer one and left out of these '
+            f"tables (each has its page, rated with every version's games): {links}.</p>")
+
+
 def _hands_section(data: ReportData) -> str:
     rows = [_hand_row(data, k, h) for k, h in data.hands.entrants.items()]
     if not rows:
@@ -280,7 +309,7 @@ def entrant_page(data: ReportData, key: str, refresh: int | None) -> str:
                     ("Status", "retired (a newer version replaced it)" if entrant.retired
                      else "current")], "entrant-facts")]
     parts.append(_entrant_rating(data, key))
-    hands = data.hands.entrants.get(key)
+    hands = data.hands_of(key).entrants.get(key)
     if hands is not None:
         numeric = [False] + [True] * (len(HAND_HEADERS) - 1)
         parts.append('<section id="entrant-hands"><h2>Hand statistics</h2>'
@@ -296,7 +325,7 @@ def entrant_page(data: ReportData, key: str, refresh: int | None) -> str:
 
 
 def _entrant_rating(data: ReportData, key: str) -> str:
-    s = data.standings
+    s = data.standings_of(key)
     fit = s.fit_of(key) if s else None
     if fit is None:
         return '<section id="entrant-rating"><h2>Rating</h2><p>No rated games yet.</p></section>'

@@ -204,12 +204,58 @@ def register_entrants(config: TournamentConfig, store: Store, build: bool = True
                 "started; run it again", language=taken.language))
             continue
         key = entrant_key(taken.name, ready.version)
+        if note is not None:
+            _note_new_version(store, key, str(manifest.folder), taken.version, note)
         store.register_entrant(EntrantRow(key, taken.name, ready.version, taken.version,
                                           taken.language, str(manifest.folder), source,
                                           False))
         entrants[key] = Entrant(config.with_limits(taken), ready.version,
                                 source=str(manifest.folder), snapshot=ready.snapshot.folder)
     return entrants, failures
+
+
+def _note_new_version(store: Store, key: str, folder: str, bot_version: str,
+                      note: Callable[[str], None]) -> None:
+    """Say so when a bot's folder changed since its last run: its new version replaces the
+    old one (retired, kept with its games) and plays its matchups anew."""
+    rows = store.entrants()
+    if any(e.key == key for e in rows):
+        return
+    before = [e for e in rows if e.folder == folder and not e.retired]
+    if not before:
+        return
+    old = before[-1]
+    same = (f"; its bot.toml still says version {bot_version}: raise it to tell the versions "
+            "apart" if old.bot_version == bot_version else "")
+    note(f"{old.name}: the folder changed since version {old.version[:8]} ({old.bot_version}): "
+         f"new version {key.split('@')[1][:8]} ({bot_version}) replaces it and plays its "
+         f"matchups anew; the old one is retired, its games kept{same}")
+
+
+def withdraw(config: TournamentConfig, name: str, undo: bool = False) -> list[EntrantRow]:
+    """Withdraw the bot `name` added by `submit` (or with `undo`, bring it back): it is not
+    scheduled any more and leaves the standings; its games are kept. Returns its versions.
+    ConfigError if no such bot was submitted, or the config itself lists it."""
+    with open_store(config) as store:
+        named = [e for e in store.entrants() if e.name == name]
+        withdrawn = store.withdrawn(name)
+        if undo:
+            if withdrawn is None:
+                raise ConfigError(f"{store.path}: {name!r} is not withdrawn")
+            store.reinstate(name)
+            return [e for e in store.entrants() if e.name == name]
+        if not named:
+            known = ", ".join(sorted({e.name for e in store.entrants()})) or "none"
+            raise ConfigError(f"{store.path}: no entrant named {name!r} (entrants: {known})")
+        if withdrawn is not None:
+            raise ConfigError(f"{store.path}: {name!r} is withdrawn already (--undo brings it "
+                              "back)")
+        listed = {str(m.folder) for m in config.entrants}
+        if any(e.folder in listed for e in named):
+            raise ConfigError(f"{config.path}: key 'tournament.entrants': {name!r} is listed "
+                              "there; remove its folder from the list to withdraw it")
+        store.withdraw(name, {e.folder for e in named if e.source == "submit"})
+        return [e for e in store.entrants() if e.name == name]
 
 
 def submit(config: TournamentConfig, folder: str | Path) -> tuple[EntrantRow, bool]:
@@ -221,6 +267,8 @@ def submit(config: TournamentConfig, folder: str | Path) -> tuple[EntrantRow, bo
     manifest = load_manifest(folder)
     with open_store(config) as store:
         known = {e.key for e in store.entrants()}
+        if store.withdrawn(manifest.name) is not None:  # submitted again: back in
+            store.reinstate(manifest.name)
         if manifest.folder not in {m.folder for m in config.entrants}:
             store.add_submission(manifest.folder)
         try:
@@ -237,8 +285,11 @@ def submit(config: TournamentConfig, folder: str | Path) -> tuple[EntrantRow, bo
 
 
 def labels(store: Store) -> dict[str, tuple[str, str]]:
-    """Entrant key -> (name, version shown): the hash's first 8 digits, marked if retired."""
-    return {e.key: (e.name, e.version[:8] + (" (retired)" if e.retired else ""))
+    """Entrant key -> (name, version shown): the author's version string from bot.toml and
+    the folder hash's first 8 digits (which tell apart two versions bot.toml does not), marked
+    if retired."""
+    return {e.key: (e.name, f"{e.bot_version} {e.version[:8]}"
+                    + (" (retired)" if e.retired else ""))
             for e in store.entrants()}
 
 

@@ -350,6 +350,32 @@ class Store:
         return [Path(r[0]) for r in
                 self.db.execute("SELECT folder FROM submissions ORDER BY rowid")]
 
+    def withdraw(self, name: str, folders: Iterable[str]) -> None:
+        """Take a submitted bot out of the tournament: its folders are no longer scheduled
+        and every version of it is retired (kept with its games); `reinstate` undoes it."""
+        folders = sorted(set(folders))
+        with self.transaction() as db:
+            db.executemany("DELETE FROM submissions WHERE folder = ?", [(f,) for f in folders])
+            db.execute("UPDATE entrants SET retired = 1 WHERE name = ?", (name,))
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                       (f"withdrawn:{name}", json.dumps(folders)))
+
+    def withdrawn(self, name: str) -> list[str] | None:
+        """The folders of a withdrawn bot (None: it is not withdrawn)."""
+        value = self.meta(f"withdrawn:{name}")
+        return None if value is None else json.loads(value)
+
+    def reinstate(self, name: str) -> None:
+        """Undo `withdraw`: its folders are scheduled again, and the last version registered
+        of each is current again until the next run takes the folder in anew."""
+        folders = self.withdrawn(name) or []
+        with self.transaction() as db:
+            for folder in folders:
+                db.execute("INSERT OR IGNORE INTO submissions VALUES (?, ?)", (folder, _now()))
+                db.execute("UPDATE entrants SET retired = 0 WHERE rowid = (SELECT max(rowid) "
+                           "FROM entrants WHERE folder = ? AND name = ?)", (folder, name))
+            db.execute("DELETE FROM meta WHERE key = ?", (f"withdrawn:{name}",))
+
     # ----- games -------------------------------------------------------------------------------
 
     def done_game_ids(self) -> set[str]:

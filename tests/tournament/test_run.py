@@ -103,9 +103,18 @@ def test_a_new_version_of_a_bot_is_a_new_entrant_and_the_old_one_is_kept(tmp_pat
     (two_bots[1] / "README.md").write_text("changed\n")
     result = run(config, "-j", "1")
     assert result.exit_code == 0 and "2 games played" in result.output
-    assert "(retired)" in result.output
-    current = CliRunner().invoke(main, ["standings", str(config), "--current"])
-    assert "(retired)" not in current.output and "heuristic" in current.output
+    assert "heuristic: the folder changed since version " in result.output
+    assert "plays its matchups anew" in result.output
+    assert "its bot.toml still says version 1.0.0" in result.output
+    assert "(retired)" not in result.output  # one row per bot: its current version
+    def rows(output: str) -> list[str]:
+        return [line for line in output.splitlines()
+                if re.match(r"\s*=?\d+\s+heuristic\s+1\.0\.0 [0-9a-f]{8}", line)]
+
+    versions = CliRunner().invoke(main, ["standings", str(config), "--all-versions"])
+    assert len(rows(versions.output)) == 2 and "(retired)" in versions.output
+    current = CliRunner().invoke(main, ["standings", str(config)])
+    assert len(rows(current.output)) == 1 and "(retired)" not in current.output
 
 
 def test_submit_refuses_a_name_taken_by_another_folder(tmp_path, two_bots):
@@ -190,3 +199,25 @@ def test_sprt_can_play_pairs_into_the_store(tmp_path, two_bots):
     assert all(int(r[1].split("#")[1]) >= 1 for r in rows)  # past the round robin's pair 0
     assert run(config, "-j", "1").exit_code == 0
     assert_complete(config, len(rows) + 2)
+
+
+def test_a_submitted_bot_is_withdrawn_and_brought_back(tmp_path, two_bots):
+    config = write_config(tmp_path, ["random", "heuristic"], games=2, target=200)
+    newcomer = copy_bot("random", tmp_path / "newcomer", name="newcomer")
+    assert CliRunner().invoke(main, ["submit", str(newcomer), "--tournament",
+                                     str(config)]).exit_code == 0
+    assert run(config, "-j", "2").exit_code == 0
+    cli = CliRunner()
+    listed = cli.invoke(main, ["withdraw", "heuristic", "--tournament", str(config)])
+    assert listed.exit_code == 2 and "remove its folder from the list" in listed.output
+    out = cli.invoke(main, ["withdraw", "newcomer", "--tournament", str(config)])
+    assert out.exit_code == 0 and "newcomer withdrawn" in out.output, out.output
+    assert "newcomer" not in cli.invoke(main, ["standings", str(config)]).output
+    again = run(config, "-j", "2")
+    assert "0 games played" in again.output and "newcomer" not in again.output
+    stored = len(game_rows(tmp_path / "t.sqlite"))
+    assert stored == 6  # its games are kept
+    back = cli.invoke(main, ["withdraw", "newcomer", "--tournament", str(config), "--undo"])
+    assert back.exit_code == 0 and "newcomer is back" in back.output
+    assert "newcomer" in cli.invoke(main, ["standings", str(config)]).output
+    assert "0 games played" in run(config, "-j", "2").output  # nothing was missing
