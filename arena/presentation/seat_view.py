@@ -270,8 +270,10 @@ def option_lines(kind: str, options: Sequence[Message], seats: Seats) -> list[st
 
 
 def _short_play(option: Message) -> str:
-    cards = cards_text(option["cards"])
-    return f"{cards} (Phoenix as {option['phoenix_as']})" if option["phoenix_as"] else cards
+    """An option's cards, the Phoenix with the rank it stands for: ``5p Phoenix=5``."""
+    phoenix_as = option["phoenix_as"]
+    return " ".join(f"Phoenix={phoenix_as}" if card == "Phoenix" and phoenix_as else card
+                    for card in sorted_cards(option["cards"]))
 
 
 def _wrapped(head: str, entries: list[str], width: int = 96) -> list[str]:

@@ -146,7 +146,15 @@ def test_cards_the_phoenix_makes_playable_in_two_ways_are_asked_about():
     answer = interpret(" ".join(twice), request, trick)
     assert isinstance(answer, Ambiguous)
     assert [plays[n - 1] for n in answer.numbers] == [twice] * len(answer.numbers)
-    assert {request["options"][n - 1]["phoenix_as"] for n in answer.numbers}.__len__() > 1
+    ranks = [request["options"][n - 1]["phoenix_as"] for n in answer.numbers]
+    assert len(set(ranks)) == len(ranks) > 1
+    for number, rank in zip(answer.numbers, ranks, strict=True):  # ph=R says which
+        typed = " ".join(f"ph={rank.lower()}" if c == "Phoenix" else c for c in twice)
+        assert interpret(typed, request, trick).option == number - 1
+    impossible = next(r for r in "23456789TJQKA" if r not in ranks)
+    assert refused(" ".join(f"Phoenix={impossible}" if c == "Phoenix" else c for c in twice),
+                   request, trick) == f"the Phoenix cannot stand for {impossible} in these cards"
+    assert refused("9s=9", request, trick).startswith("'9s=9': only the Phoenix stands")
 
 
 def test_the_dog_is_refused_on_a_table():

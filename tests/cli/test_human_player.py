@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import threading
 from collections import Counter
 
@@ -108,7 +109,7 @@ class CarelessPerson:
             return missing
         number = rng.choice(sorted(options))
         cards = options[number]
-        if rng.random() < 0.4 and cards not in ("pass", "no bomb") and "(" not in cards:
+        if rng.random() < 0.4 and cards not in ("pass", "no bomb") and "=" not in cards:
             self.typed.append(cards)
             return cards.lower() if rng.random() < 0.5 else cards
         return str(number)
@@ -131,3 +132,61 @@ def test_a_careless_person_plays_whole_games_and_every_illegal_answer_is_refused
             break
     assert set(kinds) == set(KINDS.values()), kinds  # every decision kind, and the wish
     assert typed > 5
+
+
+def passive(skip: bool = False):
+    """A person who never bombs: passes or leads the first option, declines every call and
+    every bomb window (with 'skip' if `skip`)."""
+
+    def answer(screen: Screen, typist: Typist) -> str:
+        kind = kind_of(screen.prompt)
+        if kind == "exchange":
+            return " ".join(screen.hand()[:3])
+        if kind in ("play", "lead", "dragon_gift"):
+            return "1"
+        return "skip" if kind == "bomb" and skip else ""
+    return answer
+
+
+TRICK_ENDS = ("takes the trick", "gives it to", "the Dog hands the lead", "== Round")
+
+
+def windows(typist: Typist) -> list[Screen]:
+    return [s for s in typist.screens if kind_of(s.prompt) == "bomb"]
+
+
+def test_bomb_windows_are_offered_as_the_setting_says():
+    # seed 4: seat 0 keeps a bomb for a whole round; the game is the same whatever the
+    # setting (a declined window is no event), so the windows offered can be compared
+    typists, scores = {}, {}
+    for setting in ("every", "ask", "never"):
+        typists[setting], game = play_in_process(4, passive(), bomb_windows=setting)
+        scores[setting] = game.scores
+    offered = {setting: windows(typist) for setting, typist in typists.items()}
+    assert scores["every"] == scores["ask"] == scores["never"]
+    assert len(offered["never"]) == 0 < len(offered["ask"]) < len(offered["every"])
+    assert any("played by seat 0" in s.text for s in offered["every"])
+    assert not any("played by seat 0" in s.text for s in offered["ask"])  # not on its own
+    assert any("the last chance" in s.text for s in offered["ask"])
+    # "ask": never twice the same table in a trick, but for the last chance
+    last = None
+    for screen in typists["ask"].screens:
+        if any(end in screen.text for end in TRICK_ENDS):
+            last = None
+        if kind_of(screen.prompt) != "bomb":
+            continue
+        table = re.search(r"Bomb window: on the table (.*?), ", screen.text)[1]
+        assert table != last or "the last chance" in screen.text
+        last = table
+
+
+def test_skip_declines_the_bomb_windows_until_the_trick_ends():
+    typist, _ = play_in_process(4, passive(skip=True), bomb_windows="every")
+    skipped = False
+    assert windows(typist)
+    for screen in typist.screens:
+        if any(end in screen.text for end in TRICK_ENDS):
+            skipped = False
+        if kind_of(screen.prompt) == "bomb":
+            assert not skipped, screen.text
+            skipped = True

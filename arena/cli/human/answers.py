@@ -6,7 +6,8 @@ cards typed by name, or a word: ``pass`` (``p``), ``y``/``n`` at a Grand Tichu o
 decision; the word ``tichu`` with a play, pass, bomb or exchange calls Tichu with it, where
 the request allows. Cards are named as on the wire (``9s``, ``Tj``, ``Phoenix``) with some
 slack: any case, ``10`` for ``T``, and the specials by their first letters (``mj`` or
-``ma``, ``do``, ``ph``, ``dr``). Typed cards are looked up among the request's options (the
+``ma``, ``do``, ``ph``, ``dr``); ``ph=9`` is the Phoenix standing for a 9, where the cards
+typed can be played in more than one way (else the person is shown those ways to choose). Typed cards are looked up among the request's options (the
 referee's list of legal actions is the authority); cards that match none are explained with
 the rule they break, checked as the rules engine checks them (`arena.rules`).
 """
@@ -184,16 +185,44 @@ def _exchange(words: list[str], request: Message) -> list[str]:
 
 def _cards(words: list[str], request: Message, trick: Sequence[Message],
            call_tichu: bool) -> Answer | Ambiguous:
+    phoenix_as = _phoenix_rank(words)
     cards = typed_cards(words)
     wanted = set(cards)
     matches = [i for i, option in enumerate(request["options"] or [], 1)
-               if option["action"] == "play" and set(option["cards"]) == wanted]
+               if option["action"] == "play" and set(option["cards"]) == wanted
+               and phoenix_as in (None, option["phoenix_as"])]
     if len(matches) > 1:
         return Ambiguous(tuple(matches))
     if matches:
         return _numbered(matches[0], request, call_tichu)
     _not_held(cards, request)
+    if phoenix_as is not None and any(set(o.get("cards", ())) == wanted
+                                      for o in request["options"]):
+        raise Refused(f"the Phoenix cannot stand for {phoenix_as} in these cards")
     raise Refused(why_not(cards, request, trick))
+
+
+def _phoenix_rank(words: list[str]) -> str | None:
+    """The rank a word ``Phoenix=5`` (``ph=5``) gives the Phoenix, if one does (the word
+    is then left as the card alone)."""
+    rank = None
+    for i, word in enumerate(words):
+        if "=" not in word:
+            continue
+        card, _, typed = word.partition("=")
+        if card_of(card) != "Phoenix":
+            raise Refused(f"{word!r}: only the Phoenix stands for a rank (Phoenix=5)")
+        rank = rank_of(typed)
+        if rank is None:
+            raise Refused(f"{typed!r} is not a rank: 2-9, T or 10, J, Q, K, A")
+        words[i] = card
+    return rank
+
+
+def rank_of(text: str) -> str | None:
+    """The rank typed (2-9, T or 10, J, Q, K, A, any case), None if it is none."""
+    rank = "T" if text == "10" else text.upper()
+    return rank if len(rank) == 1 and rank in RANK_CHARS else None
 
 
 def why_not(cards: Sequence[str], request: Message, trick: Sequence[Message] = ()) -> str:

@@ -19,8 +19,8 @@ from arena.cli.human.answers import (
     Answer,
     Command,
     Refused,
-    card_of,
     interpret,
+    rank_of,
 )
 from arena.presentation.seat_view import (
     Seats,
@@ -31,7 +31,6 @@ from arena.presentation.seat_view import (
     play_text,
     state_lines,
 )
-from arena.rules.cards import RANK_CHARS
 from protocol.sdk import Bot, pass_turn
 
 Message = dict[str, Any]
@@ -54,7 +53,8 @@ about four times a trick, forty times a round, mostly about a table it has decli
 be gathered, the moments a person would bomb; the others are declined without asking."""
 HELP = """\
 Answer with the number of an option, or type the cards to play by name: 9s 9t, Tj Qj Kj
-(case does not matter; 10 for T; mj, do, ph, dr for Mahjong, Dog, Phoenix, Dragon).
+(case does not matter; 10 for T; mj, do, ph, dr for Mahjong, Dog, Phoenix, Dragon; the
+Phoenix standing for a rank as ph=9, where the cards allow several).
   pass or p    pass (where passing is allowed)
   tichu        add it to a play, a pass or the exchange to call Tichu with it: 3 tichu
   show         show the table again
@@ -223,11 +223,8 @@ class HumanPlayer(Bot):
             text = self.console.ask("Wish for a rank? 2-9, T, J, Q, K or A (Enter: no wish)> ")
             if not text:
                 return None
-            try:
-                rank = card_of(text + "j")[0]  # a rank is a card's first character
-            except Refused:
-                rank = ""
-            if rank in RANK_CHARS:
+            rank = rank_of(text)
+            if rank is not None:
                 return rank
             self.console.say(f"Not allowed: {text!r} is not a rank. Try again.")
 
