@@ -326,7 +326,7 @@ def _play_status(record: GameRecord) -> tuple[int, str]:
     if fault is None or fault.seat is None:
         return NOT_NORMAL, (f"the game did not end normally: void, seats of both teams failed "
                             f"({termination.value}: {message})")
-    name = record.entrants[fault.seat % 2].name
+    name = record.seat_name(fault.seat)
     output = (record.bot_output[fault.seat] or "").strip()
     tail = f"; seat {fault.seat}'s output ends: {output[-300:]!r}" if output else ""
     return NOT_NORMAL, (f"the game did not end normally: {name} (seat {fault.seat}) forfeited "

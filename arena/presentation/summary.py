@@ -96,4 +96,4 @@ def outcome(record: GameRecord) -> str:
     where = f" at round {fault.round}, decision {fault.decision}" if fault else ""
     return (f"Winner: team {record.winner} ({names[record.winner]}) by forfeit\n"
             f"Termination: {record.termination.value} by seat {fault.seat} "
-            f"({names[fault.seat & 1]}){where}: {terminal(fault.message)}")
+            f"({terminal(record.seat_name(fault.seat))}){where}: {terminal(fault.message)}")

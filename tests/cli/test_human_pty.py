@@ -187,3 +187,17 @@ def test_ctrl_c_at_a_prompt_stops_the_game_and_every_process_it_started():
     assert status != 0
     assert len(typist.answers) == 1
     assert not bot_processes(ROOT / "bots" / "random") and not human_processes()
+
+
+def test_leaving_with_ctrl_d_forfeits_the_game_for_the_persons_team():
+    def leave(screen: Screen, typist: Typist) -> str:
+        return "\x04"  # end of input
+
+    typist, status = play_on_a_terminal(["play", str(ROOT / "bots" / "random"), "human"],
+                                        leave)
+    text = typist.text()
+    assert status == 3, text[-2000:]
+    assert "End of input: you leave the game, and your team forfeits." in text
+    assert "Winner: team 0 (random) by forfeit" in text
+    assert "Termination: crash by seat 1 (human)" in text
+    assert not bot_processes(ROOT / "bots" / "random") and not human_processes()
