@@ -205,14 +205,33 @@ def bench_report_cmd(store: str | None, games: int) -> None:
 @click.option("--allow-build-network", is_flag=True,
               help="Give the network to the build of a bot that asks for it (build_network = "
                    "true in its bot.toml); without this such a bot is refused.")
+@click.option("--human-seat", type=click.IntRange(0, 3), default=None,
+              help="With `human` as a bot: the seat you play (default: 0 as BOT_A, 1 as "
+                   "BOT_B).")
+@click.option("--bomb-windows", type=click.Choice(["ask", "every", "never"]), default="ask",
+              show_default=True, help="With `human` as a bot: how your chances to bomb out "
+              "of turn (bomb windows) are offered; only ever when you hold a bomb that beats "
+              "the table. ask: once per combination played (not on your own) and once more "
+              "before the trick is gathered. every: before every turn (four times a trick). "
+              "never: declined for you; you bomb on your own turns, where bombs are among "
+              "the plays. Enter declines a window, `skip` the rest of the trick's.")
 @click.option("-v", "--verbose", count=True, help="Log more (-vv: every message).")
 def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str | None,
          decision_time: float, time_bank: float, hello_time: float, grace: float, ipc: bool,
-         pin: bool, isolation: str, allow_build_network: bool, verbose: int) -> None:
+         pin: bool, isolation: str, allow_build_network: bool, human_seat: int | None,
+         bomb_windows: str, verbose: int) -> None:
     """Play one game to TARGET between BOT_A (seats 0, 2) and BOT_B (seats 1, 3).
 
     Each bot is a bot folder or an archive of one (.tar.gz, .tgz, .tar, .zip), taken in
     (copied, checked and built in the sandbox) before the game.
+
+    Play against a bot: `arena play human BOT`. You play one seat at this terminal (seat 0,
+    or 1 with `arena play BOT human`, or --human-seat) and BOT the three others, your
+    partner included. Your seat is a program of the arena's own (python -m arena.cli.human)
+    speaking the protocol like any bot, through the same referee; it runs unsandboxed, as
+    the organizer's own program, since it needs your terminal, and has no time limit (the
+    bots keep their sandbox and their limits). The game is recorded like any other
+    (--record) and `arena replay` shows it. A bot folder named human is ./human.
 
     Exit status: 0 the game was played to its end; 1 no game, a bot was refused (its build
     failed, or its command cannot start); 2 a usage error (an option, or not a bot folder);
@@ -227,6 +246,8 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     from arena.sandbox import SandboxUnavailable, describe, resolve
 
     _logging(verbose)
+    human = _human_seat(bot_a, bot_b, human_seat)
+    guest = None if human is None else _human_guest(human, bomb_windows, hello_time)
     try:
         level = resolve(isolation)
     except SandboxUnavailable as exc:
@@ -235,11 +256,17 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     policy = IntakePolicy(level, build_network=allow_build_network)
     entrants = []
     for source in (bot_a, bot_b):
+        if source == HUMAN and human is not None:
+            continue
         ready = take_in(source, policy)
         entrants.append(Entrant(ready.manifest, ready.version, source=str(ready.source)))
+    if guest is not None:  # the bot plays every seat but the person's
+        entrants.append(entrants[0])
+        echo(f"seat {guest.seat}: you, at this terminal (unsandboxed, no time limit)",
+             err=True)
     time_control = TimeControl(hello_time, decision_time, time_bank, grace)
     seed, game_id = _seed(seed)
-    spec = GameSpec(game_id, seed, (entrants[0], entrants[1]), target, time_control)
+    spec = GameSpec(game_id, seed, (entrants[0], entrants[1]), target, time_control, guest)
     try:
         with pinned(pin):
             record = run_game(spec, "ipc" if ipc else "tcp", level)
@@ -252,6 +279,35 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     if status:
         echo(f"exit status {status}: {why}", err=True)
         sys.exit(status)
+
+
+HUMAN = "human"
+"""The bot argument of `arena play` that seats the person at the terminal."""
+
+
+def _human_seat(bot_a: str, bot_b: str, seat: int | None) -> int | None:
+    """The seat the person plays, if BOT_A or BOT_B is `human` (None if neither is)."""
+    humans = [team for team, bot in enumerate((bot_a, bot_b)) if bot == HUMAN]
+    if len(humans) == 2:
+        raise usage_error("only one seat can be human: name a bot for the other three "
+                          "(a bot folder named human is ./human)")
+    if not humans:
+        if seat is not None:
+            raise click.BadParameter("needs `human` as BOT_A or BOT_B",
+                                     param_hint="--human-seat")
+        return None
+    return humans[0] if seat is None else seat
+
+
+def _human_guest(seat: int, bomb_windows: str, hello_time: float):
+    """The person's seat as the referee seats it; a usage error without a terminal."""
+    from arena.cli.human.guest import NoTerminal, human_guest, terminal_path
+
+    try:
+        terminal = terminal_path()
+    except NoTerminal as exc:
+        raise usage_error(str(exc)) from None
+    return human_guest(seat, terminal, bomb_windows, hello_time)
 
 
 def _play_status(record: GameRecord) -> tuple[int, str]:
@@ -270,7 +326,7 @@ def _play_status(record: GameRecord) -> tuple[int, str]:
     if fault is None or fault.seat is None:
         return NOT_NORMAL, (f"the game did not end normally: void, seats of both teams failed "
                             f"({termination.value}: {message})")
-    name = record.entrants[fault.seat % 2].name
+    name = record.seat_name(fault.seat)
     output = (record.bot_output[fault.seat] or "").strip()
     tail = f"; seat {fault.seat}'s output ends: {output[-300:]!r}" if output else ""
     return NOT_NORMAL, (f"the game did not end normally: {name} (seat {fault.seat}) forfeited "

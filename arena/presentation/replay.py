@@ -21,6 +21,7 @@ from enum import Enum
 from typing import Any
 
 from arena.presentation.safe import terminal
+from arena.presentation.summary import team_lines
 from arena.referee.record import GameRecord
 from arena.rules import PUBLIC
 from arena.rules.cards import parse_card
@@ -127,8 +128,8 @@ class Replay:
     rounds: list[RoundReplay] = field(default_factory=list)
 
     def seat_name(self, seat: int) -> str:
-        """The entrant's name as the record gives it (escape it for a terminal)."""
-        return self.record.entrants[seat & 1].name
+        """Who played `seat` as the record names it (escape it for a terminal)."""
+        return self.record.seat_name(seat)
 
 
 def build_replay(record: GameRecord, seat: int | None = None) -> Replay:
@@ -250,14 +251,11 @@ def render_replay(replay: Replay, rounds: Iterable[int] | None = None) -> list[s
 
 def _header(replay: Replay) -> list[str]:
     record = replay.record
-    a, b = record.entrants
     view = ("every seat's cards shown" if replay.seat is None else
             f"what seat {replay.seat} ({terminal(replay.seat_name(replay.seat))}) could see: "
             "its own cards and the public events")
     return [f"Game {terminal(record.game_id)}, seed {record.seed}, target {record.target}",
-            f"  team 0 (seats 0, 2): {terminal(a.name)} {terminal(a.version)}",
-            f"  team 1 (seats 1, 3): {terminal(b.name)} {terminal(b.version)}",
-            f"  view: {view}"]
+            *team_lines(record), f"  view: {view}"]
 
 
 def _round_lines(replay: Replay, round_: RoundReplay) -> list[str]:

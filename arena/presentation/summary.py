@@ -45,10 +45,8 @@ def round_rows(record: GameRecord) -> list[list[Any]]:
 
 def summary(record: GameRecord) -> str:
     """The readable summary `arena play` and `arena replay` print."""
-    a, b = record.entrants
     lines = [f"Game {terminal(record.game_id)}, seed {record.seed}, target {record.target}",
-             f"  team 0 (seats 0, 2): {terminal(a.name)} {terminal(a.version)}",
-             f"  team 1 (seats 1, 3): {terminal(b.name)} {terminal(b.version)}", ""]
+             *team_lines(record), ""]
     rows = round_rows(record)
     if rows:
         lines.append("Points are written team 0:team 1.")
@@ -66,9 +64,31 @@ def summary(record: GameRecord) -> str:
     return "\n".join(lines)
 
 
+def team_lines(record: GameRecord) -> list[str]:
+    """Who played each team: its entrant, and the guest at its seat if one sat in it."""
+    lines = []
+    for team, entrant in enumerate(record.entrants):
+        who = f"{terminal(entrant.name)} {terminal(entrant.version)}"
+        guest = record.guest
+        if guest is not None and guest.seat & 1 == team:
+            who = (f"{terminal(guest.name)} {terminal(guest.version)} at seat {guest.seat} (a "
+                   f"guest of the organizer's, unsandboxed), {who} at seat {guest.seat ^ 2}")
+        lines.append(f"  team {team} (seats {team}, {team + 2}): {who}")
+    return lines
+
+
+def team_name(record: GameRecord, team: int) -> str:
+    """A team's name for a line: its entrant's, and the guest's with it if one sat in it."""
+    name = terminal(record.entrants[team].name)
+    guest = record.guest
+    if guest is not None and guest.seat & 1 == team:
+        return f"{terminal(guest.name)} and {name}"
+    return name
+
+
 def outcome(record: GameRecord) -> str:
     """Who won and how the game ended, in one line (two for a fault)."""
-    names = [terminal(e.name) for e in record.entrants]
+    names = [team_name(record, team) for team in (0, 1)]
     if record.termination is Termination.NORMAL:
         return (f"Winner: team {record.winner} ({names[record.winner]})\n"
                 f"Termination: normal (played to the target)")
@@ -78,4 +98,4 @@ def outcome(record: GameRecord) -> str:
     where = f" at round {fault.round}, decision {fault.decision}" if fault else ""
     return (f"Winner: team {record.winner} ({names[record.winner]}) by forfeit\n"
             f"Termination: {record.termination.value} by seat {fault.seat} "
-            f"({names[fault.seat & 1]}){where}: {terminal(fault.message)}")
+            f"({terminal(record.seat_name(fault.seat))}){where}: {terminal(fault.message)}")

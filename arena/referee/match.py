@@ -7,6 +7,8 @@ checking every reply, and recording everything. Processes that said `multi_game`
 are reused for the next game; the others, and any that crashed or misbehaved, are started
 anew. Whatever a bot does (crash, hang, garbage, lies) becomes a recorded `Fault` and a
 forfeit of its entrant, never an exception of the referee. `run_game` plays one game.
+A game may seat a `Guest` in place of one copy: the organizer's own program (a person at
+the terminal), unsandboxed, under a time control of its own; nothing else changes.
 
 Who forfeits is PROTOCOL.md section 9.3; this is how the referee tells. Each new connection
 is traced to the process that opened it (`arena.referee.peers`): one from no seat's process
@@ -35,7 +37,7 @@ from arena.errors import ArenaError
 from arena.referee import collector, packing, peers, wire
 from arena.referee.manifest import BotManifest
 from arena.referee.process import BotProcess
-from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
+from arena.referee.record import EntrantInfo, Fault, GameRecord, GuestInfo, Termination
 from arena.referee.transport import STRANGER, Incoming, RefereeSocket
 from arena.rules import PASS, Decision, Game, IllegalAction
 from arena.sandbox import Isolation, resolve
@@ -94,14 +96,42 @@ class Entrant:
 
 
 @dataclass(frozen=True)
+class Guest:
+    """A program of the organizer's own that plays one seat in place of its team's entrant:
+    a person at the terminal (`arena play human`). It is the organizer's, not a contestant's:
+    it runs unsandboxed and without resource limits (it needs the organizer's terminal),
+    under a time control of its own. It speaks the protocol like any seat, and its
+    connections are traced to its process like any unsandboxed seat's; the other seats are
+    confined, timed and trusted exactly as in a game without a guest."""
+
+    seat: int
+    entrant: Entrant
+    """Its program (the manifest's command, run in the manifest's folder) and its name."""
+    time: TimeControl
+
+
+@dataclass(frozen=True)
 class GameSpec:
-    """One game to referee. Team 0 (seats 0 and 2) is `entrants[0]`, team 1 `entrants[1]`."""
+    """One game to referee. Team 0 (seats 0 and 2) is `entrants[0]`, team 1 `entrants[1]`,
+    but for the seat a `guest` plays, if any."""
 
     game_id: str
     seed: int
     entrants: tuple[Entrant, Entrant]
     target: int = 1000
     time: TimeControl = field(default_factory=TimeControl)
+    guest: Guest | None = None
+
+    def entrant_at(self, seat: int) -> Entrant:
+        """Who plays `seat`: the guest at its seat, else the seat's team's entrant."""
+        guest = self.guest
+        return guest.entrant if guest is not None and guest.seat == seat else \
+            self.entrants[seat & 1]
+
+    def time_of(self, seat: int) -> TimeControl:
+        """The time control of `seat`: the guest's own at its seat, else the game's."""
+        guest = self.guest
+        return guest.time if guest is not None and guest.seat == seat else self.time
 
 
 class _BotFault(Exception):
@@ -137,6 +167,8 @@ class _Conn:
 
     entrant: Entrant
     label: str
+    isolation: Isolation
+    guest: bool = False  # the organizer's own program (`Guest`): unsandboxed
     token: str = ""
     process: BotProcess | None = None
     started_at: float = 0.0  # when its process started (monotonic): its hello is due from then
@@ -173,12 +205,21 @@ class Match:
     """The bot processes of one matchup, playing consecutive games; a context manager."""
 
     def __init__(self, first: Entrant, second: Entrant, transport: str = "tcp",
-                 isolation: Isolation | None = None) -> None:
+                 isolation: Isolation | None = None, guest: Guest | None = None) -> None:
         collector.settle()
-        self.isolation = resolve("auto") if isolation is None else isolation
+        self.isolation = level = resolve("auto") if isolation is None else isolation
+        self.guest = guest
         self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES, transport,
                                     classify=self._classify)
-        self.conns = [_Conn(e, f"{e.name}#{copy}") for e in (first, second) for copy in (1, 2)]
+        copies = [2, 2]
+        if guest is not None:  # it takes the place of one copy of its team's entrant
+            copies[guest.seat & 1] = 1
+        self.conns = [_Conn(e, f"{e.name}#{copy}", level)
+                      for e, n in zip((first, second), copies, strict=True)
+                      for copy in range(1, n + 1)]
+        if guest is not None:
+            self.conns.append(_Conn(guest.entrant, f"{guest.entrant.name}@{guest.seat}",
+                                    Isolation.NONE, guest=True))
         self.by_identity: dict[bytes, _Conn] = {}  # connections that said hello
         self.next_request_id = 0
         self.owners_known = True  # False once a connection could not be traced to its process
@@ -207,15 +248,28 @@ class Match:
     # ----- processes and connections --------------------------------------------------------
 
     def seat_conns(self, spec: GameSpec) -> list[_Conn]:
-        """The connection taking each seat: each entrant's two copies sit opposite."""
+        """The connection taking each seat: each entrant's two copies sit opposite (the
+        guest, if any, in place of one)."""
+        if spec.guest != self.guest:
+            raise ValueError(f"game {spec.game_id} does not have this match's guest")
+        guest = spec.guest
+        room = [2, 2]
+        if guest is not None:
+            room[guest.seat & 1] = 1
         pools: list[list[_Conn]] = [[], []]
         for conn in self.conns:
+            if conn.guest:
+                continue
             team = next((t for t in (0, 1) if spec.entrants[t] == conn.entrant
-                         and len(pools[t]) < 2), None)
+                         and len(pools[t]) < room[t]), None)
             if team is None:
                 raise ValueError(f"game {spec.game_id} is not between this match's entrants")
             pools[team].append(conn)
-        return [pools[0][0], pools[1][0], pools[0][1], pools[1][1]]
+        if guest is None:
+            return [pools[0][0], pools[1][0], pools[0][1], pools[1][1]]
+        copies = [iter(pools[0]), iter(pools[1])]
+        return [self.conns[-1] if seat == guest.seat else next(copies[seat & 1])
+                for seat in range(4)]
 
     def start(self, conn: _Conn, seat: int) -> None:
         """Start a seat's process, confined at the match's isolation level (a sandboxed one
@@ -229,7 +283,7 @@ class Match:
         env[TOKEN_VAR] = conn.token
         manifest = conn.entrant.manifest
         conn.process = BotProcess(manifest.argv(), manifest.folder, env, conn.label,
-                                  limits=manifest.limits, isolation=self.isolation)
+                                  limits=manifest.limits, isolation=conn.isolation)
         try:
             conn.process.start()
         except OSError as exc:
@@ -270,11 +324,14 @@ class Match:
 
     def _classify(self, sock: socket.socket) -> Any:
         """The process of this match that opened a new connection, STRANGER if none did, or
-        None if this machine cannot tell (the token alone then decides)."""
-        if self.isolation is Isolation.SANDBOX:
-            return STRANGER  # sandboxed bots reach the referee only through their own listener
+        None if this machine cannot tell (the token alone then decides). Only unsandboxed
+        processes are looked for: a sandboxed bot reaches the referee only through its own
+        listener (so under a sandbox, only a guest's connection can be a seat's here)."""
         roots = {c.process.pid: c for c in self.conns
-                 if c.process is not None and c.process.pid is not None}
+                 if c.isolation is Isolation.NONE and c.process is not None
+                 and c.process.pid is not None}
+        if not roots:
+            return STRANGER
         try:
             owner = peers.connection_owner(sock, roots)
         except OSError:  # gone already (reset before it could be looked at): close it
@@ -327,7 +384,7 @@ class _GameRun:
         self.game = Game(spec.seed, spec.target)
         self.record = GameRecord(spec.game_id, spec.seed, spec.target,
                                  (spec.entrants[0].info(), spec.entrants[1].info()),
-                                 isolation=match.isolation.value)
+                                 isolation=match.isolation.value, guest=_guest_info(spec.guest))
         self.events = packing.EventFeed(self.game)  # each event converted once, for all seats
         self.pending: _Pending | None = None
         self.playing = False  # the welcomes are sent
@@ -376,19 +433,19 @@ class _GameRun:
         are judged together (`_judge`)."""
         failed: dict[int, _BotFault] = {}
         self._start_processes(failed)
-        hello = self.spec.time.hello
+        hello = [self.spec.time_of(seat).hello for seat in range(4)]
         while waiting := self._waiting(failed):
             now = time.monotonic()
-            late = [s for s in waiting if now >= self.seats[s].started_at + hello]
+            late = [s for s in waiting if now >= self.seats[s].started_at + hello[s]]
             if late:
                 self._drain(failed)  # what has arrived counts, however busy the referee was
                 for seat in late:
                     if self.seats[seat].identity is None and seat not in failed:
                         failed[seat] = _BotFault(
                             Termination.HANDSHAKE_FAILURE, seat, f"no valid hello within "
-                            f"{hello:g} s of its start", "timeout")
+                            f"{hello[seat]:g} s of its start", "timeout")
                 continue
-            due = min(self.seats[s].started_at for s in waiting) + hello
+            due = min(self.seats[s].started_at + hello[s] for s in waiting)
             incoming = self.match.socket.receive(max(0.0, min(due - now, _POLL)))
             if incoming is not None:
                 self._take_at_start(incoming, failed)
@@ -407,10 +464,10 @@ class _GameRun:
                     match.start(conn, seat)
                 except _BotFault as fault:
                     failed[seat] = fault
-        hello = self.spec.time.hello
         for seat, conn in enumerate(self.seats):  # once all are starting: they start in parallel
             if (conn.process is not None and conn.endpoint is None
-                    and match.isolation is Isolation.SANDBOX):
+                    and conn.isolation is Isolation.SANDBOX):
+                hello = self.spec.time_of(seat).hello
                 match.connect(conn, seat, conn.started_at + hello - time.monotonic())
 
     def _waiting(self, failed: dict[int, _BotFault]) -> list[int]:
@@ -454,12 +511,13 @@ class _GameRun:
 
     def _welcome(self) -> None:
         spec = self.spec
-        names = [spec.entrants[s & 1].name for s in range(4)]
+        names = [spec.entrant_at(s).name for s in range(4)]
         for seat, conn in enumerate(self.seats):
             seed = wire.seat_seed(spec.seed, spec.game_id, seat) if conn.seeded else None
+            limits = spec.time_of(seat)
             self.match.send(conn, wire.welcome_message(
-                seat, spec.game_id, spec.target, names, _ms(spec.time.hello),
-                _ms(spec.time.decision), codec.MAX_MESSAGE_BYTES, conn.with_options, seed))
+                seat, spec.game_id, spec.target, names, _ms(limits.hello),
+                _ms(limits.decision), codec.MAX_MESSAGE_BYTES, conn.with_options, seed))
             conn.greeted = True
         self.playing = True
 
@@ -633,7 +691,7 @@ class _GameRun:
     def _ask(self, seat: int, decision: Decision) -> None:
         game = self.game
         conn = self.seats[seat]
-        time_control = self.spec.time
+        time_control = self.spec.time_of(seat)
         left = time_control.bank - self.record.time_used[seat]
         limit = max(0.0, min(time_control.decision, left))
         request_id = self.match.next_request_id
@@ -658,7 +716,8 @@ class _GameRun:
             if wait < 0:
                 self.record.time_used[pending.seat] += now - pending.sent_at
                 raise _BotFault(Termination.TIMEOUT, pending.seat, f"no reply within "
-                                f"{pending.deadline - pending.sent_at:.3f} s ({self._limits()})",
+                                f"{pending.deadline - pending.sent_at:.3f} s "
+                                f"({self._limits(pending.seat)})",
                                 "timeout", request_id=pending.request_id,
                                 overrun=round(now - pending.sent_at - pending.limit, 3))
             incoming = self.match.socket.receive(min(wait + 0.001, _POLL))
@@ -671,8 +730,8 @@ class _GameRun:
             if self._take(incoming, received):
                 return
 
-    def _limits(self) -> str:
-        time_control = self.spec.time
+    def _limits(self, seat: int) -> str:
+        time_control = self.spec.time_of(seat)
         return (f"limit {time_control.decision:g} s + {time_control.grace:g} s grace, within "
                 f"a time bank of {time_control.bank:g} s")
 
@@ -692,7 +751,7 @@ class _GameRun:
         if received > pending.deadline:
             raise _BotFault(Termination.TIMEOUT, seat, f"reply after {latency:.3f} s, past "
                             f"its deadline of {pending.deadline - pending.sent_at:.3f} s "
-                            f"({self._limits()})", "timeout", request_id=pending.request_id,
+                            f"({self._limits(seat)})", "timeout", request_id=pending.request_id,
                             overrun=round(latency - pending.limit, 3))
         self.pending = None
         try:
@@ -814,9 +873,15 @@ class _GameRun:
 def run_game(spec: GameSpec, transport: str = "tcp",
              isolation: Isolation | None = None) -> GameRecord:
     """Referee one game with fresh processes (sandboxed where the machine allows, unless
-    `isolation` says otherwise); the record says how it ended."""
-    with Match(spec.entrants[0], spec.entrants[1], transport, isolation) as match:
+    `isolation` says otherwise; a guest's seat never is); the record says how it ended."""
+    with Match(spec.entrants[0], spec.entrants[1], transport, isolation, spec.guest) as match:
         return match.play(spec)
+
+
+def _guest_info(guest: Guest | None) -> GuestInfo | None:
+    if guest is None:
+        return None
+    return GuestInfo(guest.seat, guest.entrant.name, guest.entrant.version)
 
 
 def build_bot(manifest: BotManifest, timeout: float = 600.0) -> None:

@@ -1,6 +1,7 @@
 """Game records: everything one refereed game produced, saved as JSON and re-simulated exactly.
 
-A record holds the seed, the entrants and their versions, every decision (seat, request id,
+A record holds the seed, the entrants and their versions (and the seat a guest played, if one
+did: `arena play human`), every decision (seat, request id,
 kind, the action in wire form, latency; `"auto": true` on a pass the referee made for an
 `auto_pass` seat that had nothing else to do), every event in wire form with who could see it,
 the scores per round, how the game ended, and the isolation its bot processes ran under.
@@ -84,6 +85,17 @@ class EntrantInfo:
     folder: str
 
 
+@dataclass(frozen=True)
+class GuestInfo:
+    """The seat a guest played in place of its team's entrant (`arena.referee.match.Guest`:
+    the organizer's own program, a person at the terminal), unsandboxed and under a time
+    control of its own; its name and version."""
+
+    seat: int
+    name: str
+    version: str
+
+
 @dataclass
 class GameRecord:
     """One refereed game; see the module docstring."""
@@ -105,6 +117,14 @@ class GameRecord:
     seconds: float = 0.0
     isolation: str = "none"
     """How the bot processes were isolated: "sandbox" or "none" (arena.sandbox.Isolation)."""
+    guest: GuestInfo | None = None
+    """The seat played by a guest, if one was (always unsandboxed); None in a tournament."""
+
+    def seat_name(self, seat: int) -> str:
+        """Who played `seat`: the guest at its seat, else its team's entrant."""
+        guest = self.guest
+        return guest.name if guest is not None and guest.seat == seat else \
+            self.entrants[seat & 1].name
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -124,6 +144,8 @@ class GameRecord:
         data["termination"] = Termination(data["termination"])
         data["round_scores"] = [tuple(s) for s in data["round_scores"]]
         data["scores"] = tuple(data["scores"])
+        if data.get("guest") is not None:
+            data["guest"] = GuestInfo(**data["guest"])
         if data["fault"] is not None:
             fault = dict(data["fault"])
             fault["kind"] = Termination(fault["kind"])
