@@ -1,19 +1,26 @@
 #!/bin/sh
 # Install what the bundled non-Python bots need to build, the sandbox that bot processes run
-# in, and the browser the web report's tests drive: on Debian/Ubuntu as root, the system
+# in, and what the tests need besides Python packages: on Debian/Ubuntu as root, the system
 # packages (libzmq3-dev, libmsgpack-dev, libjeromq-java, libmsgpack-java; bubblewrap for the
-# sandbox; chromium and chromium-driver for tests/presentation) when one is missing; then
-# each Node bot's npm packages. Anything not possible here is skipped quietly: the tests that
-# need what is missing are skipped, saying what to install (under CI they fail), and without
-# bubblewrap bots run unsandboxed (`arena doctor` says so).
+# sandbox; chromium and chromium-driver for tests/presentation) when one is missing, and the
+# programs (a C compiler and make, a JDK, Node.js and npm for the bundled bots; valgrind for
+# the instruction counts of `arena bench`) when one is not on PATH, so that one installed
+# otherwise (a newer Node.js, another JDK) is kept; then each Node bot's npm packages.
+# Anything not possible here is left out quietly: the tests that need it are skipped, saying
+# what to install, and fail under CI (tests/requirements.py); without bubblewrap bots run
+# unsandboxed (`arena doctor` says so).
 set -u
 cd "$(dirname "$0")/.."
 
-PACKAGES="libzmq3-dev libmsgpack-dev libjeromq-java libmsgpack-java bubblewrap chromium chromium-driver"
+PACKAGES="libzmq3-dev libmsgpack-dev libjeromq-java libmsgpack-java libc6-dev bubblewrap chromium chromium-driver"
+PROGRAMS="cc:gcc make:make javac:default-jdk-headless node:nodejs npm:npm valgrind:valgrind"
 
 missing_packages() {
     for p in $PACKAGES; do
         dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+    done
+    for pair in $PROGRAMS; do
+        command -v "${pair%%:*}" >/dev/null || echo "${pair#*:}"
     done
 }
 

@@ -4,15 +4,13 @@ entrants from bot folders, taken in as a tournament takes them."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
-
-import pytest
 
 from arena.intake import IntakePolicy, take_bot
 from arena.referee.match import Entrant
 from arena.sandbox import resolve
+from tests.requirements import missing
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
@@ -33,14 +31,10 @@ def need(language: str) -> None:
     """Skip the test if `language`'s toolchain is missing, saying what to install; under CI
     (the CI variable set) fail instead, since CI must run every bot's tests."""
     programs, files, what = TOOLCHAINS[language]
-    missing = [p for p in programs if shutil.which(p) is None]
-    missing += [str(f) for f in files if not f.exists()]
-    if not missing:
-        return
-    message = f"{language} bots need {what}: missing {', '.join(missing)}; {SETUP}"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
+    absent = [p for p in programs if shutil.which(p) is None]
+    absent += [str(f) for f in files if not f.exists()]
+    if absent:
+        missing(f"{language} bots need {what}: missing {', '.join(absent)}", SETUP)
 
 
 def entrant(folder: Path) -> Entrant:

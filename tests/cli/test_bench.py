@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.referee.placement import usable_cpus
+from tests.requirements import need_programs
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -60,10 +61,10 @@ def test_the_referee_work_counted_under_callgrind_replays_every_asked_decision()
     assert referee_work(1, 5, True, 300) == referee_work(1, 5, False, 300) == asked > 100
 
 
-@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_the_referee_instructions_are_counted_net_of_the_recorded_games():
     from arena.cli.bench import count_referee_instructions
 
+    need_programs("valgrind", what="valgrind (callgrind counts the instructions)")
     figures = count_referee_instructions(1, 5, target=100)
     # the games recorded (millions of instructions) are subtracted: a decision's packing and
     # reading take thousands

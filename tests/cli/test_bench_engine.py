@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
+from tests.requirements import need_programs
 
 
 def test_bench_engine_prints_rounds_per_second_first():
@@ -21,8 +21,8 @@ def test_bench_engine_prints_rounds_per_second_first():
 
 
 @pytest.mark.timeout(240)
-@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed")
 def test_compare_instructions_counts_the_games_net_of_start_up():
+    need_programs("valgrind", what="valgrind (callgrind counts the instructions)")
     result = CliRunner().invoke(main, ["bench", "engine", "--compare-instructions", "-n", "1"])
     assert result.exit_code == 0, result.output
     per_round = re.search(r"instructions per round: +(\d+\.\d\d) M +\(1 games, (\d+) rounds",

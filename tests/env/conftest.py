@@ -5,10 +5,9 @@ them, that is a failure."""
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
-import pytest
+from tests.requirements import EXTRAS, missing
 
 ROOT = Path(__file__).resolve().parents[2]
 MISSING = [m for m in ("numpy", "gymnasium", "pettingzoo") if importlib.util.find_spec(m) is None]
@@ -18,11 +17,7 @@ def require_train() -> None:
     """Call at the top of a test module, before importing numpy and the like."""
     if not MISSING:
         return
-    message = (f"the train extra is missing ({', '.join(MISSING)}): pip install -e "
-               "'.[test,train]' (make test installs it)")
-    if os.environ.get("CI"):
-        pytest.fail(message, pytrace=False)
-    pytest.skip(message, allow_module_level=True)
+    missing(f"the train extra is missing ({', '.join(MISSING)})", EXTRAS, module_level=True)
 
 
 CARD_FIELDS = ("hand", "played", "trick", "given", "received", "picks")

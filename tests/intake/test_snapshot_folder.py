@@ -18,6 +18,7 @@ import pytest
 
 from arena.intake import IntakeLimits, IntakeRefused, content_hash, take_snapshot
 from tests.intake import fingerprint, leftovers, make_bot, refused
+from tests.requirements import AS_ROOT, missing
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -179,7 +180,7 @@ def test_a_device_file_is_refused(bot, root):
     try:
         os.mknod(bot / "null", stat.S_IFCHR | 0o600, os.makedev(1, 3))
     except PermissionError:
-        pytest.skip("making a device file needs root (CAP_MKNOD)")
+        missing("making a device file needs root (CAP_MKNOD)", AS_ROOT)
     refused(bot, root, "null: is a character device")
 
 

@@ -1,6 +1,6 @@
 """Fixtures of the report tests: a real headless Chromium driven by selenium through
 Debian's chromedriver (scripts/setup-bots.sh installs both; without them the browser tests
-skip saying so, and fail under CI, where every test must run)."""
+skip saying so, and fail under CI, where every test must run: `tests.requirements`)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+from tests.requirements import missing
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -24,16 +26,12 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run
 
 def need_browser() -> None:
     """Skip (under CI: fail) unless chromium, chromedriver and selenium are all there."""
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    absent = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
     if importlib.util.find_spec("selenium") is None:
-        missing.append("the selenium package (pip install -e '.[test]')")
-    if not missing:
-        return
-    message = (f"the report's browser tests need Debian's chromium and chromium-driver and "
-               f"selenium: missing {', '.join(missing)}; {SETUP}")
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
+        absent.append("the selenium package (pip install -e '.[test]')")
+    if absent:
+        missing(f"the report's browser tests need Debian's chromium and chromium-driver and "
+                f"selenium: missing {', '.join(absent)}", SETUP)
 
 
 @pytest.fixture

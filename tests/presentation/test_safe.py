@@ -28,6 +28,7 @@ from tests.presentation.payloads import (
     SCRIPT,
     SUM,
 )
+from tests.requirements import need_module
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
@@ -78,7 +79,7 @@ def _markdown(markdown_it):
 
 
 def test_markdown_cell_renders_as_the_text_itself():
-    markdown_it = pytest.importorskip("markdown_it")
+    markdown_it = need_module("markdown_it")
     for payload in (MARKDOWN, SCRIPT, IMG, "**bold** <b>x</b> [l](javascript:alert(1))"):
         rendered = _markdown(markdown_it).render(markdown_cell(payload))
         assert not re.search(r"<(?!/?p>)", rendered), rendered  # only the paragraph

@@ -33,6 +33,7 @@ from arena.sandbox import Isolation
 from arena.tournament.store import Store
 from tests.presentation.payloads import CLEAR, CMD, HYPERLINK, IMG, MINUS, OSC_TITLE, SCRIPT, SUM
 from tests.ratings.helpers import simulate
+from tests.requirements import need_module
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -77,7 +78,7 @@ def test_markdown_tables_keep_their_columns_and_hold_no_markup(standings):
             assert len(re.findall(r"(?<!\\)\|", line)) == \
                 len(re.findall(r"(?<!\\)\|", _header_of(text, line)))
     assert "<" not in text.replace("&lt;", "") and ">" not in text.replace("&gt;", "")
-    markdown_it = pytest.importorskip("markdown_it")
+    markdown_it = need_module("markdown_it")
     rendered = markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
     assert "<img" not in rendered and "<script" not in rendered and "<a " not in rendered
     assert "onerror=window.__pwned=1&gt;|x" in rendered  # shown as text, pipe included

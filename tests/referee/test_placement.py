@@ -13,10 +13,17 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.referee.placement import claim_cpu, cpu_for_worker, pinned, usable_cpus
+from tests.requirements import not_applicable
 from tests.tournament.conftest import copy_bot, write_config
 
-pytestmark = [pytest.mark.timeout(120),
-              pytest.mark.skipif(len(usable_cpus()) < 2, reason="needs two usable CPUs")]
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(autouse=True)
+def _two_cpus() -> None:
+    if len(usable_cpus()) < 2:
+        not_applicable("placing processes on CPUs of their own needs two usable CPUs, and "
+                       "this machine (or this process's affinity) gives one")
 
 
 def _affinity_of_child() -> set[int]:

@@ -1,5 +1,5 @@
 """Shared helpers of the sandbox tests: hostile bots in private folders, and the skip (or, under
-CI, the failure) where the machine gives no sandbox."""
+CI, the failure: `tests.requirements.missing`) where the machine gives no sandbox."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ import shutil
 import sys
 from pathlib import Path
 
-import pytest
-
 from arena.referee.manifest import folder_hash, load_manifest
 from arena.referee.match import Entrant
 from arena.sandbox import Isolation, probe
+from tests.requirements import AS_ROOT, missing
 
 HERE = Path(__file__).resolve().parent
 HOSTILE = HERE / "bots" / "hostile"
@@ -20,18 +19,13 @@ ROOT = HERE.parents[1]
 NOBODY = 65534
 
 
-def _missing(problem: str) -> None:
-    """Skip, saying what is missing; under CI (the CI variable set) fail: CI must run them."""
-    message = f"{problem}; scripts/setup-bots.sh (run by `make test` as root) installs bubblewrap"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
+BUBBLEWRAP = "scripts/setup-bots.sh (run by `make test` as root) installs bubblewrap"
 
 
 def need_sandbox() -> None:
     machine = probe()
     if machine.level is not Isolation.SANDBOX:
-        _missing(f"this machine gives no sandbox: {machine.why_no_sandbox()}")
+        missing(f"this machine gives no sandbox: {machine.why_no_sandbox()}", BUBBLEWRAP)
 
 
 def need_cgroups() -> None:
@@ -39,8 +33,9 @@ def need_cgroups() -> None:
     need_sandbox()
     machine = probe()
     if len(machine.limit_cgroups) < 3:
-        _missing(f"sandboxed bots get no cgroups here (root: {machine.root}; "
-                 f"{machine.cgroup_problem or 'cgroup v1 controllers missing'})")
+        missing(f"sandboxed bots get no cgroups here (root: {machine.root}; "
+                f"{machine.cgroup_problem or 'cgroup v1 controllers missing'})",
+                f"{AS_ROOT}, on a machine with cgroup v1 memory, pids and cpuacct")
 
 
 def hostile(folder: Path, name: str = "hostile", limits: str = "") -> Entrant:

@@ -43,10 +43,10 @@ from arena.referee.manifest import load_manifest
 from arena.sandbox import BuildLimits, BuildResult, Isolation, jail, probe, run_build
 from arena.sandbox.tree import tree_bytes
 from tests.processes import bot_processes
+from tests.requirements import SETUP, missing, need_programs, need_root
 from tests.sandbox.conftest import (
     NOBODY,
     ROOT,
-    _missing,
     as_nobody,
     need_cgroups,
     need_sandbox,
@@ -397,8 +397,7 @@ def test_a_build_that_writes_10_gb_is_stopped_at_the_disk_limit(tmp_path, attack
 def test_a_build_cannot_preallocate_disk_without_writing_it(tmp_path):
     """fallocate(2) is refused as unsupported (posix_fallocate then writes, as above)."""
     need_sandbox()
-    if not shutil.which("fallocate"):
-        _missing("util-linux fallocate is needed for this test")
+    need_programs("fallocate", what="util-linux")
     folder = snapshot(tmp_path)
     result = run_build(Isolation.SANDBOX, folder, ["fallocate", "-l", "64M", "big"],
                        BuildLimits(wall_seconds=120, disk_mb=64))
@@ -474,8 +473,7 @@ def test_a_build_fails_with_its_exit_code_and_output(tmp_path):
 
 def test_a_c_program_builds_with_make_and_its_files_belong_to_the_caller(tmp_path):
     need_sandbox()
-    if not shutil.which("make") or not shutil.which("cc"):
-        _missing("make and a C compiler are needed to build C bots")
+    need_programs("make", "cc", what="make and a C compiler (to build C bots)")
     folder = snapshot(tmp_path)
     (folder / "hello.c").write_text('#include <stdio.h>\nint main(void) '
                                     '{ puts("hello from a build"); return 0; }\n')
@@ -557,8 +555,7 @@ def test_without_root_the_build_sandbox_still_holds(listener):
     """The read, network and daemon attacks again, by an arena running as `nobody`: the
     build sandbox is then bubblewrap in a user namespace."""
     need_sandbox()
-    if os.geteuid() != 0:
-        pytest.skip("needs root to become an unprivileged user for the test")
+    need_root("becoming an unprivileged user for the test")
     work = Path(tempfile.mkdtemp(prefix="tichu-build-unprivileged-"))
     mark = f"tichu-build-{uuid.uuid4().hex}"
     try:
@@ -577,8 +574,9 @@ def test_without_root_the_build_sandbox_still_holds(listener):
         shutil.rmtree(work, ignore_errors=True)
 
     if "unavailable" in result:
-        _missing("without root, bubblewrap cannot make a sandbox here (it needs unprivileged "
-                 f"user namespaces): {result['unavailable']}")
+        missing("without root, bubblewrap cannot make a sandbox here (it needs unprivileged "
+                f"user namespaces): {result['unavailable']}",
+                "allow them (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone)")
     assert result["uid"] == NOBODY and "user namespaces" in result["summary"], result
     ok, output = result["snoop_sandbox"]
     found = attacks(output)
@@ -622,7 +620,7 @@ def test_the_bundled_bots_build_in_the_sandbox_offline(tmp_path, level):
         assert owned_by_caller(folder) == []
         built[name] = result
     if not built:
-        _missing("no bundled bot's build tools are installed (scripts/setup-bots.sh)")
+        missing("no bundled bot's build tools are installed", SETUP)
 
 
 def _kill(pids: list[int]) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.requirements import need_root
 from tests.sandbox.conftest import HOSTILE, NOBODY, as_nobody, need_sandbox
 
 pytestmark = pytest.mark.timeout(180)
@@ -45,8 +46,7 @@ print(json.dumps({"summary": probe().summary(), "isolation": record.isolation,
 
 def test_an_unprivileged_referee_sandboxes_its_bots_through_user_namespaces():
     need_sandbox()
-    if os.geteuid() != 0:
-        pytest.skip("needs root to become an unprivileged user for the test")
+    need_root("becoming an unprivileged user for the test")
     work = Path(tempfile.mkdtemp(prefix="tichu-unprivileged-"))
     try:
         folders = [work / "hostile", work / "victim"]
