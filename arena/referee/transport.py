@@ -167,11 +167,9 @@ class RefereeSocket:
             return self._ready.popleft()
         deadline = time.monotonic() + timeout
         while True:
-            if self._held:
-                self._parse_held()
-                if self._ready:
-                    return self._ready.popleft()
-            left = deadline - time.monotonic()
+            if self._held:  # one message of each peer whose bytes are read already, and then
+                self._parse_held()  # the others' turn: a look at them without waiting
+            left = 0.0 if self._ready else deadline - time.monotonic()
             events = self._poll.poll(max(0, int(left * 1000 + 0.999)))
             for fd, event in events:
                 if fd in self._listeners:
