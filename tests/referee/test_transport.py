@@ -188,3 +188,90 @@ def test_connections_on_an_adopted_listener_belong_to_its_owner(dealer, referee)
     referee.release(name)
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=5).close()
+
+
+def open_zmtp3(referee: RefereeSocket, sock: socket.socket) -> None:
+    """Finish a ZMTP 3.0 handshake as a DEALER on a plain socket connected to `referee`."""
+    sock.sendall(b"\xff" + bytes(7) + b"\x01\x7f\x03\x00" + b"NULL".ljust(20, b"\x00")
+                 + bytes(32))
+    ready = b"\x05READY\x0bSocket-Type" + struct.pack(">I", 6) + b"DEALER"
+    sock.sendall(bytes((4, len(ready))) + ready)
+    read(referee, sock, 64)  # the referee's greeting
+    flags, size = read(referee, sock, 2)
+    assert flags == 4 and read(referee, sock, size).startswith(b"\x05READY")
+
+
+def test_connections_are_read_in_turn_however_much_one_peer_has_sent(referee, raw):
+    """A peer whose 32,768 messages the referee has read at once (one 64 KiB read) does not
+    hold back another's message: each connection gets its turn, one message each."""
+    flooder, other = raw(referee.endpoint), raw(referee.endpoint)
+    for peer in (flooder, other):
+        open_zmtp3(referee, peer)
+    flood = 32768
+    flooder.sendall(b"\x00\x00" * flood)  # empty messages: 64 KiB, one read of the referee
+    first = receive(referee)
+    assert first.frames == [b""]
+    other.sendall(b"\x00\x05other")
+    before = 1
+    while (incoming := receive(referee)).frames != [b"other"]:
+        assert incoming.identity == first.identity
+        before += 1
+    # it waits for what arrived before it, not for the flood: with a turn per read (not per
+    # message) it would come after all 32,768
+    assert before < flood // 4, f"the other peer's message came after {before} of the flood"
+    rest = sum(1 for _ in range(flood - before) if receive(referee).frames == [b""])
+    assert rest == flood - before and referee.receive(0.1) is None
+
+
+def closed(sock: socket.socket, wait: float = 0.0) -> bool:
+    """Whether the referee closed `sock` (what it sent before is read and dropped): waits up
+    to `wait` seconds for the end of the connection."""
+    sock.settimeout(wait or None)
+    if not wait:
+        sock.setblocking(False)
+    try:
+        while data := sock.recv(4096):
+            del data
+    except (BlockingIOError, TimeoutError):
+        return False
+    except ConnectionResetError:
+        return True
+    return True
+
+
+def test_at_most_128_connections_are_open_and_the_oldest_silent_one_goes_first(
+        dealer, referee, raw):
+    speaker = dealer(referee.endpoint)  # the oldest connection, but one that has spoken
+    speaker.send(b"first")
+    spoke = receive(referee)
+    silent = [raw(referee.endpoint) for _ in range(127)]  # 128 open: the limit
+    for sock in silent:
+        assert read(referee, sock, 10)[0] == 0xFF  # accepted: the referee's signature came
+    assert not any(closed(sock) for sock in silent), "a connection within the limit was closed"
+    newest = raw(referee.endpoint)
+    assert read(referee, newest, 10)[0] == 0xFF
+    assert closed(silent[0], wait=10.0), "129 connections open"
+    assert not any(closed(sock) for sock in [*silent[1:], newest])
+    assert referee.send(spoke.identity, b"still open")
+    assert speaker.recv() == b"still open"
+
+
+@pytest.mark.timeout(150)
+def test_a_stalled_handshake_is_dropped(dealer, referee, raw):
+    """A connection that began its ZMTP greeting and never finished it is closed after the 30 s
+    a handshake may take; one that finished its handshake stays."""
+    stalled = raw(referee.endpoint)
+    stalled.sendall(b"\xff")
+    talker = dealer(referee.endpoint)
+    talker.send(b"hello")
+    hello = receive(referee)
+    verdict = None
+    while verdict is None:  # (the test's timeout bounds the wait)
+        incoming = referee.receive(1.0)
+        if incoming is not None:
+            assert incoming.refused is not None, incoming
+            verdict = incoming
+    assert verdict.refused == "no ZMTP handshake within 30 s" and verdict.identity != hello.identity
+    assert closed(stalled, wait=10.0)
+    assert referee.send(hello.identity, b"still open")
+    assert talker.recv() == b"still open"
