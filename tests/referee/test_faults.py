@@ -52,17 +52,20 @@ def test_a_bot_that_exits_at_start_is_a_start_failure_with_exit_code_and_output(
 
 
 def test_a_bot_that_never_says_hello_is_a_handshake_failure(monkeypatch, faulty_bot, random_bot):
-    time = TimeControl(hello=1.0, decision=2.0, bank=60.0, grace=0.2)
+    # a hello time the honest bots' start-up stays within on a busy machine
+    time = TimeControl(hello=20.0, decision=2.0, bank=60.0, grace=0.2)
     record = play_faulty(monkeypatch, faulty_bot, random_bot, "no_hello", time=time)
     assert_forfeit_by_faulty(record, Termination.HANDSHAKE_FAILURE)
-    assert "no valid hello within 1 s" in record.fault.message
+    assert record.fault.message == "no valid hello within 20 s of its start"
 
 
 def test_a_hello_with_a_wrong_token_is_rejected_and_the_seat_fails_its_handshake(
         monkeypatch, faulty_bot, random_bot):
-    time = TimeControl(hello=1.0, decision=2.0, bank=60.0, grace=0.2)
+    # a hello time no start-up comes near: the failure is the token's, not a late hello
+    time = TimeControl(hello=60.0, decision=2.0, bank=60.0, grace=0.2)
     record = play_faulty(monkeypatch, faulty_bot, random_bot, "wrong_token", time=time)
     assert_forfeit_by_faulty(record, Termination.HANDSHAKE_FAILURE)
+    assert record.fault.message == "said hello with a wrong token"
 
 
 def test_an_unsupported_protocol_version_is_a_handshake_failure(monkeypatch, faulty_bot,
@@ -135,11 +138,12 @@ def test_a_reply_to_an_unknown_request_id_is_a_protocol_violation(monkeypatch, f
 
 def test_an_oversize_message_is_refused_and_the_bot_forfeits(monkeypatch, faulty_bot,
                                                              random_bot):
-    time = TimeControl(hello=5.0, decision=1.0, bank=60.0, grace=0.1)
-    record = play_faulty(monkeypatch, faulty_bot, random_bot, "oversize", time=time)
-    # ZeroMQ's MAXMSGSIZE drops the frame and the connection: the seat then never answers.
-    assert record.termination in (Termination.PROTOCOL_VIOLATION, Termination.TIMEOUT)
-    assert record.fault.seat in (1, 3) and record.winner == 0
+    record = play_faulty(monkeypatch, faulty_bot, random_bot, "oversize")
+    # a 2 MiB frame: the referee's transport reads its header and refuses it there, unread
+    assert_forfeit_by_faulty(record, Termination.PROTOCOL_VIOLATION)
+    assert record.fault.details["protocol_error"] == "oversize"
+    assert record.fault.message == ("oversize: a message of 2097152 bytes or more, over the "
+                                    "maximum 16384")
 
 
 def test_an_illegal_play_is_an_illegal_action_forfeit(monkeypatch, faulty_bot, random_bot):

@@ -16,7 +16,7 @@ import os
 import secrets
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -70,7 +70,8 @@ def baseline_rss() -> int:
     ("bomb_declared", {}, "longer than a message may hold"),  # 2**32-1 items declared
     ("oversize_hello", {}, "over the maximum 16384"),
     ("nul_hello", {}, "over the maximum 16384"),
-    ("connection_flood", {}, ""),  # 30 connections, each with a 1 MiB bomb
+    # 30 connections at once, then a 1 MiB bomb on each: the ninth connection decides
+    ("connection_flood", {}, "opened more than 8 connections to the referee"),
 ])
 def test_no_message_bends_the_referee_and_the_sender_forfeits(baseline_rss, attack, env, said):
     result = referee_child(attack, **env)
@@ -111,10 +112,14 @@ def test_an_impostor_hello_with_another_seats_token_is_the_impostors_forfeit(
     assert not bot_processes(HOSTILE)
 
 
+CLOSED_UNREAD = "hostile: stranger closed after 0 bytes from the referee"
+
+
 @contextlib.contextmanager
-def stranger(endpoint: str, token: str) -> Iterator[None]:
-    """A process the referee did not start, connected (its hello follows as soon as the
-    referee answers), for the block."""
+def stranger(endpoint: str, token: str) -> Iterator[Callable[[], str]]:
+    """A process the referee did not start, connected, its greeting and hello sent, for the
+    block; the block gets a function that waits for the stranger's last word (how many bytes
+    of the referee's it read before its connection was closed)."""
     env = dict(os.environ, TICHU_ENDPOINT=endpoint, TICHU_TOKEN=token,
                TICHU_TEST_ATTACK="stranger")
     with subprocess.Popen([sys.executable, str(HOSTILE / "bot.py")], env=env,
@@ -122,20 +127,28 @@ def stranger(endpoint: str, token: str) -> Iterator[None]:
                           text=True) as process:
         try:
             assert process.stdout.readline().strip() == "hostile: stranger connected"
-            yield
+            yield lambda: process.stdout.readline().strip()
         finally:
             process.kill()
 
 
-def test_a_stranger_with_a_stolen_token_costs_nobody_a_seat(monkeypatch, random_bot,
-                                                           faulty_bot):
+@pytest.mark.parametrize("isolation", [Isolation.NONE, Isolation.SANDBOX])
+def test_a_stranger_with_a_stolen_token_is_closed_unread_and_costs_nobody_a_seat(
+        monkeypatch, random_bot, faulty_bot, isolation):
+    """Unsandboxed, the connection is traced to no seat's process; sandboxed, it came to the
+    referee's own endpoint, which no bot can reach: either way it is closed before a byte of
+    it is read (the referee sends its greeting to every connection it reads)."""
+    if isolation is Isolation.SANDBOX:
+        need_sandbox()
     predictable_tokens(monkeypatch)
     monkeypatch.delenv("TICHU_TEST_FAULT", raising=False)
-    with Match(random_bot, faulty_bot) as match, stranger(match.socket.endpoint,
-                                                          "seat-token-0"):
+    with Match(random_bot, faulty_bot, isolation=isolation) as match, \
+            stranger(match.socket.endpoint, "seat-token-0") as last_word:
         record = match.play(GameSpec("stranger", 1, (random_bot, faulty_bot), target=100,
                                      time=FAST))
+        said = last_word()  # while the referee's endpoint is still open
     assert record.termination is Termination.NORMAL, record.fault
+    assert said == CLOSED_UNREAD
 
 
 def test_a_bot_exiting_before_hello_is_charged_with_its_own_exit_not_a_strangers_rejection(
@@ -148,6 +161,51 @@ def test_a_bot_exiting_before_hello_is_charged_with_its_own_exit_not_a_strangers
     assert record.fault.seat in (1, 3) and record.winner == 0
     assert record.fault.details["exit_code"] == 3
     assert "reject" not in record.fault.message
+
+
+def hostile_game(monkeypatch, random_bot, attack: str, isolation: Isolation, **env: str):
+    """A game of the random bot (seats 0, 2) against the hostile bot, at `isolation`."""
+    if isolation is Isolation.SANDBOX:
+        need_sandbox()
+    monkeypatch.setenv("TICHU_TEST_ATTACK", attack)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    record = run_game(GameSpec(attack, 1, (random_bot, entrant(HOSTILE)), target=100,
+                               time=FAST), isolation=isolation)
+    assert record.isolation == isolation.value
+    assert not bot_processes(HOSTILE)
+    return record
+
+
+@pytest.mark.parametrize("isolation", [Isolation.SANDBOX, Isolation.NONE])
+@pytest.mark.parametrize("attack, said", [
+    ("second_hello", "a second hello, on another connection"),
+    ("hello_again", "a hello message while"),
+])
+def test_a_second_hello_is_its_senders_protocol_violation(monkeypatch, random_bot, isolation,
+                                                          attack, said):
+    record = hostile_game(monkeypatch, random_bot, attack, isolation)
+    assert record.termination is Termination.PROTOCOL_VIOLATION, record.fault
+    assert record.fault.seat in (1, 3) and record.winner == 0
+    assert said in record.fault.message, record.fault.message
+
+
+@pytest.mark.parametrize("isolation", [Isolation.SANDBOX, Isolation.NONE])
+def test_a_ninth_connection_of_a_bot_is_its_protocol_violation(monkeypatch, random_bot,
+                                                                isolation):
+    record = hostile_game(monkeypatch, random_bot, "extra_connections", isolation,
+                          TICHU_TEST_CONNECTIONS="9")
+    assert record.termination is Termination.PROTOCOL_VIOLATION, record.fault
+    assert record.fault.seat in (1, 3) and record.winner == 0
+    assert record.fault.message == "opened more than 8 connections to the referee"
+
+
+@pytest.mark.parametrize("isolation", [Isolation.SANDBOX, Isolation.NONE])
+def test_eight_connections_of_a_bot_are_allowed(monkeypatch, random_bot, isolation):
+    """The control of the ninth: the same bot with one connection fewer plays its game."""
+    record = hostile_game(monkeypatch, random_bot, "extra_connections", isolation,
+                          TICHU_TEST_CONNECTIONS="8")
+    assert record.termination is Termination.NORMAL, record.fault
 
 
 @pytest.mark.parametrize("transport", ["tcp", "ipc"])
@@ -167,7 +225,8 @@ def test_when_both_entrants_fail_at_the_start_neither_is_charged(monkeypatch, tm
     (silent / "bot.toml").write_text('name = "silent"\nversion = "1"\nlanguage = "python"\n'
                                      'command = ["python", "bot.py"]\n')
     monkeypatch.setenv("TICHU_TEST_FAULT", "exit_at_start")
-    time = TimeControl(hello=1.0, decision=2.0, bank=60.0, grace=0.2)
+    # the faulty bot's exit must come before the hello time, however busy the machine
+    time = TimeControl(hello=20.0, decision=2.0, bank=60.0, grace=0.2)
     record = run_game(GameSpec("both", 1, (entrant(silent), faulty_bot), time=time))
     assert record.winner is None and record.fault.seat is None, record.fault
     faults = {f["seat"]: f["kind"] for f in record.fault.details["faults"]}
@@ -224,23 +283,25 @@ def test_a_late_reply_of_an_innocent_seat_does_not_forfeit_its_next_game(monkeyp
 
 def _untraceable_game_with_a_stolen_token(monkeypatch, random_bot, faulty_bot, isolation):
     """A game where no connection can be traced to its process (no /proc) and a stranger
-    connects to the referee's endpoint with seat 0's token."""
+    connects to the referee's endpoint with seat 0's token: (record, the stranger's last
+    word, or None where the referee may read and keep its connection)."""
     def untraceable(sock, roots):
         raise peers.OwnerUnknown("no /proc here")
     monkeypatch.setattr(peers, "connection_owner", untraceable)
     predictable_tokens(monkeypatch)
     monkeypatch.delenv("TICHU_TEST_FAULT", raising=False)
     with Match(random_bot, faulty_bot, isolation=isolation) as match, \
-            stranger(match.socket.endpoint, "seat-token-0"):
-        return match.play(GameSpec("leak", 1, (random_bot, faulty_bot), time=FAST))
+            stranger(match.socket.endpoint, "seat-token-0") as last_word:
+        record = match.play(GameSpec("leak", 1, (random_bot, faulty_bot), time=FAST))
+        return record, last_word() if isolation is Isolation.SANDBOX else None
 
 
 def test_where_no_process_can_be_traced_a_token_presented_twice_voids_the_game(
         monkeypatch, random_bot, faulty_bot):
     """Without /proc (another OS), the token alone names a seat: a stolen token cannot be
     told from the real one, so the game is void, and nobody is charged."""
-    record = _untraceable_game_with_a_stolen_token(monkeypatch, random_bot, faulty_bot,
-                                                   Isolation.NONE)
+    record, _ = _untraceable_game_with_a_stolen_token(monkeypatch, random_bot, faulty_bot,
+                                                      Isolation.NONE)
     assert record.termination is Termination.HARNESS_FAULT, record.fault
     assert record.winner is None and "leaked" in record.fault.message
 
@@ -251,6 +312,7 @@ def test_sandboxed_a_stranger_with_a_stolen_token_costs_nobody_anything(
     sandbox, so whatever connects to the referee's own endpoint is a stranger, closed unread,
     even where connections cannot be traced and it holds a seat's token."""
     need_sandbox()
-    record = _untraceable_game_with_a_stolen_token(monkeypatch, random_bot, faulty_bot,
-                                                   Isolation.SANDBOX)
+    record, said = _untraceable_game_with_a_stolen_token(monkeypatch, random_bot, faulty_bot,
+                                                         Isolation.SANDBOX)
     assert record.termination is Termination.NORMAL, record.fault
+    assert said == CLOSED_UNREAD

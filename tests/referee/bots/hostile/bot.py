@@ -11,12 +11,16 @@ bomb_deep         a hello nested 16000 arrays deep
 bomb_declared     a hello whose capabilities declare 2**32-1 items (and hold none)
 oversize_hello    a valid hello with a 200 KiB token
 nul_hello         a hello whose type is TICHU_TEST_NULS NUL characters (default 1000000)
-connection_flood  30 connections, each sending one 1 MiB bomb_wide frame
+connection_flood  30 connections opened at once, then a 1 MiB bomb_wide frame on each
 impostor          a first connection says hello with TICHU_TEST_VICTIM_TOKEN, then the bot
                   says its own hello on a second connection and plays
-extra_connections two idle connections (greeting only) besides its own, then play
-stranger          (started by a test, not by the referee) connect (saying so on stdout),
-                  say hello with TICHU_TOKEN and wait
+extra_connections TICHU_TEST_CONNECTIONS connections in all (default 3): idle ones (their
+                  handshake done) and the one it plays on, opened last
+second_hello      play; at the welcome, say hello again (its own token) on a new connection
+hello_again       play; at the welcome, say hello again on its own connection
+stranger          (started by a test, not by the referee) connect (saying so on stdout), send
+                  its greeting and a hello with TICHU_TOKEN at once, read until the referee
+                  closes the connection, say on stdout how many bytes came, and wait
 
 Whatever it receives (reject, error, end) is written to stderr, one line per message type
 with its length, so that tests can check what the referee sent back.
@@ -115,7 +119,9 @@ def receive(sock):
             return message
 
 
-def play(sock):
+def play(sock, at_welcome=None):
+    """Say hello and play the first option of every request; `at_welcome(sock)` runs once
+    the welcome is in."""
     send(sock, hello())
     while True:
         try:
@@ -125,6 +131,8 @@ def play(sock):
         if message["type"] in ("reject", "error") or (
                 message["type"] == "end" and not message.get("more_games")):
             return
+        if message["type"] == "welcome" and at_welcome is not None:
+            at_welcome(sock)
         if message["type"] != "request":
             continue
         if message["kind"] == "exchange":
@@ -182,29 +190,46 @@ def main():
     elif ATTACK == "connection_flood":
         socks = []
         for _ in range(30):
+            with contextlib.suppress(OSError):
+                socks.append(connect())
+        for sock in socks:
             try:
-                sock = connect()
                 send(sock, wide(1000000))
-                socks.append(sock)
             except (OSError, EOFError):
-                pass  # refused: the referee has seen enough
+                break  # the referee has seen enough
         linger()
     elif ATTACK == "impostor":
         impostor = connect()
         send(impostor, hello(token=os.environ["TICHU_TEST_VICTIM_TOKEN"]))
         play(connect())
     elif ATTACK == "extra_connections":
-        idle = [connect(), connect()]
+        idle = [connect() for _ in range(int(os.environ.get("TICHU_TEST_CONNECTIONS", "3")) - 1)]
+        for link in idle:
+            link.handshake()  # idle, not stalled: a handshake left unfinished is dropped
         play(connect())
         del idle
+    elif ATTACK == "second_hello":
+        kept = []
+
+        def second_hello(sock):
+            kept.append(connect())  # kept open for the game
+            send(kept[0], hello())
+        play(connect(), at_welcome=second_hello)
+    elif ATTACK == "hello_again":
+        play(connect(), at_welcome=lambda sock: send(sock, hello()))
     elif ATTACK == "stranger":
-        sock = connect()
+        link = connect()
         print("hostile: stranger connected", flush=True)
-        try:
-            send(sock, hello())
-            receive(sock)
-        except (EOFError, OSError):
-            print("hostile: stranger was closed", file=sys.stderr, flush=True)
+        ready = b"\x05READY" + b"\x0bSocket-Type" + struct.pack(">I", 6) + b"DEALER"
+        data = hello()
+        got = 0
+        try:  # everything at once, without waiting for the referee's greeting
+            link.sock.sendall(bytes((4, len(ready))) + ready + header(len(data)) + data)
+            while chunk := link.sock.recv(4096):
+                got += len(chunk)
+        except OSError:
+            pass  # reset: closed with what it sent unread
+        print(f"hostile: stranger closed after {got} bytes from the referee", flush=True)
         linger()
     else:
         sys.exit(f"unknown TICHU_TEST_ATTACK {ATTACK!r}")
