@@ -3,8 +3,12 @@ CI, the failure: `tests.requirements.missing`) where the machine gives no sandbo
 
 from __future__ import annotations
 
+import ctypes
+import fcntl
 import os
 import shutil
+import socket
+import struct
 import sys
 from pathlib import Path
 
@@ -88,3 +92,42 @@ def as_nobody(work: Path) -> list[str]:
             args += ["--ro-bind", str(top), str(top)]
     return args + ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
                    "--reset-env", "--", "env", f"HOME={work}", "PATH=/usr/bin:/bin"]
+
+
+def outside_address() -> str | None:
+    """An IPv4 address of this machine that is not a loopback one (None if it has none)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        for _, name in socket.if_nameindex():
+            try:  # SIOCGIFADDR: the interface's IPv4 address
+                packed = fcntl.ioctl(sock.fileno(), 0x8915, struct.pack("256s", name.encode()[:15]))
+            except OSError:
+                continue  # it has none
+            address = socket.inet_ntoa(packed[20:24])
+            if not address.startswith("127."):
+                return address
+    return None
+
+
+IPC_RMID = 0
+
+
+def remove_ipc(base: int) -> list[str]:
+    """Remove, from this machine's own IPC namespace, what hostile bots of a game with
+    TICHU_TEST_IPC_KEY=`base` may have left there (System V keys base+seat, POSIX queues
+    /tichu-base-seat-N); which of them were there."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    queues = libc if hasattr(libc, "mq_unlink") else ctypes.CDLL("librt.so.1")
+    found = []
+    for seat in range(4):
+        key = ctypes.c_int(base + seat)
+        for kind, number, remove in (
+                ("msg_queue", libc.msgget(key, 0), lambda n: libc.msgctl(n, IPC_RMID, None)),
+                ("semaphore", libc.semget(key, 0, 0), lambda n: libc.semctl(n, 0, IPC_RMID)),
+                ("shared_memory", libc.shmget(key, ctypes.c_size_t(0), 0),
+                 lambda n: libc.shmctl(n, IPC_RMID, None))):
+            if number >= 0:
+                remove(number)
+                found.append(f"{kind} of seat {seat}")
+        if queues.mq_unlink(f"/tichu-{base}-seat-{seat}".encode()) == 0:
+            found.append(f"posix_queue of seat {seat}")
+    return found

@@ -21,7 +21,7 @@ from tests.sandbox.conftest import HOSTILE, NOBODY, as_nobody, need_sandbox
 
 pytestmark = pytest.mark.timeout(180)
 ROOT = Path(__file__).resolve().parents[2]
-ATTACKS = "proc_token,processes,read_folders,write_folders,network,kernel,partner"
+ATTACKS = "proc_token,processes,read_folders,write_folders,network,kernel,seccomp,partner,environment"
 DRIVER = """
 import json, os, sys
 from pathlib import Path

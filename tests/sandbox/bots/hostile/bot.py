@@ -8,8 +8,13 @@ that end the game (limits) report nothing: the referee must stop the bot and nam
 
 Environment the tests give it: TICHU_TEST_FOLDERS (every entrant folder, ':'-separated),
 TICHU_TEST_SECRET_DIR (stands for the tournament folder: SQLite, records, the deal secret),
-TICHU_TEST_REFEREE_PID, TICHU_TEST_HOST_PORT (a tcp port listening on the machine's
-loopback), TICHU_TEST_MARK (a word for the processes it leaves, so the test can look for them).
+TICHU_TEST_REFEREE_PID, TICHU_TEST_REFEREE_UID, TICHU_TEST_NAMESPACES (the referee's own,
+`name=ns:[inode]`, ','-separated), TICHU_TEST_HOST_PORT (a tcp port listening on the
+machine's loopback), TICHU_TEST_OUTSIDE (`address:port` listening on an address of the
+machine that is not its loopback), TICHU_TEST_IPC_KEY (a number: the System V keys and POSIX
+queue names it leaves its partner are made from it), TICHU_TEST_MARK (a word for the
+processes it leaves, so the test can look for them), TICHU_TEST_MULTI_GAME (say `multi_game`
+at hello, and play every game of the session).
 """
 
 import ctypes
@@ -17,6 +22,7 @@ import errno
 import os
 import signal
 import socket
+import struct
 import sys
 import time
 
@@ -26,8 +32,11 @@ import zmq
 ATTACKS = [a for a in os.environ.get("TICHU_TEST_ATTACKS", "").split(",") if a]
 TOKEN = os.environ["TICHU_TOKEN"]
 HERE = os.getcwd()
+LIBC = ctypes.CDLL(None, use_errno=True)
+LIBC.syscall.restype = ctypes.c_long
 seat = None
 kept = []  # sockets and files kept open for the game
+left = []  # IPC objects left for the partner, removed at the end: (kind, id or name)
 
 
 def report(name, held, detail):
@@ -110,30 +119,133 @@ def network():
         kept.append(s)
         return s.getpeername()
 
+    names = [name for _, name in socket.if_nameindex()]
+    report("interfaces", names == ["lo"], f"network interfaces {names}")
     port = int(os.environ.get("TICHU_TEST_HOST_PORT", "0"))
     if port:
         attempt("tcp_to_machine", lambda: connect("127.0.0.1", port))
-    attempt("tcp_to_internet", lambda: connect("1.1.1.1", 53))
+    outside = os.environ.get("TICHU_TEST_OUTSIDE")
+    if outside:
+        host, _, port = outside.rpartition(":")
+        attempt("tcp_to_outside", lambda: connect(host, int(port)))
+
+
+# x86-64 and AArch64 numbers, from the kernel's syscall tables
+SYSCALLS = {"add_key": (248, 217), "bpf": (321, 280), "perf_event_open": (298, 241),
+            "userfaultfd": (323, 282), "io_uring_setup": (425, 425),
+            "io_uring_enter": (426, 426), "io_uring_register": (427, 427)}
+
+
+def syscall(name, *args):
+    """A system call by name; its result, or OSError with its errno."""
+    number = SYSCALLS[name][0 if os.uname().machine == "x86_64" else 1]
+    result = LIBC.syscall(ctypes.c_long(number), *args)
+    if result < 0:
+        raise OSError(ctypes.get_errno(), name)
+    return result
+
+
+def outcome(call):
+    """The errno name `call` fails with, or None if it succeeds (what it made is closed)."""
+    try:
+        made = call()
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno, str(exc.errno))
+    os.close(made)
+    return None
+
+
+def refused_before_the_kernel(name, real, probes):
+    """Try a system call for real, then with arguments that the kernel itself refuses with
+    EINVAL or EBADF, whatever the caller's privileges. EPERM every time is the seccomp
+    filter's answer (the kernel never looked at the call); a success, or a probe's own
+    error, means the call reached the kernel."""
+    got = outcome(real)
+    if got is None:
+        report(name, False, "made one")
+        return
+    answers = [outcome(probe) for probe in probes]
+    report(name, got == "EPERM" and answers == ["EPERM"] * len(probes),
+           f"{got}; with bad arguments {', '.join(map(str, answers))}")
+
+
+def kernel_surface():
+    """bpf, perf_event_open, userfaultfd and io_uring, which the seccomp filter refuses."""
+    c_int, c_uint, c_ulong = ctypes.c_int, ctypes.c_uint, ctypes.c_ulong
+    map_attr = ctypes.create_string_buffer(128)  # an array map of one 4-byte entry
+    struct.pack_into("=4I", map_attr, 0, 2, 4, 4, 1)
+    refused_before_the_kernel("bpf", lambda: syscall("bpf", c_int(0), map_attr, c_uint(128)),
+                              [lambda: syscall("bpf", c_int(0xFFFF), map_attr, c_uint(128))])
+    event = ctypes.create_string_buffer(128)  # its own task clock, user space only
+    struct.pack_into("=IIQQQQQ", event, 0, 1, 128, 1, 0, 0, 0, 1 | 1 << 5 | 1 << 6)
+    refused_before_the_kernel(
+        "perf_event_open",
+        lambda: syscall("perf_event_open", event, c_int(0), c_int(-1), c_int(-1), c_ulong(0)),
+        [lambda: syscall("perf_event_open", event, c_int(0), c_int(-1), c_int(-1),
+                         c_ulong(1 << 20))])  # an unknown flag
+    refused_before_the_kernel(
+        "userfaultfd", lambda: syscall("userfaultfd", c_int(os.O_CLOEXEC | os.O_NONBLOCK)),
+        [lambda: syscall("userfaultfd", c_int(1 | 0x10))])  # user mode only, and an unknown flag
+    params = ctypes.create_string_buffer(120)
+    refused_before_the_kernel(
+        "io_uring", lambda: syscall("io_uring_setup", c_uint(1), params),
+        [lambda: syscall("io_uring_setup", c_uint(0), params),  # no entries
+         lambda: syscall("io_uring_enter", c_int(-1), c_uint(0), c_uint(0), c_uint(0), None,
+                         ctypes.c_size_t(0)),  # no ring
+         lambda: syscall("io_uring_register", c_int(-1), c_uint(0), None, c_uint(0))])
 
 
 def kernel():
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    def add_key():
-        serial = libc.syscall(248 if os.uname().machine == "x86_64" else 217, b"user",
-                              b"tichu-note", b"hand", 4, -3)  # KEY_SPEC_USER_KEYRING
-        if serial < 0:
-            raise OSError(ctypes.get_errno(), "add_key")
-        return serial
+    def add_key():  # into KEY_SPEC_USER_KEYRING
+        return syscall("add_key", b"user", b"tichu-note", b"hand", 4, -3)
 
     def unshare_user():
-        if libc.unshare(0x10000000) != 0:
+        if LIBC.unshare(0x10000000) != 0:
             raise OSError(ctypes.get_errno(), "unshare")
         return "a user namespace of its own"
 
     attempt("keyring", add_key)
     attempt("user_namespace", unshare_user)
     attempt("renice", lambda: os.setpriority(os.PRIO_PROCESS, 0, -5))
+
+
+OWN_ENVIRONMENT = ("PATH", "HOME", "TMPDIR", "LANG", "USER", "LOGNAME")
+
+
+def environment():
+    """Its environment holds PATH, HOME, TMPDIR, LANG, USER, LOGNAME, TICHU_* and PWD naming
+    its own folder (bubblewrap sets it where it starts the bot), nothing else of the
+    referee's."""
+    extra = sorted(k for k in os.environ if k not in OWN_ENVIRONMENT and not k.startswith("TICHU_")
+                   and not (k == "PWD" and os.environ[k] == os.getcwd()))
+    report("environment", not extra, f"{len(extra)} other variables: {' '.join(extra)}")
+
+
+def identity():
+    """A uid that is not the referee's, and no capability in any set."""
+    with open("/proc/self/status") as f:
+        status = dict(line.split(":\t", 1) for line in f.read().splitlines() if ":\t" in line)
+    sets = {name: int(status[name], 16) for name in
+            ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")}
+    referee = int(os.environ.get("TICHU_TEST_REFEREE_UID", "0"))
+    held = referee not in (os.getuid(), os.geteuid()) and not any(sets.values())
+    report("identity", held, f"uid {os.getuid()} euid {os.geteuid()} capabilities "
+           + " ".join(f"{name}={value:x}" for name, value in sets.items()))
+
+
+NAMESPACES = ("pid", "net", "ipc", "uts", "cgroup")
+
+
+def namespaces():
+    """Namespaces of its own: none of them the referee's."""
+    referee = dict(p.split("=", 1) for p in os.environ.get("TICHU_TEST_NAMESPACES", "").split(",")
+                   if p)
+    if not referee:
+        return
+    mine = {name: os.readlink(f"/proc/self/ns/{name}") for name in NAMESPACES}
+    shared = [name for name in NAMESPACES if mine[name] == referee.get(name)]
+    report("namespaces", not shared, f"shares {shared} with the referee; "
+           + " ".join(f"{name}={mine[name]}" for name in NAMESPACES))
 
 
 def memory_note():
@@ -165,11 +277,70 @@ def open_files():
 
 
 START = {"proc_token": proc_tokens, "processes": processes, "read_folders": read_folders,
-         "write_folders": write_folders,
-         "network": network, "kernel": kernel, "note": memory_note, "open_files": open_files}
+         "write_folders": write_folders, "network": network, "kernel": kernel,
+         "seccomp": kernel_surface,
+         "environment": environment, "identity": identity, "namespaces": namespaces,
+         "note": memory_note, "open_files": open_files}
 
 
 # ----- attacks on the partner: leave something at the welcome, look at request 2 --------------
+
+IPC_CREAT, IPC_EXCL, IPC_RMID = 0o1000, 0o2000, 0
+IPC_KEY = int(os.environ.get("TICHU_TEST_IPC_KEY", "0"))
+
+
+def checked(result, what):
+    if result < 0:
+        raise OSError(ctypes.get_errno(), what)
+    return result
+
+
+def posix_queues():
+    """The C library holding mq_open (glibc 2.34 and later: libc itself; before: librt)."""
+    return LIBC if hasattr(LIBC, "mq_open") else ctypes.CDLL("librt.so.1", use_errno=True)
+
+
+def ipc_object(kind, of_seat, create=False):
+    """Open (or make, readable and writable by anyone) the IPC object of `kind` that the
+    bot in seat `of_seat` leaves; its id (a queue descriptor for a POSIX queue)."""
+    key = ctypes.c_int(IPC_KEY + of_seat)
+    flags = IPC_CREAT | IPC_EXCL | 0o666 if create else 0
+    if kind == "msg_queue":
+        return checked(LIBC.msgget(key, flags), "msgget")
+    if kind == "semaphore":
+        return checked(LIBC.semget(key, 1, flags), "semget")
+    if kind == "shared_memory":
+        return checked(LIBC.shmget(key, ctypes.c_size_t(4096), flags), "shmget")
+    name = f"/tichu-{IPC_KEY}-seat-{of_seat}".encode()
+    oflag = os.O_RDWR | (os.O_CREAT | os.O_EXCL if create else 0)
+    return checked(posix_queues().mq_open(name, oflag, 0o666, None), "mq_open")
+
+
+IPC_KINDS = ("msg_queue", "semaphore", "shared_memory", "posix_queue")
+
+
+def leave_ipc():
+    for kind in IPC_KINDS:
+        try:
+            left.append((kind, ipc_object(kind, seat, create=True)))
+        except OSError as exc:
+            print(f"hostile: cannot make a {kind}: {exc}", file=sys.stderr, flush=True)
+
+
+def remove_ipc():
+    """Remove what it left (a sandbox's IPC namespace dies with it anyway; unsandboxed, the
+    objects would outlive the process)."""
+    for kind, made in left:
+        if kind == "msg_queue":
+            LIBC.msgctl(made, IPC_RMID, None)
+        elif kind == "semaphore":
+            LIBC.semctl(made, 0, IPC_RMID)
+        elif kind == "shared_memory":
+            LIBC.shmctl(made, IPC_RMID, None)
+        else:
+            posix_queues().mq_unlink(f"/tichu-{IPC_KEY}-seat-{seat}".encode())
+    left.clear()
+
 
 def leave_for_partner():
     for path in (f"/tmp/tichu-seat-{seat}", f"/dev/shm/tichu-seat-{seat}"):
@@ -182,12 +353,17 @@ def leave_for_partner():
     abstract.bind(f"\0tichu-seat-{seat}")
     abstract.listen(4)
     kept.extend([listener, abstract])
+    if IPC_KEY:
+        leave_ipc()
 
 
 def reach_partner():
     partner = (seat + 2) % 4
     for path in (f"/tmp/tichu-seat-{partner}", f"/dev/shm/tichu-seat-{partner}"):
         attempt("partner_file", lambda path=path: open(path).read())
+    if IPC_KEY:
+        for kind in IPC_KINDS:
+            attempt(f"partner_{kind}", lambda kind=kind: ipc_object(kind, partner))
 
     def connect(family, address):
         s = socket.socket(family)
@@ -270,11 +446,15 @@ def main():
     sock = context.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 500)
     sock.connect(os.environ["TICHU_ENDPOINT"])
+    multi_game = bool(os.environ.get("TICHU_TEST_MULTI_GAME"))
     sock.send(msgpack.packb({"type": "hello", "protocol": 1, "token": TOKEN,
-                             "name": "hostile", "version": "1"}))
+                             "name": "hostile", "version": "1",
+                             "capabilities": ["multi_game"] if multi_game else []}))
     requests = 0
     while True:
         message = msgpack.unpackb(sock.recv())
+        if message["type"] == "end" and message.get("more_games"):
+            continue
         if message["type"] in ("end", "error", "reject"):
             break
         if message["type"] == "welcome":
@@ -298,6 +478,7 @@ def main():
         else:
             reply = {"type": "reply", "id": message["id"], "option": 0}
         sock.send(msgpack.packb(reply))
+    remove_ipc()
     sock.close()
     context.term()
 
