@@ -415,9 +415,8 @@ def cpu_burn():
         if os.fork() == 0:
             while True:
                 pass
-    until = time.monotonic() + 4  # and itself, within the decision's 5 s
-    while time.monotonic() < until:
-        pass
+    while True:  # and itself, until the referee stops it (however slowly CPU time adds up
+        pass     # on a busy machine: the test's decision time is long)
 
 
 def daemon():
