@@ -341,16 +341,22 @@ def test_unsandboxed_a_daemon_that_left_its_session_outlives_the_game(tmp_path, 
             os.kill(pid, signal.SIGKILL)
 
 
+PF_EXITING = 0x4  # a process's flag from the moment it starts to exit (a SIGKILL taken)
+
+
 def _started(pid: int) -> int | None:
-    """When process `pid` started (clock ticks since boot), or None if it has ended (none, or
-    a zombie, whose exit status only is left for its parent): a pid and its start tell a
-    process apart from a later one that reuses the pid."""
+    """When process `pid` started (clock ticks since boot), or None if it has ended or is
+    ending (none; a zombie, whose exit status only is left for its parent; or exiting, which
+    nothing can undo): a pid and its start tell a process apart from a later one that reuses
+    the pid."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
         return None
     fields = stat[stat.rindex(b")") + 2:].split()
-    return None if fields[0] == b"Z" else int(fields[19])
+    if fields[0] in (b"Z", b"X") or int(fields[6]) & PF_EXITING:
+        return None
+    return int(fields[19])
 
 
 def test_a_bots_cgroups_hold_all_its_processes_and_are_emptied_and_removed_at_its_end(
@@ -383,5 +389,6 @@ def test_a_bots_cgroups_hold_all_its_processes_and_are_emptied_and_removed_at_it
     assert all(held.values()), held
     assert len(daemons) == 2 and all(any(d in pids for pids in held.values()) for d in daemons)
     assert [group for group in made if group.exists()] == []
-    assert [pid for pid, started in seen if _started(pid) == started] == []
+    alive = [pid for pid, started in seen if _started(pid) == started]
+    assert alive == [], [Path(f"/proc/{pid}/stat").read_text() for pid in alive]
     assert not processes_marked(mark) and not bot_processes(tmp_path / "hostile")
