@@ -43,12 +43,11 @@ from arena.rules import PASS, Decision, Game, IllegalAction
 from arena.sandbox import Isolation, resolve
 from protocol import codec
 from protocol.codec import ProtocolError
-from protocol.schema import clip
+from protocol.schema import MAX_MESSAGE_CHARS, clip
+from protocol.sdk import ENDPOINT_VAR, TOKEN_VAR
 
 logger = logging.getLogger(__name__)
 
-ENDPOINT_VAR = "TICHU_ENDPOINT"
-TOKEN_VAR = "TICHU_TOKEN"
 MAX_CONNECTIONS = 8  # a bot process may open this many connections to the referee, no more
 _POLL = 0.05  # seconds between checks that the bots are still alive while waiting
 _CHECK_EVERY = 0.25  # seconds between those checks while messages keep coming
@@ -140,7 +139,7 @@ class _BotFault(Exception):
     def __init__(self, kind: Termination, seat: int, message: str, error_code: str | None = None,
                  rule: str | None = None, request_id: int | None = None, **details: Any) -> None:
         super().__init__(message)
-        self.kind, self.seat, self.message = kind, seat, clip(message, 1000)
+        self.kind, self.seat, self.message = kind, seat, clip(message, MAX_MESSAGE_CHARS)
         self.error_code, self.rule, self.request_id = error_code, rule, request_id
         self.details = details
 
@@ -347,7 +346,7 @@ class Match:
     def reject(self, identity: bytes, reason: str, message: str) -> None:
         logger.info("rejected a hello: %s: %s", reason, message)
         self.socket.send(identity, codec.pack(
-            {"type": "reject", "reason": reason, "message": clip(message, 1000),
+            {"type": "reject", "reason": reason, "message": clip(message, MAX_MESSAGE_CHARS),
              "protocols": list(codec.SUPPORTED_VERSIONS)}))
 
     def send(self, conn: _Conn, message: dict[str, Any]) -> None:
