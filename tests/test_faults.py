@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,7 @@ from arena.tournament.store import EntrantRow, GameRow, Store
 pytestmark = pytest.mark.timeout(60)
 
 BOT_FAULTS = [kind for kind in Termination if kind.is_bot_fault]
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def test_a_game_ends_normally_by_a_forfeit_kind_or_by_nobodys_fault():
@@ -60,3 +62,8 @@ def test_every_bot_fault_the_referee_records_is_counted_by_the_store_and_the_sta
              csv.DictReader(io.StringIO(standings_table(standings, fmt="csv")))}
     assert table["b@v1"][kind.value] == "1"
     assert kind.value.replace("_", " ") in standings_table(standings)
+
+
+def test_the_readme_names_every_forfeit_kind():
+    text = README.read_text()
+    assert [kind.value for kind in ForfeitKind if f"`{kind.value}`" not in text] == []
