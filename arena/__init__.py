@@ -15,7 +15,9 @@ pyproject.toml (tests/test_layers.py) says what each may import.
 - `botkit/`: for bot authors: `arena check-bot` and `arena new-bot`;
 - `env/`: learning bots: the PettingZoo environment and training data (the `train` extra);
 - `cli/`: the `arena` command, and the `arena bench` benchmarks;
-- `errors.py`: the one error hierarchy.
+- `errors.py`: the one error hierarchy;
+- `faults.py`: the bot-fault kinds, one list for the referee, the store, the ratings and the
+  tables.
 
 The wire protocol is the package `protocol`, beside this one: it imports nothing of `arena`.
 """

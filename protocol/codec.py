@@ -22,6 +22,7 @@ from protocol.schema import (
     BOT_MESSAGES,
     INT32,
     MESSAGES,
+    RANKS,
     REFEREE_MESSAGES,
     ProtocolError,
     check_message,
@@ -167,7 +168,7 @@ _CANONICAL_REPLY = re.compile(
     rb"\x86\xa4type\xa5reply\xa2id"
     rb"([\x00-\x7f]|\xcc.|\xcd..|\xce....)\xa6option([\x00-\x7f]|\xcc.|\xcd..|\xce....)"
     rb"\xa6action\xc0\xaacall_tichu([\xc2\xc3])\xa4wish(\xc0|\xa1[23456789TJQKA])", re.DOTALL)
-_RANK_OF = {bytes((0xA1, ord(rank))): rank for rank in "23456789TJQKA"}
+_RANK_OF = {bytes((0xA1, ord(rank))): rank for rank in RANKS}
 
 
 def _canonical_option_reply(data: bytes | bytearray | memoryview) -> dict[str, Any] | None:

@@ -39,15 +39,13 @@ from typing import Any
 
 import numpy as np
 
-from protocol.schema import CARD_NAMES, RANKS
+from protocol.schema import CARD_NAMES, COMBINATIONS, DECISION_KINDS, RANKS
 
 Message = dict[str, Any]
 
 ENCODING_VERSION = 1  # raised whenever the observation or the action space changes
 CARD_IDS = {name: i for i, name in enumerate(CARD_NAMES)}
-KINDS = ("grand_tichu", "exchange", "tichu", "play", "bomb", "dragon_gift")
-COMBINATIONS = ("dog", "single", "pair", "stairs", "triple", "full_house", "straight",
-                "four_bomb", "straight_flush")
+KINDS = DECISION_KINDS  # the one-hot order of `kind`; COMBINATIONS is that of `table_type`
 _RANK_OF_NAME = {name: (RANKS.index(name[0]) + 2 if len(name) == 2 else
                         {"Mahjong": 1, "Dragon": 15}.get(name, 0)) for name in CARD_NAMES}
 

@@ -32,8 +32,9 @@ REJECT_REASONS = ("unknown_token", "unsupported_version", "malformed_hello")
 END_REASONS = ("game_over", "aborted")
 
 
-MAX_PATH_CHARS = 200    # of a ProtocolError's path
-MAX_DETAIL_CHARS = 600  # of a ProtocolError's detail: with the path, within error.message
+MAX_MESSAGE_CHARS = 1000  # of error.message and reject.message (PROTOCOL.md 9)
+MAX_PATH_CHARS = 200      # of a ProtocolError's path
+MAX_DETAIL_CHARS = 600    # of a ProtocolError's detail: with the path, within error.message
 
 
 def clip(text: str, limit: int) -> str:
@@ -417,7 +418,7 @@ MESSAGES: dict[str, Check] = {
     ]),
     "reject": _message("reject", [
         ("reason", one_of(REJECT_REASONS), REQUIRED),
-        ("message", string(1000), REQUIRED),
+        ("message", string(MAX_MESSAGE_CHARS), REQUIRED),
         ("protocols", array(integer(0), 0, 16), REQUIRED),
     ]),
     "request": _request_check,
@@ -431,7 +432,7 @@ MESSAGES: dict[str, Check] = {
     ]),
     "error": _message("error", [
         ("code", one_of(ERROR_CODES), REQUIRED),
-        ("message", string(1000), REQUIRED),
+        ("message", string(MAX_MESSAGE_CHARS), REQUIRED),
         ("rule", nullable(string(64)), REQUIRED),
         ("id", nullable(ID), REQUIRED),
     ]),

@@ -9,7 +9,9 @@ bot gives up: libzmq's reconnection (the referee never drops a live bot's connec
 bot whose connection broke has lost its game anyway).
 
 Bounded like the referee: a message longer than `max_in` is refused at its frame header.
-Imports nothing outside the standard library.
+Imports nothing outside the standard library. The framing primitives (the flag bits, `frame`,
+`command`, `ready`, `pong`, `frame_header`, `command_parts`) are the referee's too: its
+transport (`arena.referee.transport`) imports them and keeps only what is a ROUTER's own.
 """
 
 from __future__ import annotations
@@ -19,9 +21,13 @@ import struct
 import sys
 import time
 
+MORE, LONG, COMMAND = 1, 2, 4
+"""The flag bits of a frame's first byte: more frames follow, an 8-byte size, a command."""
+NULL_MECHANISM = b"NULL".ljust(20, b"\x00")
+"""The mechanism field of a ZMTP 3 greeting: the NULL security mechanism, zero-padded."""
+
 _SIGNATURE = b"\xff" + bytes(8) + b"\x7f"
-_GREETING = _SIGNATURE + b"\x03\x00" + b"NULL".ljust(20, b"\x00") + b"\x00" + bytes(31)
-_MORE, _LONG, _COMMAND = 1, 2, 4
+_GREETING = _SIGNATURE + b"\x03\x00" + NULL_MECHANISM + b"\x00" + bytes(31)
 _READ = 1 << 16
 _KERNEL_TIMEOUT = sys.platform.startswith("linux")  # SO_RCVTIMEO takes a struct timeval
 
@@ -30,20 +36,55 @@ class ZmtpError(ConnectionError):
     """The connection broke, or the peer broke ZMTP or a bound."""
 
 
-def _command(name: bytes, body: bytes) -> bytes:
-    data = bytes((len(name),)) + name + body
-    n = len(data)
-    head = bytes((_COMMAND, n)) if n < 256 else bytes((_COMMAND | _LONG,)) + n.to_bytes(8, "big")
-    return head + data
-
-
-_READY = _command(b"READY", bytes((11,)) + b"Socket-Type" + (6).to_bytes(4, "big") + b"DEALER")
+# ----- framing, shared with the referee ---------------------------------------------------
 
 
 def frame(data: bytes) -> bytes:
     """The ZMTP frame of a single-frame message (flags, length, body)."""
     n = len(data)
     return (b"\x00" + bytes((n,)) if n < 256 else b"\x02" + n.to_bytes(8, "big")) + data
+
+
+def command(name: bytes, body: bytes) -> bytes:
+    """The ZMTP 3 command frame `name` with `body` (READY, PING, PONG, ERROR)."""
+    data = bytes((len(name),)) + name + body
+    n = len(data)
+    head = bytes((COMMAND, n)) if n < 256 else bytes((COMMAND | LONG,)) + n.to_bytes(8, "big")
+    return head + data
+
+
+def ready(socket_type: bytes) -> bytes:
+    """The READY command that ends our side of a ZMTP 3 handshake, naming our socket type."""
+    name = b"Socket-Type"
+    return command(b"READY", bytes((len(name),)) + name + len(socket_type).to_bytes(4, "big")
+                   + socket_type)
+
+
+def pong(ping: bytes) -> bytes:
+    """The PONG answering a PING command's body (ZMTP 3.1 heartbeat): its context echoed."""
+    return command(b"PONG", ping[2:18])
+
+
+def frame_header(buf: bytes | bytearray) -> tuple[int, int] | None:
+    """(header length, body size) of the frame at the start of `buf`; None until the header
+    is whole. Its flags are the caller's to check."""
+    if len(buf) < 2:
+        return None
+    if buf[0] & LONG:
+        if len(buf) < 9:
+            return None
+        return 9, int.from_bytes(buf[1:9], "big")
+    return 2, buf[1]
+
+
+def command_parts(body: bytes) -> tuple[bytes, bytes] | None:
+    """(name, data) of a command frame's body; None if it is malformed (its name overruns)."""
+    if not body or body[0] + 1 > len(body):
+        return None
+    return body[1:1 + body[0]], body[1 + body[0]:]
+
+
+_READY = ready(b"DEALER")
 
 
 class Dealer:
@@ -134,7 +175,7 @@ class Dealer:
         chunk = self._chunk
         if n >= 2 and not chunk[0] and n == chunk[1] + 2 and n - 2 <= self.max_in:
             return bytes(self._view[2:n])
-        if (n >= 9 and chunk[0] == _LONG and n == int.from_bytes(chunk[1:9], "big") + 9
+        if (n >= 9 and chunk[0] == LONG and n == int.from_bytes(chunk[1:9], "big") + 9
                 and n - 9 <= self.max_in):
             return bytes(self._view[9:n])
         if not n:
@@ -153,12 +194,12 @@ class Dealer:
         if buf[0] != 0xFF or not buf[9] & 1 or buf[10] < 3:
             raise ZmtpError("the referee did not answer with a ZMTP 3 greeting")
         self._need(64)
-        if bytes(buf[12:32]).rstrip(b"\x00") != b"NULL":
+        if bytes(buf[12:32]) != NULL_MECHANISM:
             raise ZmtpError("the referee asks for a security mechanism other than NULL")
         del buf[:64]
         while True:  # its READY
             self._need(2)
-            if not buf[0] & _COMMAND:
+            if not buf[0] & COMMAND:
                 raise ZmtpError("the referee sent a message before READY")
             name, _body = self._take_command()
             if name == b"READY":
@@ -166,18 +207,8 @@ class Dealer:
             if name == b"ERROR":
                 raise ZmtpError("the referee sent ERROR during the handshake")
 
-    def _header(self) -> tuple[int, int] | None:
-        buf = self._buf
-        if len(buf) < 2:
-            return None
-        if buf[0] & _LONG:
-            if len(buf) < 9:
-                return None
-            return 9, int.from_bytes(buf[1:9], "big")
-        return 2, buf[1]
-
     def _take_command(self) -> tuple[bytes, bytes]:
-        while (header := self._header()) is None:
+        while (header := frame_header(self._buf)) is None:
             self._fill()
         head, size = header
         if size > 1024:
@@ -185,23 +216,24 @@ class Dealer:
         self._need(head + size)
         body = bytes(self._buf[head:head + size])
         del self._buf[:head + size]
-        if not body or body[0] + 1 > len(body):
+        parts = command_parts(body)
+        if parts is None:
             raise ZmtpError("a malformed ZMTP command")
-        return body[1:1 + body[0]], body[1 + body[0]:]
+        return parts
 
     def _frame(self) -> bytes | None:
         """A whole frame from the buffer, commands answered on the way; None if more bytes
         are needed."""
         buf = self._buf
-        while (header := self._header()) is not None:
+        while (header := frame_header(buf)) is not None:
             flags = buf[0]
-            if flags & _COMMAND:
+            if flags & COMMAND:
                 head, size = header
                 if len(buf) < head + size:
                     return None
                 name, body = self._take_command()
                 if name == b"PING":  # ZMTP 3.1 heartbeat: answer with its context
-                    self.sock.sendall(_command(b"PONG", body[2:18]))
+                    self.sock.sendall(pong(body))
                 elif name == b"ERROR":
                     raise ZmtpError("the referee sent ERROR")
                 continue

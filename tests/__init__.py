@@ -16,7 +16,8 @@ folder to a package, knows them by name:
 - `tests/soak/`: the whole arena under SIGKILL at random moments;
 - the top level: what every test shares (`conftest.py`; `processes.py`, the bot processes a
   test started; `requirements.py`, the one way a test skips: a missing part fails under CI)
-  and the checks of the tree as a whole (layers, lint, the module map, skips).
+  and the checks of the tree as a whole (layers, lint, the module map, skips, the vocabulary
+  shared across packages).
 
 A folder's helpers are in its `conftest.py` or in a module of its own (`tests/rules/helpers.py`,
 `tests/presentation/payloads.py`); a test of another folder imports them by module

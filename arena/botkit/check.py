@@ -45,7 +45,7 @@ from arena.errors import ConfigError
 from arena.intake import IntakeFailed, IntakePolicy, ReadyBot, ready, take_bot
 from arena.referee import wire
 from arena.referee.manifest import BotManifest
-from arena.referee.match import ENDPOINT_VAR, TOKEN_VAR, Entrant, GameSpec, Match, TimeControl
+from arena.referee.match import Entrant, GameSpec, Match, TimeControl
 from arena.referee.process import BotProcess
 from arena.referee.record import GameRecord, Termination
 from arena.referee.transport import STRANGER, Incoming, RefereeSocket
@@ -54,6 +54,7 @@ from arena.rules.cards import parse_card
 from arena.sandbox import Isolation, describe, resolve
 from protocol import codec
 from protocol.codec import ProtocolError
+from protocol.sdk import ENDPOINT_VAR, TOKEN_VAR
 
 HELLO_SECONDS = 30.0    # from the start of a process (its sandbox's set-up included) to its
                         # hello: three times a tournament's default, since the closing games

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.faults import ForfeitKind
 from arena.presentation.charts import Bar, error_bars, shade
 from arena.presentation.failures import SeatFailure
 from arena.presentation.handstats import HandReport, HandStats
@@ -20,7 +21,7 @@ from arena.presentation.notes import (
 )
 from arena.presentation.pages import Cell, cell, esc, facts, frame, grid, link, notes, table
 from arena.ratings.duplicate import Mean
-from arena.ratings.fit import Bound, ForfeitKind
+from arena.ratings.fit import Bound
 from arena.ratings.standings import Standings
 from arena.tournament.store import EntrantRow, StoredGame
 

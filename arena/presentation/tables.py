@@ -23,6 +23,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from arena.faults import ForfeitKind
 from arena.presentation.notes import (
     INTERVAL_METHOD,
     Labels,
@@ -37,7 +38,7 @@ from arena.presentation.notes import (
     version,
 )
 from arena.presentation.safe import csv_cell, html_text, markdown_cell, terminal
-from arena.ratings.fit import Bound, ForfeitKind
+from arena.ratings.fit import Bound
 from arena.ratings.sprt import SprtResult, sprt_summary
 from arena.ratings.standings import MatchupSummary, Rank, Standings
 

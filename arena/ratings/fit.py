@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.errors import ArenaError
+from arena.faults import ForfeitKind
 from arena.ratings.graph import connected_groups, reaches, win_components
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
@@ -58,17 +59,6 @@ factor 1 / (1 - h) infinite; capped, it gives an interval a hundred times wider 
 
 ONE_SIDED_ALPHA = 0.05
 """The one-sided error of the bounds given for ratings set by the prior."""
-
-
-class ForfeitKind(enum.StrEnum):
-    """Why a team forfeited a game (the referee's bot-fault taxonomy)."""
-
-    TIMEOUT = "timeout"
-    CRASH = "crash"
-    PROTOCOL_VIOLATION = "protocol_violation"
-    ILLEGAL_ACTION = "illegal_action"
-    START_FAILURE = "start_failure"
-    HANDSHAKE_FAILURE = "handshake_failure"
 
 
 class RatingsError(ArenaError):

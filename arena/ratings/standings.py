@@ -16,9 +16,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from arena.faults import ForfeitKind
 from arena.ratings.fit import (
     BootstrapResult,
-    ForfeitKind,
     GameResult,
     RatingFit,
     RatingsError,

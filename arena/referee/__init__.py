@@ -9,6 +9,6 @@ packed straight to msgpack bytes), game records (`record.py`), CPU placement
 (`placement.py`), and the in-process harness that plays the same messages without processes
 (`inprocess.py`), which also regenerates the protocol's golden vectors (`vectors.py`).
 `collector.py` sets a referee process's garbage collector. Who is charged for a fault is
-PROTOCOL.md section 9.3. It may import the rules engine, `protocol` and `arena.errors`;
-nothing of the tournament, ratings, presentation or CLI, and never click.
+PROTOCOL.md section 9.3. It may import the rules engine, `protocol`, `arena.errors` and
+`arena.faults`; nothing of the tournament, ratings, presentation or CLI, and never click.
 """

@@ -43,16 +43,16 @@ from arena.rules import PASS, Decision, Game, IllegalAction
 from arena.sandbox import Isolation, resolve
 from protocol import codec
 from protocol.codec import ProtocolError
-from protocol.schema import clip
+from protocol.schema import MAX_MESSAGE_CHARS, clip
+from protocol.sdk import ENDPOINT_VAR, TOKEN_VAR
 
 logger = logging.getLogger(__name__)
 
-ENDPOINT_VAR = "TICHU_ENDPOINT"
-TOKEN_VAR = "TICHU_TOKEN"
 MAX_CONNECTIONS = 8  # a bot process may open this many connections to the referee, no more
 _POLL = 0.05  # seconds between checks that the bots are still alive while waiting
 _CHECK_EVERY = 0.25  # seconds between those checks while messages keep coming
 _BYTES_SHOWN = 200  # of an offending message, in the record
+_OUTPUT_SHOWN = 2000  # characters of a process's last output, in the record of its end
 _EXIT_WAIT = 1.0  # seconds a bot gets to exit by itself after its session is over
 _DRAIN = 256  # messages taken, at most, from what has arrived before a hello deadline is judged
 
@@ -140,7 +140,7 @@ class _BotFault(Exception):
     def __init__(self, kind: Termination, seat: int, message: str, error_code: str | None = None,
                  rule: str | None = None, request_id: int | None = None, **details: Any) -> None:
         super().__init__(message)
-        self.kind, self.seat, self.message = kind, seat, clip(message, 1000)
+        self.kind, self.seat, self.message = kind, seat, clip(message, MAX_MESSAGE_CHARS)
         self.error_code, self.rule, self.request_id = error_code, rule, request_id
         self.details = details
 
@@ -288,8 +288,7 @@ class Match:
             conn.process.start()
         except OSError as exc:
             conn.process = None
-            raise _BotFault(Termination.START_FAILURE, seat, f"cannot start "
-                            f"{' '.join(manifest.argv())}: {exc}") from None
+            raise _cannot_start(seat, manifest.argv(), exc) from None
         conn.started_at = time.monotonic()
 
     def connect(self, conn: _Conn, seat: int, timeout: float) -> None:
@@ -347,7 +346,7 @@ class Match:
     def reject(self, identity: bytes, reason: str, message: str) -> None:
         logger.info("rejected a hello: %s: %s", reason, message)
         self.socket.send(identity, codec.pack(
-            {"type": "reject", "reason": reason, "message": clip(message, 1000),
+            {"type": "reject", "reason": reason, "message": clip(message, MAX_MESSAGE_CHARS),
              "protocols": list(codec.SUPPORTED_VERSIONS)}))
 
     def send(self, conn: _Conn, message: dict[str, Any]) -> None:
@@ -441,9 +440,7 @@ class _GameRun:
                 self._drain(failed)  # what has arrived counts, however busy the referee was
                 for seat in late:
                     if self.seats[seat].identity is None and seat not in failed:
-                        failed[seat] = _BotFault(
-                            Termination.HANDSHAKE_FAILURE, seat, f"no valid hello within "
-                            f"{hello[seat]:g} s of its start", "timeout")
+                        failed[seat] = _no_hello(seat, hello[seat])
                 continue
             due = min(self.seats[s].started_at + hello[s] for s in waiting)
             incoming = self.match.socket.receive(max(0.0, min(due - now, _POLL)))
@@ -481,10 +478,7 @@ class _GameRun:
             if code is None:
                 waiting.append(seat)
                 continue
-            failed[seat] = _BotFault(Termination.START_FAILURE, seat,
-                                     f"{conn.process.exit_reason()} before saying hello",
-                                     exit_code=code, output=conn.process.output_tail()[-2000:],
-                                     **_limit(conn.process))
+            failed[seat] = _ended_before_hello(seat, conn.process, code)
         return waiting
 
     def _drain(self, failed: dict[int, _BotFault]) -> None:
@@ -577,36 +571,31 @@ class _GameRun:
             hello = _decode(frames)
         except ProtocolError as exc:
             self._refuse(identity, seat, "malformed_hello", str(exc),
-                         functools.partial(_violation, seat, exc, frames))
-        if hello["type"] != "hello":
+                         functools.partial(_violation, exc=exc, frames=frames))
+        kind = hello["type"]
+        if kind != "hello":
             where = ("on a second connection" if owner is not None and owner.identity
                      else "before its hello")
             self._refuse(identity, seat, "malformed_hello", f"the first message must be hello, "
-                         f"not {hello['type']}", lambda: _BotFault(
-                             Termination.PROTOCOL_VIOLATION, seat, f"a {hello['type']} message "
-                             f"{where}", "unexpected_message", data=_shown(frames)))
+                         f"not {kind}", functools.partial(_not_hello, kind=kind, where=where,
+                                                          frames=frames))
         claimed = next((c for c in self.seats if c.token == hello["token"]), None)
         if owner is None:  # nobody can tell which process opened this connection: the token
             owner = self._claimed(identity, claimed)
             seat = self.seat_of[owner]
         elif claimed is not owner and claimed is not None:
             self._refuse(identity, seat, "unknown_token", "this token is another seat's",
-                         lambda: _BotFault(Termination.PROTOCOL_VIOLATION, seat, f"said hello "
-                                           f"with the token of seat {self.seat_of[claimed]}: "
-                                           "an impostor's hello", "unexpected_message"))
+                         functools.partial(_impostor, token_of=self.seat_of[claimed]))
         elif owner.identity is not None:
             self._refuse(identity, seat, "unknown_token", "this process said hello already",
-                         lambda: _BotFault(Termination.PROTOCOL_VIOLATION, seat, "a second "
-                                           "hello, on another connection", "unexpected_message"))
+                         _second_hello)
         elif claimed is None:
             self._refuse(identity, seat, "unknown_token", "this token belongs to no seat",
-                         lambda: _BotFault(Termination.HANDSHAKE_FAILURE, seat,
-                                           "said hello with a wrong token"))
-        if hello["protocol"] not in codec.SUPPORTED_VERSIONS:
-            self._refuse(identity, seat, "unsupported_version", f"protocol {hello['protocol']} "
-                         "is not supported", lambda: _BotFault(
-                             Termination.HANDSHAKE_FAILURE, seat, f"unsupported protocol "
-                             f"version {hello['protocol']}"))
+                         _wrong_token)
+        version = hello["protocol"]
+        if version not in codec.SUPPORTED_VERSIONS:
+            self._refuse(identity, seat, "unsupported_version", f"protocol {version} "
+                         "is not supported", functools.partial(_unsupported, version=version))
         owner.identity = identity
         owner.with_options = "no_options" not in hello["capabilities"]
         owner.multi_game = "multi_game" in hello["capabilities"]
@@ -628,12 +617,13 @@ class _GameRun:
         return claimed
 
     def _refuse(self, identity: bytes, seat: int | None, reason: str, message: str,
-                fault: Callable[[], _BotFault] | None) -> NoReturn:
-        """Send `reject`; then raise the fault of the seat whose process sent the hello, or,
-        when no seat can be named, close the connection and raise _Refused."""
+                fault: Callable[[int], _BotFault] | None) -> NoReturn:
+        """Send `reject`; then raise the fault of the seat whose process sent the hello
+        (`fault(seat)`), or, when no seat can be named, close the connection and raise
+        _Refused."""
         self.match.reject(identity, reason, message)
         if seat is not None and fault is not None:
-            raise fault()
+            raise fault(seat)
         self.match.socket.disconnect(identity)
         raise _Refused()
 
@@ -715,11 +705,8 @@ class _GameRun:
             wait = pending.deadline - now
             if wait < 0:
                 self.record.time_used[pending.seat] += now - pending.sent_at
-                raise _BotFault(Termination.TIMEOUT, pending.seat, f"no reply within "
-                                f"{pending.deadline - pending.sent_at:.3f} s "
-                                f"({self._limits(pending.seat)})",
-                                "timeout", request_id=pending.request_id,
-                                overrun=round(now - pending.sent_at - pending.limit, 3))
+                raise _timed_out(pending, now - pending.sent_at, self.spec.time_of(pending.seat),
+                                 replied=False)
             incoming = self.match.socket.receive(min(wait + 0.001, _POLL))
             received = time.monotonic()
             if incoming is None or received - self.checked > _CHECK_EVERY:
@@ -729,11 +716,6 @@ class _GameRun:
                 continue
             if self._take(incoming, received):
                 return
-
-    def _limits(self, seat: int) -> str:
-        time_control = self.spec.time_of(seat)
-        return (f"limit {time_control.decision:g} s + {time_control.grace:g} s grace, within "
-                f"a time bank of {time_control.bank:g} s")
 
     def _reply(self, seat: int, reply: dict[str, Any], frames: list[bytes],
                received: float) -> bool:
@@ -749,10 +731,7 @@ class _GameRun:
         latency = received - pending.sent_at
         self.record.time_used[seat] += latency
         if received > pending.deadline:
-            raise _BotFault(Termination.TIMEOUT, seat, f"reply after {latency:.3f} s, past "
-                            f"its deadline of {pending.deadline - pending.sent_at:.3f} s "
-                            f"({self._limits(seat)})", "timeout", request_id=pending.request_id,
-                            overrun=round(latency - pending.limit, 3))
+            raise _timed_out(pending, latency, self.spec.time_of(seat), replied=True)
         self.pending = None
         try:
             action = wire.action_from_reply(reply, pending.decision, self.seats[seat].with_options)
@@ -772,9 +751,7 @@ class _GameRun:
         for seat, conn in enumerate(self.seats):
             code = conn.process.exit_code() if conn.process is not None else None
             if code is not None:
-                dead.append(_BotFault(Termination.CRASH, seat, conn.process.exit_reason(),
-                                      exit_code=code, output=conn.process.output_tail()[-2000:],
-                                      **_limit(conn.process)))
+                dead.append(_crashed(seat, conn.process, code))
         if dead:
             self._judge(dead)
 
@@ -891,9 +868,92 @@ def build_bot(manifest: BotManifest, timeout: float = 600.0) -> None:
                        stdin=subprocess.DEVNULL, capture_output=True)
 
 
+# ----- verdicts: each fault with the seat's process, its time or its hello, defined once ----
+
+
+def _cannot_start(seat: int, argv: list[str], exc: OSError) -> _BotFault:
+    """START_FAILURE: the seat's process could not be started."""
+    return _BotFault(Termination.START_FAILURE, seat, f"cannot start {' '.join(argv)}: {exc}")
+
+
+def _ended_before_hello(seat: int, process: BotProcess, code: int) -> _BotFault:
+    """START_FAILURE: the seat's process ended before it said hello."""
+    return _process_ended(Termination.START_FAILURE, seat, process, code,
+                          f"{process.exit_reason()} before saying hello")
+
+
+def _crashed(seat: int, process: BotProcess, code: int) -> _BotFault:
+    """CRASH: the seat's process ended during the game."""
+    return _process_ended(Termination.CRASH, seat, process, code, process.exit_reason())
+
+
+def _process_ended(kind: Termination, seat: int, process: BotProcess, code: int,
+                   message: str) -> _BotFault:
+    """A process that ended, with its exit code, the end of its output and the limit it went
+    over, if it did."""
+    return _BotFault(kind, seat, message, exit_code=code,
+                     output=process.output_tail()[-_OUTPUT_SHOWN:], **_limit(process))
+
+
 def _limit(process: BotProcess) -> dict[str, str]:
     """The `limit` detail of a fault: the limit the process went over, if it did."""
     return {"limit": process.limit_exceeded} if process.limit_exceeded else {}
+
+
+def _no_hello(seat: int, hello: float) -> _BotFault:
+    """HANDSHAKE_FAILURE: no valid hello within `hello` seconds of the process's start."""
+    return _BotFault(Termination.HANDSHAKE_FAILURE, seat, f"no valid hello within {hello:g} s "
+                     "of its start", "timeout")
+
+
+def _timed_out(pending: _Pending, elapsed: float, time_control: TimeControl,
+               replied: bool) -> _BotFault:
+    """TIMEOUT: no reply to the pending request by its deadline (`replied`: one came after
+    it, `elapsed` seconds after the request), with the overrun past the decision's limit."""
+    allowed = pending.deadline - pending.sent_at
+    what = (f"reply after {elapsed:.3f} s, past its deadline of {allowed:.3f} s" if replied
+            else f"no reply within {allowed:.3f} s")
+    limits = (f"limit {time_control.decision:g} s + {time_control.grace:g} s grace, within "
+              f"a time bank of {time_control.bank:g} s")
+    return _BotFault(Termination.TIMEOUT, pending.seat, f"{what} ({limits})", "timeout",
+                     request_id=pending.request_id, overrun=round(elapsed - pending.limit, 3))
+
+
+def _violation(seat: int, exc: ProtocolError, frames: list[bytes]) -> _BotFault:
+    """PROTOCOL_VIOLATION: a message the codec refused (malformed or oversize)."""
+    code = "oversize_message" if exc.code == "oversize" else "malformed_message"
+    return _BotFault(Termination.PROTOCOL_VIOLATION, seat, str(exc), code,
+                     data=_shown(frames), protocol_error=exc.code)
+
+
+# The refusals of a hello: each builds the fault of the seat whose process sent it (`_refuse`).
+
+
+def _not_hello(seat: int, kind: str, where: str, frames: list[bytes]) -> _BotFault:
+    return _BotFault(Termination.PROTOCOL_VIOLATION, seat, f"a {kind} message {where}",
+                     "unexpected_message", data=_shown(frames))
+
+
+def _impostor(seat: int, token_of: int) -> _BotFault:
+    return _BotFault(Termination.PROTOCOL_VIOLATION, seat, f"said hello with the token of "
+                     f"seat {token_of}: an impostor's hello", "unexpected_message")
+
+
+def _second_hello(seat: int) -> _BotFault:
+    return _BotFault(Termination.PROTOCOL_VIOLATION, seat, "a second hello, on another "
+                     "connection", "unexpected_message")
+
+
+def _wrong_token(seat: int) -> _BotFault:
+    return _BotFault(Termination.HANDSHAKE_FAILURE, seat, "said hello with a wrong token")
+
+
+def _unsupported(seat: int, version: Any) -> _BotFault:
+    return _BotFault(Termination.HANDSHAKE_FAILURE, seat,
+                     f"unsupported protocol version {version}")
+
+
+# ----- small helpers -----------------------------------------------------------------------
 
 
 def _decode(frames: list[bytes]) -> dict[str, Any]:
@@ -901,12 +961,6 @@ def _decode(frames: list[bytes]) -> dict[str, Any]:
     if len(frames) != 1:
         raise ProtocolError("wrong_type", "", f"{len(frames)} frames; a message is one")
     return codec.decode(frames[0], "bot")
-
-
-def _violation(seat: int, exc: ProtocolError, frames: list[bytes]) -> _BotFault:
-    code = "oversize_message" if exc.code == "oversize" else "malformed_message"
-    return _BotFault(Termination.PROTOCOL_VIOLATION, seat, str(exc), code,
-                     data=_shown(frames), protocol_error=exc.code)
 
 
 def _brief(message: dict[str, Any]) -> str:

@@ -19,34 +19,38 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.faults import ForfeitKind
 from arena.referee import wire
 from arena.referee.packing import EventFeed
 from arena.rules import Game, IllegalAction
-from protocol.schema import clip
+from protocol.schema import MAX_MESSAGE_CHARS, clip  # a fault's message is its error.message
 
 RECORD_FORMAT = 1
 
 
 class Termination(Enum):
-    """How a game ended: normally, or by one kind of fault (closed set)."""
+    """How a game ended (closed set): normally, by one of the bot faults of
+    `arena.faults.ForfeitKind` (each under its name and value), by the harness's own failure,
+    or stopped by the user."""
 
     NORMAL = "normal"
-    START_FAILURE = "start_failure"          # the bot could not start, or exited before hello
-    HANDSHAKE_FAILURE = "handshake_failure"  # no valid hello in time, or rejected
-    TIMEOUT = "timeout"                      # no reply within the decision limit or time bank
-    CRASH = "crash"                          # the bot process ended during the game
-    PROTOCOL_VIOLATION = "protocol_violation"  # malformed, oversize or unexpected message
-    ILLEGAL_ACTION = "illegal_action"        # a well-formed reply breaking a rule
+    START_FAILURE = ForfeitKind.START_FAILURE.value
+    HANDSHAKE_FAILURE = ForfeitKind.HANDSHAKE_FAILURE.value
+    TIMEOUT = ForfeitKind.TIMEOUT.value
+    CRASH = ForfeitKind.CRASH.value
+    PROTOCOL_VIOLATION = ForfeitKind.PROTOCOL_VIOLATION.value
+    ILLEGAL_ACTION = ForfeitKind.ILLEGAL_ACTION.value
     HARNESS_FAULT = "harness_fault"          # the referee's own failure: nobody's fault
     INTERRUPTED = "interrupted"              # stopped by the user (Ctrl-C)
 
     @property
     def is_bot_fault(self) -> bool:
-        return self not in (Termination.NORMAL, Termination.HARNESS_FAULT,
-                            Termination.INTERRUPTED)
+        """Whether a bot is charged with this ending: it is one of the forfeit kinds."""
+        return self._value_ in _BOT_FAULTS
 
 
-MAX_MESSAGE_CHARS = 1000  # of a fault's message
+_BOT_FAULTS = frozenset(kind.value for kind in ForfeitKind)
+
 MAX_DETAIL_CHARS = 4000   # of each string in a fault's details
 
 

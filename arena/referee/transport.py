@@ -22,7 +22,9 @@ wants it. Here nothing is read until the referee asks (`receive`), and then:
 
 It speaks ZMTP 3.0 (libzmq 4, pyzmq, zeromq.js, recent JeroMQ) and ZMTP 2.0 (libzmq 3,
 JeroMQ 0.3), NULL security mechanism, as a ROUTER whose peers are DEALERs; ZMTP 3.1's PING is
-answered. Frames are raw bytes here; encoding and validation are the codec's job.
+answered. The framing itself (flag bits, frames, commands, headers) is `protocol.zmtp`'s,
+shared with the SDK's DEALER; what is here is the ROUTER's own: its greeting, its bounded
+buffers and its peers. Frames are raw bytes here; encoding and validation are the codec's job.
 """
 
 from __future__ import annotations
@@ -37,6 +39,19 @@ import tempfile
 import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
+
+from protocol.zmtp import (
+    COMMAND,
+    LONG,
+    MORE,
+    NULL_MECHANISM,
+    command,
+    command_parts,
+    frame,
+    frame_header,
+    pong,
+    ready,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -54,9 +69,8 @@ _READ = 65536               # bytes read at once from one connection
 _ACCEPTS = 64               # connections accepted per turn, so that reading goes on meanwhile
 
 _SIGNATURE = b"\xff" + bytes(7) + b"\x01\x7f"  # ZMTP 2/3 signature; length 1 for ZMTP 1.0 peers
-_V3_REST = b"\x00" + b"NULL".ljust(20, b"\x00") + bytes(32)  # minor version, mechanism, as-server, filler
+_V3_REST = b"\x00" + NULL_MECHANISM + bytes(32)  # minor version, mechanism, as-server, filler
 _ROUTER, _DEALER = 6, 5  # ZMTP 2.0 socket type numbers
-_MORE, _LONG, _COMMAND = 1, 2, 4
 
 # connection states
 _GREETING, _IDENTITY, _READY, _OPEN, _MUTED = range(5)
@@ -191,9 +205,7 @@ class RefereeSocket:
         peer = self._by_identity.get(identity)
         if peer is None or peer.state < _OPEN:
             return False
-        n = len(data)
-        frame = (b"\x00" + bytes((n,)) if n < 256 else b"\x02" + n.to_bytes(8, "big")) + data
-        return self._write(peer, frame)
+        return self._write(peer, frame(data))
 
     def disconnect(self, identity: bytes) -> None:
         """Close one connection (what it has not read yet is lost)."""
@@ -417,10 +429,10 @@ class RefereeSocket:
             if len(buf) < (64 if peer.v3 else 12):
                 return False
             if peer.v3:
-                if bytes(buf[12:32]) != b"NULL".ljust(20, b"\x00"):
+                if bytes(buf[12:32]) != NULL_MECHANISM:
                     raise _Broken("zmtp: only the NULL security mechanism is supported")
                 del buf[:64]
-                self._write(peer, _command(b"READY", _property(b"Socket-Type", b"ROUTER")))
+                self._write(peer, ready(b"ROUTER"))
                 peer.state = _READY
             else:
                 if buf[11] != _DEALER:
@@ -436,17 +448,17 @@ class RefereeSocket:
             del buf[:2 + buf[1]]  # the identity a peer asks for is ignored
             peer.state = _OPEN
             return True
-        command = self._command(peer)
-        if command is None:
+        parts = self._command(peer)
+        if parts is None:
             return False
-        name, body = command
+        name, body = parts
         if name == b"ERROR":
             raise _Broken("zmtp: the peer sent ERROR")
         if name != b"READY":
             raise _Broken(f"zmtp: expected READY, got {name[:20]!r}")
         socket_type = _properties(body).get(b"socket-type")
         if socket_type != b"DEALER":
-            self._write(peer, _command(b"ERROR", b"\x1finvalid socket type: not a DEALER"))
+            self._write(peer, command(b"ERROR", b"\x1finvalid socket type: not a DEALER"))
             raise _Broken(f"zmtp: socket type {(socket_type or b'?')[:20]!r}, not DEALER")
         peer.state = _OPEN
         return True
@@ -457,39 +469,42 @@ class RefereeSocket:
         if len(buf) < 2:
             return None
         flags = buf[0]
-        if flags & ~(_LONG | _COMMAND) or not flags & _COMMAND:
+        if flags & ~(LONG | COMMAND) or not flags & COMMAND:
             raise _Broken("zmtp: expected a command frame")
-        head, size = _header(buf, flags)
-        if size is None:
+        header = frame_header(buf)
+        if header is None:
             return None
+        head, size = header
         if size > _MAX_COMMAND:
             raise _Broken(f"zmtp: a command of {size} bytes")
         if len(buf) < head + size:
             return None
         body = bytes(buf[head:head + size])
         del buf[:head + size]
-        if not body or body[0] + 1 > len(body):
+        parts = command_parts(body)
+        if parts is None:
             raise _Broken("zmtp: a malformed command")
-        return body[1:1 + body[0]], body[1 + body[0]:]
+        return parts
 
     def _frames(self, peer: _Peer) -> list[bytes] | None:
         """Take frames from the buffer until one message is whole; None if more is needed."""
         buf = peer.buf
         limit = self.max_in
-        allowed = _MORE | _LONG | (_COMMAND if peer.v3 else 0)
+        allowed = MORE | LONG | (COMMAND if peer.v3 else 0)
         while len(buf) >= 2:
             flags = buf[0]
             if flags & ~allowed:
                 raise _Broken(f"zmtp: bad frame flags {flags:#04x}")
-            if flags & _COMMAND:
-                command = self._command(peer)
-                if command is None:
+            if flags & COMMAND:
+                parts = self._command(peer)
+                if parts is None:
                     return None
-                self._on_command(peer, *command)
+                self._on_command(peer, *parts)
                 continue
-            head, size = _header(buf, flags)
-            if size is None:
+            header = frame_header(buf)
+            if header is None:
                 return None
+            head, size = header
             if peer.size + size > limit:
                 raise _Broken(f"oversize: a message of {peer.size + size} bytes or more, "
                               f"over the maximum {limit}")
@@ -499,7 +514,7 @@ class RefereeSocket:
             del buf[:head + size]
             peer.parts.append(part)
             peer.size += size
-            if flags & _MORE:
+            if flags & MORE:
                 if len(peer.parts) >= _MAX_PARTS:
                     raise _Broken(f"oversize: a message of more than {_MAX_PARTS} frames")
                 continue
@@ -512,31 +527,11 @@ class RefereeSocket:
         if peer.commands > _MAX_COMMANDS:
             raise _Broken(f"zmtp: more than {_MAX_COMMANDS} commands between two messages")
         if name == b"PING":  # ZMTP 3.1 heartbeat: answer with its context
-            self._write(peer, _command(b"PONG", body[2:18]))
+            self._write(peer, pong(body))
         elif name == b"ERROR":
             raise _Broken("zmtp: the peer sent ERROR")
         elif name != b"PONG":
             raise _Broken(f"zmtp: unexpected command {name[:20]!r}")
-
-
-def _header(buf: bytearray, flags: int) -> tuple[int, int | None]:
-    """(header length, body size) of the frame at the start of `buf`; size None if the
-    header is not whole yet."""
-    if flags & _LONG:
-        if len(buf) < 9:
-            return 9, None
-        return 9, int.from_bytes(buf[1:9], "big")
-    return 2, buf[1]
-
-
-def _command(name: bytes, body: bytes) -> bytes:
-    data = bytes((len(name),)) + name + body
-    n = len(data)
-    return (bytes((_COMMAND, n)) if n < 256 else bytes((_COMMAND | _LONG,)) + n.to_bytes(8, "big")) + data
-
-
-def _property(name: bytes, value: bytes) -> bytes:
-    return bytes((len(name),)) + name + len(value).to_bytes(4, "big") + value
 
 
 def _properties(body: bytes) -> dict[bytes, bytes]:

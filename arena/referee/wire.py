@@ -34,18 +34,11 @@ from arena.rules import (
     Play,
 )
 from arena.rules.actions import PlayOptions
-from arena.rules.cards import card_name, card_names, parse_card
+from arena.rules.cards import RANK_CHARS, card_name, card_names, parse_card
 from arena.rules.events import DATA_KEYS
+from protocol.schema import COMBINATIONS, KIND_ACTIONS
 
 Message = dict[str, Any]
-RANK_CHARS = "23456789TJQKA"
-# Keyed by a kind's `_value_`: hashing an Enum member is a Python-level call, and the reply
-# of every decision looks its kind up.
-_KIND_ACTIONS = {kind._value_: actions for kind, actions in {
-    DecisionKind.GRAND_TICHU: ("grand_tichu",), DecisionKind.EXCHANGE: ("exchange",),
-    DecisionKind.TICHU: ("tichu",), DecisionKind.PLAY: ("pass", "play"),
-    DecisionKind.BOMB: ("pass", "play"), DecisionKind.DRAGON_GIFT: ("give_dragon",),
-}.items()}
 # Members read once: reading one off its Enum class is a Python-level call in Python 3.11.
 _EXCHANGE, _GRAND_TICHU = DecisionKind.EXCHANGE, DecisionKind.GRAND_TICHU
 _PLAY, _BOMB = DecisionKind.PLAY, DecisionKind.BOMB
@@ -81,7 +74,7 @@ def combination_name(combo: Combination) -> str:
     return _COMBINATION_NAMES[combo.type]
 
 
-_COMBINATION_NAMES = {t: t.name.lower() for t in ComboType}
+_COMBINATION_NAMES = {t: COMBINATIONS[t] for t in ComboType}
 
 
 # ----- events -------------------------------------------------------------------------------
@@ -329,7 +322,9 @@ def action_from_reply(reply: Message, decision: Decision, options_sent: bool = T
         tag = _tag_of(chosen, decision.kind)
     else:
         tag = reply["action"]["action"]
-    actions = _KIND_ACTIONS[decision.kind._value_]
+    # keyed by the kind's wire name, its `_value_`: hashing an Enum member is a Python-level
+    # call, and the reply of every decision looks its kind up
+    actions = KIND_ACTIONS[decision.kind._value_]
     if tag not in actions:
         allowed = " or ".join(actions)
         raise IllegalAction("wrong-decision", f"a {decision.kind.value} request takes "

@@ -21,6 +21,8 @@ import os
 import sys
 
 _TAG = b"listener"
+# protocol.sdk.ENDPOINT_VAR, copied: this file runs with the standard library only
+ENDPOINT_VAR = "TICHU_ENDPOINT"
 
 
 def main(argv: list[str]) -> int:
@@ -35,7 +37,7 @@ def main(argv: list[str]) -> int:
     channel.sendmsg([_TAG], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
     channel.close()
     listener.close()  # the referee holds it now; exec would close it anyway
-    os.environ["TICHU_ENDPOINT"] = f"tcp://127.0.0.1:{port}"
+    os.environ[ENDPOINT_VAR] = f"tcp://127.0.0.1:{port}"
     try:
         os.execvp(command[0], command)
     except OSError as exc:

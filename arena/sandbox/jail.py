@@ -35,6 +35,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.sandbox.handoff import ENDPOINT_VAR
+
 SYSTEM = (Path("/usr"),)
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl", "ca-certificates",
@@ -129,7 +131,7 @@ def sandbox_env(env: Mapping[str, str], uid: int | None) -> dict[str, str]:
              "USER": "bot" if uid is not None else os.environ.get("USER", "bot")}
     clean["LOGNAME"] = clean["USER"]
     clean.update((k, v) for k, v in env.items() if k.startswith(PASSED_PREFIX))
-    clean.pop("TICHU_ENDPOINT", None)
+    clean.pop(ENDPOINT_VAR, None)
     return clean
 
 

@@ -1,0 +1,124 @@
+"""One vocabulary across the packages.
+
+The bot-fault kinds are one list (`arena.faults`): whatever fault the referee records, the
+store, the standings and the tables count under its own kind, and README names it. Every
+copy of a name list that a module must keep equals its owner's; a module keeps one only where
+it may not import the owner: the rules engine imports nothing of the project, the sandbox's
+hand-off runs with the standard library only, and the CLI imports the presentation and bot
+tooling only when a command runs (so that `arena --help` stays fast). Everywhere else the
+names are imported from their owner.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from arena.botkit.scaffold import LANGUAGES
+from arena.cli.bots import LANGUAGES as CLI_LANGUAGES
+from arena.cli.tournaments import FORMATS as CLI_FORMATS
+from arena.faults import ForfeitKind
+from arena.presentation.tables import FORMATS, standings_table
+from arena.ratings.standings import compute_standings
+from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
+from arena.rules import ComboType, DecisionKind
+from arena.rules.cards import RANK_CHARS
+from arena.sandbox import handoff, jail
+from arena.tournament.schedule import round_robin
+from arena.tournament.store import EntrantRow, GameRow, Store
+from protocol import sdk
+from protocol.schema import COMBINATIONS, DECISION_KINDS, RANKS
+
+pytestmark = pytest.mark.timeout(60)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ----- the bot-fault kinds -------------------------------------------------------------------
+
+BOT_FAULTS = [kind for kind in Termination if kind.is_bot_fault]
+
+
+def test_a_game_ends_normally_by_a_forfeit_kind_or_by_nobodys_fault():
+    assert {kind.value for kind in BOT_FAULTS} == {kind.value for kind in ForfeitKind}
+    assert [kind.name for kind in Termination if not kind.is_bot_fault] == [
+        "NORMAL", "HARNESS_FAULT", "INTERRUPTED"]
+
+
+def _record(game, termination: Termination, fault_seat: int | None) -> GameRecord:
+    infos = tuple(EntrantInfo(*key.split("@"), f"/bots/{key}") for key in game.teams)
+    winner = 0 if fault_seat is None else 1 - (fault_seat & 1)
+    record = GameRecord(game.game_id, game.seed, 1000, infos, scores=(1000, 300),
+                        winner=winner, rounds=7, termination=termination)
+    if fault_seat is not None:
+        record.fault = Fault(termination, fault_seat, "it failed", 2, 30)
+    return record
+
+
+@pytest.mark.parametrize("kind", BOT_FAULTS, ids=lambda kind: kind.value)
+def test_every_bot_fault_the_referee_records_is_counted_by_the_store_and_the_standings(
+        tmp_path, kind):
+    with Store(tmp_path / "t.sqlite") as store:
+        for name in ("a", "b"):
+            store.register_entrant(EntrantRow(f"{name}@v1", name, "v1", "1", "python",
+                                              f"/bots/{name}", "config", False))
+        forfeited, played = round_robin(["a@v1", "b@v1"], 1, 1)
+        assert forfeited.teams[1] == "b@v1"
+        store.add_game(GameRow.from_record(forfeited, _record(forfeited, kind, 1), "r0"))
+        store.add_game(GameRow.from_record(played, _record(played, Termination.NORMAL, None),
+                                           "r1"))
+        assert store.failures() == {"b@v1": {kind.value: 1}}
+        standings = compute_standings(store.results())
+
+    rows = {row["entrant"]: row for row in
+            json.loads(standings_table(standings, fmt="json"))["standings"]}
+    assert rows["b@v1"]["forfeits"] == {k.value: int(k == kind.value) for k in ForfeitKind}
+    assert sum(rows["a@v1"]["forfeits"].values()) == 0
+    table = {row["entrant"]: row for row in
+             csv.DictReader(io.StringIO(standings_table(standings, fmt="csv")))}
+    assert table["b@v1"][kind.value] == "1"
+    assert kind.value.replace("_", " ") in standings_table(standings)
+
+
+def test_the_readme_names_every_forfeit_kind():
+    text = (ROOT / "README.md").read_text()
+    assert [kind.value for kind in ForfeitKind if f"`{kind.value}`" not in text] == []
+
+
+# ----- copies pinned to their owners ---------------------------------------------------------
+
+
+def test_the_engine_names_ranks_as_the_protocol_does():
+    assert "".join(RANKS) == RANK_CHARS
+
+
+def test_the_engine_names_decision_kinds_as_the_protocol_does():
+    assert [kind.value for kind in DecisionKind] == list(DECISION_KINDS)
+
+
+def test_the_engine_orders_combination_types_as_the_protocol_names_them():
+    assert [kind.name.lower() for kind in ComboType] == list(COMBINATIONS)
+
+
+def test_the_sandbox_hands_a_bot_the_endpoint_variable_the_sdk_reads():
+    assert handoff.ENDPOINT_VAR == sdk.ENDPOINT_VAR
+    assert sdk.TOKEN_VAR.startswith(jail.PASSED_PREFIX)
+
+
+def test_the_cli_offers_the_formats_and_languages_it_hands_on():
+    assert CLI_FORMATS == FORMATS
+    assert CLI_LANGUAGES == LANGUAGES
+
+
+def test_encoding_md_documents_the_one_hot_orders_the_protocol_names():
+    """The learned encoding takes its one-hot orders from the protocol's name lists; a new
+    order would be a new encoding version, so the document pins them."""
+    text = (ROOT / "protocol" / "ENCODING.md").read_text()
+    rows = dict(re.findall(r"^\| \d+ \| \d+ \| `(\w+)` \| [^:|]*: ([a-z_, ]+)", text, re.M))
+    assert rows["table_type"].strip().split(", ") == list(COMBINATIONS)
+    assert rows["kind"].strip().split(", ") == list(DECISION_KINDS)
