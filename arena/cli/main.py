@@ -244,6 +244,7 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
     from arena.referee.placement import pinned
     from arena.sandbox import SandboxUnavailable, describe, resolve
+    from arena.tournament.records import write_record
 
     _logging(verbose)
     human = _human_seat(bot_a, bot_b, human_seat)
@@ -273,7 +274,7 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     except ArenaError as exc:  # the referee could not run the game at all
         raise harness_failure(f"cannot play: {exc}") from None
     if record_path:
-        record.save(record_path)
+        write_record(record, Path(record_path), gzipped=False)
     echo(summary(record))
     status, why = _play_status(record)
     if status:
@@ -358,10 +359,11 @@ def replay(record_file: str, round_number: int | None, seat: int | None,
     from arena.errors import ArenaError
     from arena.presentation.replay import build_replay, render_replay
     from arena.presentation.summary import summary
-    from arena.referee.record import GameRecord, Termination, resimulate
+    from arena.referee.record import Termination, resimulate
+    from arena.tournament.records import read_record
 
     try:
-        record = GameRecord.load(record_file)
+        record = read_record(record_file)
         game = resimulate(record)
     except ArenaError as exc:
         raise failure(str(exc)) from None

@@ -29,7 +29,8 @@ from arena.errors import ArenaError, ConfigError
 from arena.referee import wire
 from arena.referee.record import GameRecord, Termination, resimulate
 from arena.rules import Game
-from arena.tournament.store import Store, read_record
+from arena.tournament.records import read_record
+from arena.tournament.store import Store
 from protocol import encoding
 from protocol.encoding import CALL, CARD_IDS, KINDS, Steps
 

@@ -27,8 +27,9 @@ from arena.referee import wire
 from arena.referee.record import EntrantInfo, GameRecord, Termination
 from arena.rules import PASS, Decision, Game
 from arena.rules.selfplay import random_player
+from arena.tournament.records import write_record
 from arena.tournament.schedule import round_robin
-from arena.tournament.store import EntrantRow, GameRow, Store, write_record
+from arena.tournament.store import EntrantRow, GameRow, Store
 
 
 def eager_player(rng: random.Random):

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.presentation.handstats import read_record
 from arena.presentation.safe import terminal
 from arena.referee.record import Termination
+from arena.tournament.records import record_json
 from arena.tournament.store import Store
 
 OUTPUT_LINES = 15  # of a failed seat's output, shown with its failure
@@ -73,7 +73,7 @@ def failures_of(store: Store, keys: Iterable[str]) -> list[SeatFailure]:
         if not wanted & set(game.teams) or not Termination(game.termination).is_bot_fault:
             continue
         try:
-            record = read_record(store.record_path(game.record))
+            record = record_json(store.record_path(game.record))
         except ArenaError:
             if game.fault_seat is not None and game.teams[game.fault_seat & 1] in wanted:
                 found.append(SeatFailure(game.game_id, game.fault_seat, game.termination,

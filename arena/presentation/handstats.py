@@ -7,8 +7,8 @@ played; for every decision a bot made, its latency (the referee's automatic pass
 and, for the two games of each duplicate pair, the duplicate score of each shared deal (see
 `arena.ratings.duplicate`). Means come with pair-clustered 95% intervals.
 
-Records are read as JSON (gzipped or not) without the referee's record class, so that fields
-added by newer arenas (such as `isolation`) are kept rather than refused.
+Records are read as JSON (`arena.tournament.records.record_json`), not as the referee's record
+class, so that fields added by newer arenas (such as `isolation`) are kept rather than refused.
 """
 
 from __future__ import annotations
@@ -17,10 +17,8 @@ import math
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
 from arena.ratings.duplicate import (
     DealScore,
     DuplicateRatings,
@@ -29,17 +27,8 @@ from arena.ratings.duplicate import (
     duplicate_ratings,
     percentile,
 )
-from arena.referee.record import load_json
 
 BOMBS = ("four_bomb", "straight_flush")
-
-
-def read_record(path: str | Path) -> dict[str, Any]:
-    """A record file as a dict (gzipped or plain JSON); ArenaError naming the file if not."""
-    data = load_json(path)
-    if not isinstance(data, dict) or not isinstance(data.get("events"), list):
-        raise ArenaError(f"{path}: not a game record")
-    return data
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.presentation.failures import SeatFailure, seat_failures
-from arena.presentation.handstats import GameFacts, game_facts, hand_report, read_record
+from arena.presentation.handstats import GameFacts, game_facts, hand_report
 from arena.presentation.notes import INTERVAL_METHOD, full_name, name
 from arena.presentation.report_pages import (
     ReportData,
@@ -42,6 +42,7 @@ from arena.presentation.report_pages import (
 )
 from arena.ratings.fit import GameResult, RatingsError
 from arena.ratings.standings import Standings, compute_standings
+from arena.tournament.records import record_json
 from arena.tournament.store import Store, StoredGame
 
 ASSETS = ("report.css", "report.js", "replay.js")
@@ -207,7 +208,7 @@ class ReportBuilder:
             if game.game_id in self.facts:
                 continue
             try:
-                record = read_record(store.record_path(game.record))
+                record = record_json(store.record_path(game.record))
             except ArenaError:
                 continue  # a record missing or unreadable: the game is listed without it
             self.facts[game.game_id] = game_facts(game.pair_id, game.game_index, game.teams,

@@ -1,4 +1,4 @@
-"""Game records: everything one refereed game produced, saved as JSON and re-simulated exactly.
+"""Game records: everything one refereed game produced, as JSON, and re-simulated exactly.
 
 A record holds the seed, the entrants and their versions (and the seat a guest played, if one
 did: `arena play human`), every decision (seat, request id,
@@ -6,16 +6,13 @@ kind, the action in wire form, latency; `"auto": true` on a pass the referee mad
 `auto_pass` seat that had nothing else to do), every event in wire form with who could see it,
 the scores per round, how the game ended, and the isolation its bot processes ran under.
 `resimulate` replays the seed and the actions through the rules engine and checks that the
-same events come out.
+same events come out. Record files are written and read by `arena.tournament.records`.
 """
 
 from __future__ import annotations
 
-import gzip
-import json
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
@@ -155,26 +152,6 @@ class GameRecord:
             fault["kind"] = Termination(fault["kind"])
             data["fault"] = Fault(**fault)
         return cls(**data)
-
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), separators=(",", ":")) + "\n")
-
-    @classmethod
-    def load(cls, path: str | Path) -> GameRecord:
-        """Read a record saved by `save`, or a tournament's gzipped record (`.json.gz`)."""
-        return cls.from_json(load_json(path))
-
-
-def load_json(path: str | Path) -> Any:
-    """A record file's JSON (gzipped or plain), not yet checked; ArenaError naming the file
-    if it cannot be read."""
-    try:
-        raw = Path(path).read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        return json.loads(raw)
-    except (OSError, ValueError, EOFError) as exc:
-        raise ArenaError(f"{path}: cannot read game record: {exc}") from None
 
 
 def resimulate(record: GameRecord) -> Game:

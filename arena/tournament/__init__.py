@@ -2,11 +2,13 @@
 
 It owns tournament configs (`config.py`), the round robin of duplicate pairs (`schedule.py`),
 the worker processes that play them (`workers.py`) or the Dask cluster that does
-(`cluster.py`: the only importer of Dask, the cluster extra), the SQLite store and its
-records (`store.py`), progress lines (`progress.py`), the runner that ties them together
-(`runner.py`), the runner of sequential tests between two entrants (`sprt_runner.py`), and
-`arena bench coordinator` (`bench.py`: the coordinator's own work on synthetic leagues).
-Its entrants come in through `arena.intake` (every run, the coordinator and each cluster
-worker). It may import intake, the referee, the rules engine, ratings (for the live
-standings line), `protocol` and `arena.errors`; not presentation or the CLI, and never click.
+(`cluster.py`: the only importer of Dask, the cluster extra), the SQLite store and its game
+writer (`store.py`), record files, written, read and linked to their stored games
+(`records.py`), the run lock that keeps one run per store (`lock.py`), progress lines
+(`progress.py`), the runner that ties them together (`runner.py`), the runner of sequential
+tests between two entrants (`sprt_runner.py`), and `arena bench coordinator` (`bench.py`: the
+coordinator's own work on synthetic leagues). Its entrants come in through `arena.intake`
+(every run, the coordinator and each cluster worker). It may import intake, the referee, the
+rules engine, ratings (for the live standings line), `protocol` and `arena.errors`; not
+presentation or the CLI, and never click.
 """

@@ -28,17 +28,10 @@ from pathlib import Path
 from arena.ratings.fit import rate
 from arena.referee.record import EntrantInfo, GameRecord, Termination
 from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.records import link_record, pending_record, record_bytes, write_record
 from arena.tournament.runner import deals_of, open_store, register_entrants, run_tournament
 from arena.tournament.schedule import Dispatcher, ScheduledGame, round_robin
-from arena.tournament.store import (
-    GameRow,
-    GameWriter,
-    Store,
-    link_record,
-    pending_record,
-    record_bytes,
-    write_record,
-)
+from arena.tournament.store import GameRow, GameWriter, Store
 
 STANDINGS = Callable[[Path, int], str]
 """(store path, bootstrap replicates) -> the standings text, as `arena standings` prints it."""

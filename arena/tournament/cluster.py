@@ -68,8 +68,9 @@ from arena.referee.record import GameRecord
 from arena.sandbox import Isolation
 from arena.sandbox import resolve as resolve_isolation
 from arena.tournament.config import address_problem
+from arena.tournament.records import record_bytes
 from arena.tournament.schedule import Dispatcher, ScheduledGame
-from arena.tournament.store import GameRow, record_bytes
+from arena.tournament.store import GameRow
 from arena.tournament.workers import Batch, Finished, PairPlayer, Setup, WorkerError
 
 logger = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ standings, marked retired) but is scheduled no more. Running again plays only wh
 lacks: games of matchups that are new, and any game of a pair that is missing (an unfinished
 game is replayed on its deals).
 
-One run per store: a run holds the store's lock (`store.run_lock`) for its whole life. A bot
+One run per store: a run holds the store's lock (`lock.run_lock`) for its whole life. A bot
 that cannot be built stops the run before any game, naming every such bot, unless the run
 leaves them out (`skip_unbuildable`), which it says, and which the standings header says.
 """
@@ -35,8 +35,10 @@ from arena.referee.match import Entrant
 from arena.sandbox import Isolation, describe
 from arena.sandbox import resolve as resolve_isolation
 from arena.tournament.config import TournamentConfig, check_outside
+from arena.tournament.lock import run_lock
+from arena.tournament.records import sweep_pending
 from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing, round_robin
-from arena.tournament.store import EntrantRow, GameRow, GameWriter, Store, run_lock, sweep_pending
+from arena.tournament.store import EntrantRow, GameRow, GameWriter, Store
 from arena.tournament.workers import Finished, Setup, WorkerError, ignore_sigint, run_games
 
 if TYPE_CHECKING:  # the cluster is imported only by a run that asks for one

@@ -17,6 +17,8 @@ from arena.errors import ArenaError, ConfigError
 from arena.ratings.sprt import Decision, SprtResult, sprt
 from arena.ratings.standings import pair_outcomes
 from arena.tournament.config import TournamentConfig
+from arena.tournament.lock import run_lock
+from arena.tournament.records import sweep_pending
 from arena.tournament.runner import (
     deals_of,
     labels,
@@ -26,7 +28,7 @@ from arena.tournament.runner import (
     resolve_entrant,
 )
 from arena.tournament.schedule import pair_games
-from arena.tournament.store import Store, run_lock, sweep_pending
+from arena.tournament.store import Store
 
 
 def evaluate(store: Store, a: str, b: str, elo0: float, elo1: float, alpha: float,

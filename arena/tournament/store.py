@@ -1,17 +1,17 @@
 """The tournament store: one SQLite file (WAL) with the tournament, its entrants and its games.
 
-Only the runner's main process writes, and only one run writes a store at a time
-(`run_lock`: a second run is refused, naming the first). A finished game's row and its
-entrants' failure counters are committed together, in one transaction of their own
-(`Store.add_game`) or with the other games that finished meanwhile (`GameWriter`, the run's
-writer: group commits). Its record file is written first under a name of its own
-(`pending_record`), atomically, and renamed to the name the row gives only once the row is
-committed (`link_record`), so a stop at any moment (Ctrl-C, kill -9, power loss) leaves either
-the whole game or none of it, and no record file ever disagrees with its row: the next run's
-`sweep_pending` deletes the pending records of games never committed and links those of
-games committed. `synchronous=FULL` makes a commit durable. A game
-stored already with another result than a new one is an `IntegrityError` that stops the run:
-the store was changed by something other than the run, and is not to be trusted.
+Only the runner's main process writes, and only one run writes a store at a time (the run
+lock, `arena.tournament.lock`). A finished game's row and its entrants' failure counters are
+committed together, in one transaction of their own (`Store.add_game`) or with the other
+games that finished meanwhile (`GameWriter`, the run's writer: group commits). Its record
+file is written first under a name of its own (`records.pending_record`), atomically, and
+renamed to the name the row gives only once the row is committed, so a stop at any moment
+(Ctrl-C, kill -9, power loss) leaves either the whole game or none of it, and no record file
+ever disagrees with its row: the next run's `records.sweep_pending` deletes the pending
+records of games never committed and links those of games committed. `synchronous=FULL`
+makes a commit durable. A game stored already with another result than a new one is an
+`IntegrityError` that stops the run: the store was changed by something other than the run,
+and is not to be trusted.
 
 Tables (see `_SCHEMA`): `meta` (key/value: name, deals, target, ratings anchor, the deal
 secret...), `entrants` (key "name@version", folder, content hash, retired flag),
@@ -28,19 +28,14 @@ must stay where no bot can read it, as the sandbox keeps the tournament folder.
 from __future__ import annotations
 
 import collections
-import ctypes
-import fcntl
-import gzip
 import json
 import os
 import queue
 import re
-import secrets
 import sqlite3
-import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,12 +44,10 @@ from arena.errors import ArenaError, ConfigError
 from arena.ratings.fit import GameResult
 from arena.referee.manifest import NAME_RULE, shown, valid_name
 from arena.referee.record import GameRecord, Termination
+from arena.tournament.records import RECORDS_CLEAN, pending_record, sync_files
 from arena.tournament.schedule import ScheduledGame, entrant_key, new_secret
 
 SCHEMA_VERSION = 2
-_PENDING = ".pending"
-_TEMP = ".tmp"  # a record file being written (`write_record`)
-_CLEAN = "records_clean"  # meta: "1" while no run can have left a record to sweep
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -490,19 +483,19 @@ class GameWriter:
     A stop at any moment keeps the store's promise: a row is committed only after its record
     is durable under a pending name (synced by the worker that wrote it, or by the writer
     for a record given as bytes), and the record is renamed to the name the row gives only
-    after the commit. So a killed coordinator loses only games not yet committed, whose records keep
-    their pending names and are deleted by the next run's `sweep_pending`; a committed game
-    whose rename was lost is linked by that sweep (so the rename needs no sync of its
-    folder). Leaving the `with` block without an exception says that every game the workers
-    finished was added: the records are then all in place and the next run skips the sweep
-    (any other end leaves it to do). A game stored already with another result raises the
-    store's IntegrityError from the next `add` (or `close`), its record deleted; the games
-    around it are stored. A database error ends the writer: its batch is rolled back (and
-    swept later), and the error is raised likewise.
+    after the commit. So a killed coordinator loses only games not yet committed, whose
+    records keep their pending names and are deleted by the next run's
+    `records.sweep_pending`; a committed game whose rename was lost is linked by that sweep
+    (so the rename needs no sync of its folder). Leaving the `with` block without an
+    exception says that every game the workers finished was added: the records are then all
+    in place and the next run skips the sweep (any other end leaves it to do). A game stored
+    already with another result raises the store's IntegrityError from the next `add` (or
+    `close`), its record deleted; the games around it are stored. A database error ends the
+    writer: its batch is rolled back (and swept later), and the error is raised likewise.
     """
 
     def __init__(self, store: Store, max_batch: int = 1000) -> None:
-        store.set_meta({_CLEAN: "0"})  # from now on a stop may leave records to sweep
+        store.set_meta({RECORDS_CLEAN: "0"})  # from now on a stop may leave records to sweep
         self.store = store
         self.path = store.path
         self.max_batch = max_batch
@@ -521,14 +514,14 @@ class GameWriter:
     def __exit__(self, exc_type: type[BaseException] | None, *exc_info: object) -> None:
         self.close(raise_error=exc_type is None)
         if exc_type is None:  # every game finished was added and is stored: no records left
-            self.store.set_meta({_CLEAN: "1"})
+            self.store.set_meta({RECORDS_CLEAN: "1"})
 
     def add(self, row: GameRow, record: Path | bytes) -> None:
         """Store a finished game soon. Its record is either a file under its pending name
-        (written and synced by a local worker) or its content (`record_bytes`) that the
-        coordinator holds, e.g. sent by a cluster's worker: the writer writes that under a
-        pending name and makes it durable, with the other records of its batch, by one sync
-        of the file system before the commit. Raises the writer's error, if it met one (a
+        (written and synced by a local worker) or its content (`records.record_bytes`) that
+        the coordinator holds, e.g. sent by a cluster's worker: the writer writes that under
+        a pending name and makes it durable, with the other records of its batch, by one
+        sync of the file system before the commit. Raises the writer's error, if it met one (a
         pending file is then deleted)."""
         if self._error is not None or self._closed:
             if isinstance(record, Path):
@@ -618,157 +611,5 @@ class GameWriter:
                 record = pending
             out.append((row, record))
         if written:
-            _sync_files(written)
+            sync_files(written)
         return out
-
-
-def _sync_files(paths: list[Path]) -> None:
-    """Make the files (and their names) durable: one `syncfs` of their file system where
-    Linux has it, else an fsync of each file and each folder."""
-    if _SYNCFS is not None:
-        fd = os.open(paths[0].parent, os.O_RDONLY)
-        try:
-            if _SYNCFS(fd) == 0:
-                return
-        finally:
-            os.close(fd)
-    for path in paths:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    for folder in {p.parent for p in paths}:
-        _sync_folder(folder)
-
-
-def _syncfs() -> Callable[[int], int] | None:
-    try:
-        return ctypes.CDLL(None, use_errno=True).syncfs
-    except (OSError, AttributeError):
-        return None
-
-
-_SYNCFS = _syncfs()
-
-
-# ----- one run per store -----------------------------------------------------------------
-
-class StoreBusy(ArenaError):
-    """Another run holds the store."""
-
-
-@contextmanager
-def run_lock(storage: Path, what: str) -> Iterator[None]:
-    """Hold the store's run lock (`<storage>.lock`, an exclusive `flock`) for the block:
-    one run per store. StoreBusy naming the other run (pid, command, start) if it is held.
-
-    The kernel releases the lock when the holder dies, however it dies: no stale locks.
-    """
-    storage = Path(storage).resolve()
-    storage.parent.mkdir(parents=True, exist_ok=True)
-    path = storage.with_name(storage.name + ".lock")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 4096, 0).decode(errors="replace").strip() or "another run"
-            raise StoreBusy(f"{storage}: in use by {holder}. One run per store: wait until "
-                            "it ends (or stop it; a stopped run resumes later), then run "
-                            "this command again.") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} (`{what}`, since {_now()})\n".encode(), 0)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
-
-
-# ----- record files ------------------------------------------------------------------------
-
-def pending_record(path: Path) -> Path:
-    """A name of its own for a record written before its row is committed."""
-    return path.with_name(f"{path.name}.{secrets.token_hex(8)}{_PENDING}")
-
-
-def link_record(pending: Path, path: Path) -> None:
-    """Give a committed game's record its final name (replacing any file of an uncommitted
-    attempt there), durably."""
-    os.replace(pending, path)
-    _sync_folder(path.parent)
-
-
-def sweep_pending(records: Path, store: Store) -> None:
-    """Finish what a stopped run left in `records`: a pending record whose game was committed
-    gets its final name; one whose game was not is deleted, and so is a record file cut
-    short while being written (`write_record`'s temporary file). Run only under the run
-    lock. Skipped when the store says the last run's writer closed cleanly (`GameWriter`):
-    its workers then left no record behind."""
-    if store.meta(_CLEAN) == "1" or not records.is_dir():
-        return  # the last run stored every game its workers finished: nothing to finish
-    left: list[Path] = []
-    for folder, _, files in os.walk(records):  # one pass over every record file
-        for name in files:
-            if name.endswith(_PENDING):
-                left.append(Path(folder, name))
-            elif name.startswith(".") and name.endswith(_TEMP):
-                Path(folder, name).unlink(missing_ok=True)
-    for pending in sorted(left):
-        final = pending.with_name(pending.name.rsplit(".", 2)[0])
-        stored = store.result_of_record(os.path.relpath(final, store.path.parent))
-        if stored is not None and not final.exists() and _holds(pending, stored):
-            link_record(pending, final)
-        else:
-            pending.unlink(missing_ok=True)
-    store.set_meta({_CLEAN: "1"})
-
-
-def _holds(pending: Path, stored: tuple[str, int, int, str]) -> bool:
-    """True if a pending record is the one of the stored game (an earlier, uncommitted
-    attempt at the same game may have left another)."""
-    try:
-        record = read_record(pending)
-    except (ArenaError, OSError, ValueError):
-        return False
-    return (record.game_id, *record.scores, record.termination.value) == tuple(stored)
-
-
-def record_bytes(record: GameRecord) -> bytes:
-    """A record file's content: gzip-compressed JSON."""
-    return gzip.compress(json.dumps(record.to_json(), separators=(",", ":")).encode() + b"\n",
-                         compresslevel=6, mtime=0)
-
-
-def write_record(record: GameRecord, path: Path) -> None:
-    """Write a record as gzip-compressed JSON, atomically and durably (see `write_file`)."""
-    write_file(record_bytes(record), path)
-
-
-def write_file(data: bytes, path: Path) -> None:
-    """Write a file atomically and durably (temp file, fsync, rename, fsync of the folder):
-    a reader sees the whole file or none."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=_TEMP)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    _sync_folder(path.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def read_record(path: str | Path) -> GameRecord:
-    """Read a record file written by `write_record` (or a plain JSON one)."""
-    return GameRecord.load(path)

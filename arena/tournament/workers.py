@@ -9,7 +9,7 @@ alive while the other game of that pair is played. The set that played the secon
 seen none of the next batch's deals: it plays that batch's first games if the batch is of the
 same matchup. So bots that play several games per session (`multi_game`) start about once
 per batch, not once per game: start-up is costly for some languages (a JVM takes seconds). A
-worker writes each record file under a name of its own (`store.pending_record`) and sends
+worker writes each record file under a name of its own (`records.pending_record`) and sends
 back a small `GameRow`; only the main process writes the store, and it gives the record its
 final name once the row is committed.
 
@@ -48,8 +48,9 @@ from arena.referee.match import Entrant, GameSpec, Match, TimeControl
 from arena.referee.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
 from arena.referee.record import GameRecord
 from arena.sandbox import Isolation
+from arena.tournament.records import pending_record, write_record
 from arena.tournament.schedule import Dispatcher, ScheduledGame
-from arena.tournament.store import GameRow, pending_record, write_record
+from arena.tournament.store import GameRow
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ class Setup:
 class Finished:
     """A game a worker finished: its row, and its record: the file under its pending name
     that a local worker wrote (renamed to `row.record` once the row is committed), or the
-    record's content (`store.record_bytes`) that a cluster's worker sent, for the store's
+    record's content (`records.record_bytes`) that a cluster's worker sent, for the store's
     writer to write (`GameWriter.add`)."""
 
     row: GameRow

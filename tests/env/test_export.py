@@ -20,9 +20,9 @@ import numpy as np  # noqa: E402
 from arena.cli.main import main  # noqa: E402
 from arena.env.dataset import load, step_arrays  # noqa: E402
 from arena.referee import wire  # noqa: E402
-from arena.referee.record import GameRecord  # noqa: E402
 from arena.rules import Game  # noqa: E402
 from arena.rules.cards import cards_of  # noqa: E402
+from arena.tournament.records import read_record  # noqa: E402
 from protocol.encoding import KINDS, N_BITS, Steps  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
@@ -55,7 +55,7 @@ def records(config):
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT team0, team1, record FROM games ORDER BY pair_index, "
                             "game_id").fetchall()
-    return [(team0, team1, GameRecord.load(config.parent / path), config.parent / path)
+    return [(team0, team1, read_record(config.parent / path), config.parent / path)
             for team0, team1, path in rows]
 
 

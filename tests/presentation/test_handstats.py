@@ -7,8 +7,9 @@ import math
 
 import pytest
 
-from arena.presentation.handstats import game_facts, hand_report, read_record, team_rounds
+from arena.presentation.handstats import game_facts, hand_report, team_rounds
 from arena.ratings.duplicate import DealScore, clustered_mean, duplicate_ratings
+from arena.tournament.records import record_json
 
 
 def end(card_points, calls, out_order, double=False):
@@ -104,4 +105,4 @@ def test_a_record_file_that_is_not_one_is_refused(tmp_path):
     bad = tmp_path / "x.json"
     bad.write_text("{}")
     with pytest.raises(ArenaError, match="not a game record"):
-        read_record(bad)
+        record_json(bad)

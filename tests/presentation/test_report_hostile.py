@@ -21,8 +21,9 @@ from arena.cli.main import main
 from arena.presentation.bench import play_record
 from arena.presentation.report import slug
 from arena.referee.record import Fault, Termination
+from arena.tournament.records import write_record
 from arena.tournament.schedule import round_robin
-from arena.tournament.store import GameRow, Store, write_record
+from arena.tournament.store import GameRow, Store
 from protocol import codec
 from protocol.schema import ProtocolError
 from tests.presentation.payloads import ALERT_IMG, ALERT_SCRIPT, CLEAR, IMG, OSC_TITLE, SCRIPT

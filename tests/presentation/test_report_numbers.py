@@ -12,8 +12,9 @@ from selenium.webdriver.common.by import By
 from arena.cli.main import main
 from arena.presentation.bench import play_record
 from arena.presentation.report import slug
+from arena.tournament.records import write_record
 from arena.tournament.schedule import round_robin
-from arena.tournament.store import EntrantRow, GameRow, Store, write_record
+from arena.tournament.store import EntrantRow, GameRow, Store
 from tests.presentation.test_report_browser import wait_for
 from tests.tournament.conftest import copy_bot, write_config
 

@@ -10,8 +10,9 @@ import msgpack
 import pytest
 
 from arena.referee.match import GameSpec, Guest, Match, TimeControl, run_game
-from arena.referee.record import GameRecord, GuestInfo, Termination
+from arena.referee.record import GuestInfo, Termination
 from arena.sandbox import Isolation, resolve
+from arena.tournament.records import read_record, write_record
 from tests.processes import bot_processes
 from tests.referee.conftest import FAST, HERE, ROOT, entrant
 
@@ -62,8 +63,8 @@ def test_a_record_with_a_guest_survives_saving_and_loading(tmp_path, monkeypatch
     monkeypatch.setenv("TICHU_TEST_SPY_DIR", str(tmp_path))
     record = run_game(spec_with_guest(0), isolation=Isolation.NONE)
     path = tmp_path / "game.json"
-    record.save(path)
-    loaded = GameRecord.load(path)
+    write_record(record, path, gzipped=False)
+    loaded = read_record(path)
     assert loaded.guest == record.guest
     assert loaded.seat_name(0) == "spy" and loaded.seat_name(2) == "random"
 

@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from arena.cli.main import main
 from arena.cli.output import HARNESS_FAILURE
 from arena.errors import ArenaError
-from arena.referee.record import GameRecord
 from arena.sandbox import Isolation, SandboxUnavailable, machine, probe, resolve
 from arena.tournament.config import load_config
+from arena.tournament.records import read_record
 from arena.tournament.runner import run_tournament
 from tests.sandbox.conftest import need_sandbox
 from tests.tournament.conftest import copy_bot, write_config
@@ -89,7 +89,7 @@ def test_without_a_sandbox_a_game_says_so_once_and_records_none(no_bubblewrap, t
     assert result.exit_code == 0, result.output
     notices = [r.getMessage() for r in caplog.records if r.name.startswith("arena.sandbox")]
     assert len(notices) == 1 and notices[0].startswith("isolation: none (bubblewrap is not")
-    assert GameRecord.load(record_file).isolation == "none"
+    assert read_record(record_file).isolation == "none"
 
 
 def test_a_sandboxed_game_records_its_isolation(tmp_path):
@@ -100,5 +100,5 @@ def test_a_sandboxed_game_records_its_isolation(tmp_path):
                                        str(tmp_path / "random"), "--target", "100",
                                        "--record", str(record_file), "--isolation", "sandbox"])
     assert result.exit_code == 0, result.output
-    assert GameRecord.load(record_file).isolation == "sandbox"
+    assert read_record(record_file).isolation == "sandbox"
     assert resolve("auto") is Isolation.SANDBOX and resolve("none") is Isolation.NONE

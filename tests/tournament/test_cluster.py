@@ -19,8 +19,9 @@ from arena.cli.main import main
 from arena.intake import CACHE_VAR
 from arena.referee.manifest import load_manifest
 from arena.tournament.config import load_config
+from arena.tournament.records import read_record
 from arena.tournament.runner import isolations
-from arena.tournament.store import Store, read_record
+from arena.tournament.store import Store
 from tests.tournament.conftest import (
     ROOT,
     alive,

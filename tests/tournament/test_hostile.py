@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
-from arena.tournament.store import read_record
+from arena.tournament.records import read_record
 from tests.tournament.conftest import copy_bot, game_rows, game_seeds, hostile_bot, write_config
 
 pytestmark = pytest.mark.timeout(180)

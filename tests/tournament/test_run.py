@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
-from arena.tournament.store import read_record
+from arena.tournament.records import read_record
 from tests.processes import bot_processes
 from tests.tournament.conftest import ROOT, copy_bot, game_rows, write_config
 

@@ -9,15 +9,9 @@ import sqlite3
 import pytest
 
 from arena.referee.record import EntrantInfo, GameRecord, Termination
+from arena.tournament.records import read_record, write_record
 from arena.tournament.schedule import round_robin
-from arena.tournament.store import (
-    EntrantRow,
-    GameRow,
-    IntegrityError,
-    Store,
-    read_record,
-    write_record,
-)
+from arena.tournament.store import EntrantRow, GameRow, IntegrityError, Store
 
 pytestmark = pytest.mark.timeout(30)
 

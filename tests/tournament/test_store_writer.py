@@ -15,18 +15,9 @@ from pathlib import Path
 import pytest
 
 from arena.referee.record import EntrantInfo, GameRecord
+from arena.tournament.records import pending_record, read_record, sweep_pending, write_record
 from arena.tournament.schedule import missing, round_robin
-from arena.tournament.store import (
-    EntrantRow,
-    GameRow,
-    GameWriter,
-    IntegrityError,
-    Store,
-    pending_record,
-    read_record,
-    sweep_pending,
-    write_record,
-)
+from arena.tournament.store import EntrantRow, GameRow, GameWriter, IntegrityError, Store
 
 pytestmark = pytest.mark.timeout(60)
 
