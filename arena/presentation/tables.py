@@ -40,7 +40,7 @@ from arena.presentation.notes import (
 from arena.presentation.safe import csv_cell, html_text, markdown_cell, terminal
 from arena.ratings.fit import Bound
 from arena.ratings.sprt import SprtResult, sprt_summary
-from arena.ratings.standings import MatchupSummary, Rank, Standings
+from arena.ratings.standings import MatchupSummary, Standings
 
 FORMATS = ("terminal", "markdown", "html", "csv", "json")
 _TABLEFMT = {"terminal": "simple", "markdown": "github", "html": "html"}
@@ -123,12 +123,6 @@ def _round(v: float | None, digits: int = 3) -> float | None:
 
 
 # --- Standings -----------------------------------------------------------------------------
-
-def _rank_text(rank: Rank | None) -> str:
-    if rank is None:
-        return "-"
-    return f"={rank.position}" if rank.shared else str(rank.position)
-
 
 def _standings_rows(standings: Standings, labels: Labels | None) -> list[dict[str, Any]]:
     ranks = standings.ranks()

@@ -333,12 +333,8 @@ def fit_order(fit: RatingFit) -> tuple[str, ...]:
     return tuple(sorted(fit.entrants, key=key))
 
 
-def rating_groups(results: Sequence[GameResult]) -> list[list[str]]:
-    """Entrants connected by rated games, largest group first (entrant keys sorted)."""
-    return _rating_groups(rated_pairs(results))
-
-
 def _rating_groups(rated: Mapping[str, Sequence[GameResult]]) -> list[list[str]]:
+    """Entrants connected by rated games, largest group first (entrant keys sorted)."""
     matchups = {games[0].entrants for games in rated.values()}
     keys = sorted({e for m in matchups for e in m})
     index = {e: k for k, e in enumerate(keys)}

@@ -46,18 +46,6 @@ def card(rank: int, suit: int) -> int:
     return (rank - 2) * 4 + suit
 
 
-def rank_of(c: int) -> int:
-    """The rank of a suited card (2..14); Mah Jong 1, Dragon 15, Dog and Phoenix 0."""
-    if c < 52:
-        return (c >> 2) + 2
-    return {MAHJONG: MAHJONG_RANK, DRAGON: DRAGON_RANK}.get(c, 0)
-
-
-def suit_of(c: int) -> int:
-    """The suit 0..3 of a suited card, -1 for a special."""
-    return c & 3 if c < 52 else -1
-
-
 def rank_mask(rank: int) -> int:
     """The card set of all four suited cards of a rank 2..14."""
     return 0xF << ((rank - 2) * 4)
@@ -101,14 +89,6 @@ _BITS = [tuple(bit for bit in range(8) if value >> bit & 1) for value in range(2
 # The cards in each byte of a card set, by byte position (0..6) and byte value.
 BYTE_CARDS = [[tuple(map((8 * position).__add__, bits)) for bits in _BITS]
               for position in range(7)]
-
-
-def mask_of(cards: Iterable[int]) -> int:
-    """The card set holding the given cards (duplicates collapse)."""
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 def card_name(c: int) -> str:

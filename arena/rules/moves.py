@@ -395,10 +395,3 @@ def straight_flushes(nib: list[int]) -> list[Combination]:
                         out.append(Combination(FLUSH_T, hi, hi - lo + 1, cards))
             run_start = 0
     return out
-
-
-def has_bomb_beating(hand: int, table: Combination) -> bool:
-    """Whether `hand` holds a bomb that beats `table` (cheap when it holds no bomb)."""
-    if table.type is DOG_T:
-        return False
-    return bool(bombs(hand, table))
