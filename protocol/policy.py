@@ -7,7 +7,7 @@ sys.exit(run_policy(MlpPolicy.load("weights.npz"), name="my-policy", version="1.
 ```
 
 A policy is any callable taking the float32 observation and the int8 action mask of
-`protocol.encoding` and returning a legal action index: the same vectors and action space as
+`protocol.features` and returning a legal action index: the same vectors and action space as
 the training environment `arena.env.tichu_v0`. `PolicyBot` encodes each request, asks the
 policy once per step (a Tichu call, a wish and the three exchange cards are steps of their
 own, as in the environment) and sends the reply the steps make. An illegal action raises
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from protocol.encoding import ENCODING_VERSION, N_ACTIONS, OBSERVATION_SIZE, Steps
+from protocol.features import ENCODING_VERSION, N_ACTIONS, OBSERVATION_SIZE, Steps
 from protocol.sdk import Bot, Message, run
 
 Policy = Callable[[np.ndarray, np.ndarray], int]
@@ -116,7 +116,7 @@ class MlpPolicy:
             meta = json.loads(str(npz["meta"]))
             if meta.get("encoding") != ENCODING_VERSION:
                 raise ValueError(f"{path}: trained for encoding version {meta.get('encoding')}, "
-                                 f"this protocol.encoding is version {ENCODING_VERSION}")
+                                 f"this protocol.features is version {ENCODING_VERSION}")
             layers = range(meta["layers"])
             weights = [npz[f"w{i}"] for i in layers]
             biases = [npz[f"b{i}"] for i in layers]

@@ -16,8 +16,7 @@ import zmq
 from tabulate import tabulate
 
 from arena.referee import packing, wire
-from arena.referee.inprocess import Meter, load_bot
-from arena.referee.inprocess import play_game as play_local_game
+from arena.referee.inprocess import Meter, load_bot, play_local_game
 from arena.referee.manifest import folder_hash, load_manifest
 from arena.referee.match import Entrant, GameSpec, Match
 from arena.referee.packing import EventFeed

@@ -406,7 +406,7 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
     decided, 3 while undecided.
     """
     from arena.presentation.tables import sprt_table
-    from arena.ratings.sprt import Decision
+    from arena.ratings.sprt import Verdict
     from arena.tournament.sprt_runner import run_sprt
 
     if elo0 >= elo1:
@@ -425,7 +425,7 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
         raise SystemExit(_INTERRUPTED) from None
     progress.close()
     echo(sprt_table(result, key_a, key_b, names, fmt), nl=False)
-    if result.decision is Decision.CONTINUE:
+    if result.decision is Verdict.CONTINUE:
         raise SystemExit(3)
 
 

@@ -5,7 +5,7 @@ stored games, and the readers of that data.
 tournament's stored game records into rows of encoded decisions; `dataset.py` reads them
 back; `bench.py` is `arena bench env`, the environment's steps/s and its overhead over the
 bare engine. Every observation is built from the protocol's own request maps
-(`arena.referee.wire`) and encoded by `protocol.encoding`, exactly as a policy bot encodes
+(`arena.referee.wire`) and encoded by `protocol.features`, exactly as a policy bot encodes
 what it receives, so what was trained is what plays.
 
 It may import `arena.rules`, `arena.referee`, `arena.tournament`, `arena.errors`,

@@ -11,7 +11,7 @@ import numpy as np
 
 from arena.env.tichu_v0 import TichuEnv
 from arena.rules.selfplay import play_game, random_player
-from protocol.encoding import CALL
+from protocol.features import CALL
 
 SLICES = 4  # the engine and the environment alternate in this many slices
 

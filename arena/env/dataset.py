@@ -7,7 +7,7 @@ data = load("heuristic.npz")            # every column; obs (float32) and mask (
 x, mask, action, row = step_arrays(data) # one row per step of each decision, as the env has it
 ```
 
-A decision's steps are rebuilt from its first step with `protocol.encoding.advance`, the
+A decision's steps are rebuilt from its first step with `protocol.features.advance`, the
 function the environment and policy bots step with, so each (observation, mask) equals what
 `arena.env.tichu_v0` and `protocol.policy` show a policy at that step.
 """
@@ -20,7 +20,7 @@ import numpy as np
 
 from arena.env.export import FORMAT
 from arena.errors import ArenaError
-from protocol.encoding import N_ACTIONS, N_BITS, advance, observation_vector
+from protocol.features import N_ACTIONS, N_BITS, advance, observation_vector
 
 
 def load(path: str | Path) -> dict[str, np.ndarray]:

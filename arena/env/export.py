@@ -3,7 +3,7 @@
 `export_store` reads a tournament store's games (their gzipped records), re-simulates each
 through the engine (`arena.referee.record.resimulate`: a record that does not replay is an
 error naming it), rebuilds the protocol request each chosen seat received at each of its
-decisions (`arena.referee.wire.request_message`), and encodes it with `protocol.encoding`.
+decisions (`arena.referee.wire.request_message`), and encodes it with `protocol.features`.
 Only that request goes into a row: what the seat could see, never the other hands. Passes
 the referee made for an `auto_pass` seat (nothing to decide) have no row. `Rows` is the
 builder; it also takes requests straight from live games (see bots/imitation/train.py).
@@ -31,8 +31,8 @@ from arena.referee.record import GameRecord, Termination, resimulate
 from arena.rules import Game
 from arena.tournament.records import read_record
 from arena.tournament.store import Store
-from protocol import encoding
-from protocol.encoding import CALL, CARD_IDS, KINDS, Steps
+from protocol import features
+from protocol.features import CALL, CARD_IDS, KINDS, Steps
 
 FORMAT = 1
 MAX_STEPS = 4  # a Tichu call and three exchange cards, or a call, a play and its wish
@@ -85,18 +85,18 @@ def schema() -> dict[str, Any]:
         "columns": {k: {"type": t, "meaning": m} for k, (t, m) in
                     {**ROW_COLUMNS, **GAME_COLUMNS}.items()},
         "encoding": {
-            "module": "protocol.encoding (documented in protocol/ENCODING.md)",
-            "bits": [{"name": n, "offset": encoding.BIT[n], "size": s}
-                     for n, s in encoding.BIT_FIELDS],
-            "nums": [{"name": n, "offset": encoding.NUM[n], "size": s, "scale": sc,
-                      "low": lo, "high": hi} for n, s, sc, lo, hi in encoding.NUM_FIELDS],
+            "module": "protocol.features (documented in protocol/FEATURES.md)",
+            "bits": [{"name": n, "offset": features.BIT[n], "size": s}
+                     for n, s in features.BIT_FIELDS],
+            "nums": [{"name": n, "offset": features.NUM[n], "size": s, "scale": sc,
+                      "low": lo, "high": hi} for n, s, sc, lo, hi in features.NUM_FIELDS],
             "kinds": list(KINDS),
-            "n_actions": encoding.N_ACTIONS,
-            "actions": {"pass": encoding.PASS, "call": encoding.CALL,
-                        "give_next": encoding.GIVE_NEXT, "give_prev": encoding.GIVE_PREV,
-                        "wish_none": encoding.WISH_NONE, "card_base": encoding.CARD_BASE,
-                        "play_base": encoding.PLAY_BASE,
-                        "play_keys": [list(k) for k in encoding.PLAY_KEYS]},
+            "n_actions": features.N_ACTIONS,
+            "actions": {"pass": features.PASS, "call": features.CALL,
+                        "give_next": features.GIVE_NEXT, "give_prev": features.GIVE_PREV,
+                        "wish_none": features.WISH_NONE, "card_base": features.CARD_BASE,
+                        "play_base": features.PLAY_BASE,
+                        "play_keys": [list(k) for k in features.PLAY_KEYS]},
         },
     }
 

@@ -12,7 +12,7 @@ for agent in env.agent_iter():
     env.step(action)
 ```
 
-Observations are dicts: `observation`, the float32 vector of `protocol.encoding`
+Observations are dicts: `observation`, the float32 vector of `protocol.features`
 (OBSERVATION_SIZE), and `action_mask`, an int8 vector over its N_ACTIONS discrete actions
 (the convention of PettingZoo's classic games). Each is built from the protocol's request
 map for that seat (`arena.referee.wire.request_message`), the very map a bot receives, and
@@ -26,7 +26,7 @@ are asked in seat order, and no seat sees another's choice before all have chose
 engine reveals them together), so the order gives nothing away. A bomb window (a seat
 holding a bomb that beats the table, before the next regular turn) is a decision of its
 own, asked seat by seat from the next player on, as the referee does. A decision that takes
-several steps (see `protocol.encoding`: a Tichu call first, a wish after a Mah Jong play,
+several steps (see `protocol.features`: a Tichu call first, a wish after a Mah Jong play,
 the three cards of an exchange) keeps its agent selected until it is complete. A turn on
 which passing is all a seat may do is passed without asking, as the referee does for the
 SDK's bots (capability `auto_pass`).
@@ -55,8 +55,8 @@ from pettingzoo import AECEnv
 from arena.referee import wire
 from arena.rules import DEFAULT_TARGET, PASS, Game
 from arena.rules.cards import format_cards
-from protocol import encoding
-from protocol.encoding import N_ACTIONS, OBSERVATION_HIGH, OBSERVATION_LOW, Steps
+from protocol import features
+from protocol.features import N_ACTIONS, OBSERVATION_HIGH, OBSERVATION_LOW, Steps
 
 AGENTS = tuple(f"seat_{s}" for s in range(4))
 
@@ -130,8 +130,8 @@ class TichuEnv(AECEnv):
         steps = self.steps
         if steps is not None and steps.seat == seat and agent == self.agent_selection:
             return {"observation": steps.observation, "action_mask": steps.mask.copy()}
-        bits, nums = encoding.encode(wire.observation_map(self.game.observation(seat)))
-        return {"observation": encoding.observation_vector(bits, nums),
+        bits, nums = features.encode_observation(wire.observation_map(self.game.observation(seat)))
+        return {"observation": features.observation_vector(bits, nums),
                 "action_mask": np.zeros(N_ACTIONS, np.int8)}
 
     def step(self, action: int | None) -> None:

@@ -25,7 +25,7 @@ PAIR_SCORES = (0.0, 0.5, 1.0)
 _REGULARISE = 1e-3  # pseudo-count per outcome so that a mean is reachable from few pairs
 
 
-class Decision(enum.Enum):
+class Verdict(enum.Enum):
     """Where a sequential test stands."""
 
     H0 = "H0"
@@ -40,7 +40,7 @@ class Decision(enum.Enum):
 class SprtResult:
     """The state of a test after the pairs it used."""
 
-    decision: Decision
+    decision: Verdict
     llr: float
     """Log-likelihood ratio of H1 against H0 after `pairs` pairs."""
     lower: float
@@ -112,7 +112,7 @@ def sprt(outcomes: Iterable[int], elo0: float, elo1: float, alpha: float = 0.05,
         raise ValueError("elo0 must be below elo1")
     lower, upper = sprt_bounds(alpha, beta)
     counts = [0, 0, 0]
-    llr, pairs, decision = 0.0, 0, Decision.CONTINUE
+    llr, pairs, decision = 0.0, 0, Verdict.CONTINUE
     for outcome in outcomes:
         if outcome not in (0, 1, 2):
             raise ValueError(f"a pair outcome is 0, 1 or 2 games won, not {outcome!r}")
@@ -120,10 +120,10 @@ def sprt(outcomes: Iterable[int], elo0: float, elo1: float, alpha: float = 0.05,
         pairs += 1
         llr = sprt_llr(counts, elo0, elo1)
         if llr >= upper:
-            decision = Decision.H1
+            decision = Verdict.H1
             break
         if llr <= lower:
-            decision = Decision.H0
+            decision = Verdict.H0
             break
     return SprtResult(decision, llr, lower, upper, pairs, (counts[0], counts[1], counts[2]),
                       elo0, elo1, alpha, beta)

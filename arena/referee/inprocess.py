@@ -114,9 +114,9 @@ class _Link:
         return self.carry(reply, "bot")
 
 
-def play_game(seed: int, bots: Sequence[Bot], target: int = 1000, wire_bytes: bool = False,
-              record: Recorder | None = None, game_id: str = "local",
-              meter: Meter | None = None) -> Game:
+def play_local_game(seed: int, bots: Sequence[Bot], target: int = 1000,
+                    wire_bytes: bool = False, record: Recorder | None = None,
+                    game_id: str = "local", meter: Meter | None = None) -> Game:
     """Play one game to `target` with one bot per seat; the finished game.
 
     With `wire_bytes` (or `record`, or `meter`), requests are the bytes the referee sends
@@ -208,7 +208,7 @@ def measure(bot_a: BotFactory, bot_b: BotFactory, pairs: int, seed: int = 0,
         game_seed = seed + k
         for a_team in (0, 1):
             bots = [(bot_a if s % 2 == a_team else bot_b)(game_seed * 4 + s) for s in range(4)]
-            game = play_game(game_seed, bots, target)
+            game = play_local_game(game_seed, bots, target)
             wins += game.winner == a_team
             points_a += game.scores[a_team]
             points_b += game.scores[1 - a_team]

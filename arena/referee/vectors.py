@@ -19,7 +19,7 @@ from typing import Any
 import msgpack
 
 from arena.referee import wire
-from arena.referee.inprocess import load_bot, play_game
+from arena.referee.inprocess import load_bot, play_local_game
 from arena.rules import Game
 from protocol import codec
 
@@ -40,9 +40,9 @@ def transcript_bots() -> list[Any]:
 def play_transcript(bots: list[Any]) -> list[tuple[int, str, dict[str, Any], bytes]]:
     """The messages of the transcript game, in order: (seat, sender, message, bytes)."""
     lines: list[tuple[int, str, dict[str, Any], bytes]] = []
-    play_game(TRANSCRIPT_SEED, bots, TRANSCRIPT_TARGET,
-              record=lambda seat, sender, m, data: lines.append((seat, sender, m, data)),
-              game_id="transcript")
+    play_local_game(TRANSCRIPT_SEED, bots, TRANSCRIPT_TARGET,
+                    record=lambda seat, sender, m, data: lines.append((seat, sender, m, data)),
+                    game_id="transcript")
     return lines
 
 
@@ -67,7 +67,7 @@ def smallest_requests() -> dict[str, dict[str, Any]]:
                 best[kind] = (len(data), message)
 
     for seed in KIND_SEEDS:
-        play_game(seed, transcript_bots(), 300, record=keep)
+        play_local_game(seed, transcript_bots(), 300, record=keep)
         if len(best) == 6:
             break
     return {kind: best[kind][1] for kind in sorted(best)}

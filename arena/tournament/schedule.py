@@ -153,7 +153,7 @@ def missing(games: Iterable[ScheduledGame], done: set[str]) -> list[ScheduledGam
     return [g for g in games if g.game_id not in done]
 
 
-def group_pairs(games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, ...]]:
+def pairs_of(games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, ...]]:
     """Games grouped by pair, in order of each pair's first game."""
     pairs: dict[tuple[tuple[str, str], int], list[ScheduledGame]] = {}
     for game in games:  # keyed as the pair id is made, without making it
@@ -173,7 +173,7 @@ class Dispatcher:
 
     def __init__(self, games: Iterable[ScheduledGame], workers: int = 1,
                  max_batch: int = 8) -> None:
-        self.pairs = group_pairs(games)
+        self.pairs = pairs_of(games)
         self.given = [False] * len(self.pairs)
         self.left = len(self.pairs)
         self.workers = max(1, workers)

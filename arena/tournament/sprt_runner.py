@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Callable
 
 from arena.errors import ArenaError, ConfigError
-from arena.ratings.sprt import Decision, SprtResult, sprt
+from arena.ratings.sprt import SprtResult, Verdict, sprt
 from arena.ratings.standings import pair_outcomes
 from arena.tournament.config import TournamentConfig
 from arena.tournament.lock import run_lock
@@ -87,9 +87,9 @@ def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float,
                 on_progress(evaluate(store, key_a, key_b, elo0, elo1, alpha, beta),
                             games_played, key_a, key_b)
 
-        if play and on_progress is not None and result.decision is Decision.CONTINUE:
+        if play and on_progress is not None and result.decision is Verdict.CONTINUE:
             on_progress(result, 0, key_a, key_b)
-        while (play and result.decision is Decision.CONTINUE and result.pairs < max_pairs
+        while (play and result.decision is Verdict.CONTINUE and result.pairs < max_pairs
                and played < max_pairs):
             for key in (key_a, key_b):
                 if key not in entrants:

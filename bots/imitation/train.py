@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))  # run as a script from anywhere in the checkout
 
 from arena.env.dataset import load, step_arrays  # noqa: E402
 from arena.env.export import FORMAT, Rows  # noqa: E402
-from arena.referee.inprocess import load_bot, play_game  # noqa: E402
+from arena.referee.inprocess import load_bot, play_local_game  # noqa: E402
 from protocol.policy import MlpPolicy  # noqa: E402
 from protocol.sdk import Bot  # noqa: E402
 
@@ -65,7 +65,7 @@ def play_and_record(seed: int) -> dict[str, np.ndarray]:
     teams = ("heuristic", "heuristic" if seed % 2 == 0 else "random")
     bots = [Recording(heuristic(seed * 4 + s), logs[s]) if teams[s & 1] == "heuristic"
             else random_bot(seed * 4 + s) for s in range(4)]
-    game = play_game(seed, bots)
+    game = play_local_game(seed, bots)
     rows = Rows()
     rows.start_game(f"inprocess-{seed}", seed, game.target, teams)
     decisions = sorted((request["id"], request, reply) for log in logs for request, reply in log)

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from arena.cli.human.player import Console, HumanPlayer
-from arena.referee.inprocess import load_bot, play_game
+from arena.referee.inprocess import load_bot, play_local_game
 from arena.rules.cards import card_name
 from tests.cli.typist import Screen, Typist
 from tests.referee.conftest import ROOT
@@ -41,7 +41,7 @@ def play_in_process(seed: int, policy, seat: int = 0, target: int = 300,
 
     def game() -> None:
         try:
-            outcome["game"] = play_game(seed, bots, target, wire_bytes=True)
+            outcome["game"] = play_local_game(seed, bots, target, wire_bytes=True)
         except BaseException as exc:  # shown by the test, after the typist stops
             outcome["error"] = exc
         finally:

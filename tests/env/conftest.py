@@ -25,7 +25,7 @@ CARD_FIELDS = ("hand", "played", "trick", "given", "received", "picks")
 
 def cards_in(bits) -> set[int]:
     """Every card id an encoded observation names, in any of its card fields."""
-    from protocol.encoding import BIT, BIT_FIELDS
+    from protocol.features import BIT, BIT_FIELDS
 
     sizes = dict(BIT_FIELDS)
     named: set[int] = set()

@@ -23,7 +23,7 @@ from arena.referee import wire  # noqa: E402
 from arena.rules import Game  # noqa: E402
 from arena.rules.cards import cards_of  # noqa: E402
 from arena.tournament.records import read_record  # noqa: E402
-from protocol.encoding import KINDS, N_BITS, Steps  # noqa: E402
+from protocol.features import KINDS, N_BITS, Steps  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -17,7 +17,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 from arena.env import tichu_v0  # noqa: E402
 from arena.rules import Game  # noqa: E402
 from arena.rules.cards import cards_of  # noqa: E402
-from protocol.encoding import BIT, CALL, N_BITS, IllegalStep  # noqa: E402
+from protocol.features import BIT, CALL, N_BITS, IllegalStep  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 # api_test names PettingZoo's own classic games (chess, connect four...) as the ones allowed

@@ -20,8 +20,8 @@ import numpy as np  # noqa: E402
 from arena.botkit.check import check_bot  # noqa: E402
 from arena.cli.main import main  # noqa: E402
 from arena.env import tichu_v0  # noqa: E402
-from arena.referee.inprocess import play_game  # noqa: E402
-from protocol.encoding import CALL  # noqa: E402
+from arena.referee.inprocess import play_local_game  # noqa: E402
+from protocol.features import CALL  # noqa: E402
 from protocol.policy import MlpPolicy, PolicyBot  # noqa: E402
 from tests.processes import bot_processes  # noqa: E402
 
@@ -39,7 +39,7 @@ def test_a_policy_plays_the_same_game_in_the_environment_and_as_bots():
         env.step(None if done else policy(observation["observation"],
                                           observation["action_mask"]))
     bots = [PolicyBot(policy, f"p{s}") for s in range(4)]
-    game = play_game(21, bots, target=500, wire_bytes=True)  # through the codec, as bytes
+    game = play_local_game(21, bots, target=500, wire_bytes=True)  # through the codec, as bytes
     assert env.game.over and game.over
     assert env.game.actions == game.actions and env.game.scores == game.scores
 

@@ -9,7 +9,7 @@ import pytest
 
 from arena.ratings.fit import Bound
 from arena.ratings.sprt import (
-    Decision,
+    Verdict,
     expected_score,
     pair_estimate,
     sprt,
@@ -27,7 +27,7 @@ def test_wald_bounds():
 
 def test_a_clearly_stronger_entrant_is_accepted_quickly():
     result = sprt([2, 1, 2, 2, 1] * 20, elo0=0.0, elo1=100.0)
-    assert result.decision is Decision.H1
+    assert result.decision is Verdict.H1
     assert result.llr >= result.upper
     assert result.pairs < 100  # the test stops at the first crossing
     assert sum(result.counts) == result.pairs
@@ -35,12 +35,12 @@ def test_a_clearly_stronger_entrant_is_accepted_quickly():
 
 def test_a_clearly_weaker_entrant_is_rejected_quickly():
     result = sprt([0, 1, 0, 0, 1] * 20, elo0=0.0, elo1=100.0)
-    assert result.decision is Decision.H0 and result.llr <= result.lower
+    assert result.decision is Verdict.H0 and result.llr <= result.lower
 
 
 def test_too_few_pairs_continue():
     result = sprt([2, 1], elo0=0.0, elo1=10.0)
-    assert result.decision is Decision.CONTINUE and result.pairs == 2
+    assert result.decision is Verdict.CONTINUE and result.pairs == 2
     assert result.lower < result.llr < result.upper
 
 
@@ -80,7 +80,7 @@ def duplicate_pairs(elo: float, rng: random.Random):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("true_elo, wrong", [(0.0, Decision.H1), (40.0, Decision.H0)])
+@pytest.mark.parametrize("true_elo, wrong", [(0.0, Verdict.H1), (40.0, Verdict.H0)])
 def test_error_rates_stay_near_alpha_and_beta(true_elo, wrong):
     rng = random.Random(17)
     runs = 300

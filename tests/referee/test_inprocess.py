@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.inprocess import load_bot, measure, play_game
+from arena.referee.inprocess import load_bot, measure, play_local_game
 from arena.referee.manifest import load_manifest
 from arena.rules import Game
 
@@ -25,8 +25,8 @@ def test_bot_folder_has_a_valid_manifest_and_readme(name):
 @pytest.mark.timeout(60)
 def test_bots_play_a_whole_game_through_encoded_messages():
     seen = []
-    game = play_game(2, [HEURISTIC(0), RANDOM(1), HEURISTIC(2), RANDOM(3)], target=500,
-                     record=lambda seat, sender, message, data: seen.append(sender))
+    game = play_local_game(2, [HEURISTIC(0), RANDOM(1), HEURISTIC(2), RANDOM(3)], target=500,
+                           record=lambda seat, sender, message, data: seen.append(sender))
     assert game.over and game.winner in (0, 1)
     # The SDK says auto_pass: a turn where passing is all a seat may do is passed unasked.
     replay, forced = Game(2, 500), 0
@@ -40,7 +40,7 @@ def test_bots_play_a_whole_game_through_encoded_messages():
 @pytest.mark.timeout(60)
 def test_same_seeds_same_game():
     def actions():
-        return play_game(9, [HEURISTIC(0), RANDOM(1), HEURISTIC(2), RANDOM(3)]).actions
+        return play_local_game(9, [HEURISTIC(0), RANDOM(1), HEURISTIC(2), RANDOM(3)]).actions
     assert actions() == actions()
 
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.referee import wire
-from arena.referee.inprocess import load_bot, play_game
+from arena.referee.inprocess import load_bot, play_local_game
 from arena.rules import Game, deal_order
 from protocol import codec, sdk
 from protocol.codec import ProtocolError
@@ -85,6 +85,6 @@ def test_the_sdk_asks_for_a_seed_and_seeds_rng_and_the_random_module():
 
 def test_in_process_games_of_the_random_bot_are_reproducible_from_the_game_seed():
     make = load_bot(ROOT / "bots" / "random")
-    games = [play_game(3, [make(None) for _ in range(4)], target=300) for _ in range(2)]
+    games = [play_local_game(3, [make(None) for _ in range(4)], target=300) for _ in range(2)]
     assert games[0].events == games[1].events
     assert Game(3).events[:5] == games[0].events[:5]

@@ -1,7 +1,7 @@
 """__NAME__: a Tichu Arena bot played by a policy, a function (observation, mask) -> action.
 
 The observation and the mask are those of the training environment (`arena.env.tichu_v0`,
-encoded by `protocol.encoding`), so a policy trained there plays here unchanged. With a
+encoded by `protocol.features`), so a policy trained there plays here unchanged. With a
 `weights.npz` beside this file (`protocol.policy.MlpPolicy.save`), the bot plays that
 network; without one, a random legal action that never calls. Needs numpy (the arena's
 train extra: pip install -e '.[train]').
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from protocol.encoding import CALL
+from protocol.features import CALL
 from protocol.policy import MlpPolicy, run_policy
 
 WEIGHTS = Path(__file__).resolve().with_name("weights.npz")

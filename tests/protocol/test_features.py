@@ -17,8 +17,8 @@ import numpy as np  # noqa: E402
 from arena.referee import wire  # noqa: E402
 from arena.rules import DecisionKind, Game  # noqa: E402
 from arena.rules.cards import MAHJONG_BIT  # noqa: E402
-from protocol import encoding  # noqa: E402
-from protocol.encoding import (  # noqa: E402
+from protocol import features  # noqa: E402
+from protocol.features import (  # noqa: E402
     CALL,
     CARD_BASE,
     N_ACTIONS,
@@ -57,10 +57,10 @@ def drive(request, actions):
 
 
 def test_the_action_space_is_fixed_and_every_action_has_its_own_name():
-    assert encoding.N_ACTIONS == 737 and encoding.OBSERVATION_SIZE == 695
+    assert features.N_ACTIONS == 737 and features.OBSERVATION_SIZE == 695
     names = [action_name(a) for a in range(N_ACTIONS)]
     assert len(set(names)) == N_ACTIONS
-    assert encoding.OBSERVATION_LOW.shape == encoding.OBSERVATION_HIGH.shape == (695,)
+    assert features.OBSERVATION_LOW.shape == features.OBSERVATION_HIGH.shape == (695,)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -162,17 +162,26 @@ def test_the_canonical_play_keeps_a_four_of_a_kind_whole():
     assert options[reply["option"]]["phoenix_as"] == "8"  # then the lowest cards
 
 
-def test_encoding_md_documents_every_position():
+def test_features_md_documents_every_position():
     import re
 
     from tests.env.conftest import ROOT
 
-    text = (ROOT / "protocol" / "ENCODING.md").read_text()
+    text = (ROOT / "protocol" / "FEATURES.md").read_text()
     rows = re.findall(r"^\| (\d+) \| (\d+) \| `(\w+)` \|", text, re.M)
     documented = {name: (int(offset), int(size)) for offset, size, name in rows}
-    expected = {name: (encoding.BIT[name], size) for name, size in encoding.BIT_FIELDS}
-    expected |= {name: (encoding.N_BITS + encoding.NUM[name], size)
-                 for name, size, *_ in encoding.NUM_FIELDS}
+    expected = {name: (features.BIT[name], size) for name, size in features.BIT_FIELDS}
+    expected |= {name: (features.N_BITS + features.NUM[name], size)
+                 for name, size, *_ in features.NUM_FIELDS}
     assert documented == expected
-    assert f"Observation: {encoding.OBSERVATION_SIZE} float32" in text
+    assert f"Observation: {features.OBSERVATION_SIZE} float32" in text
     assert f"{N_ACTIONS} discrete actions" in text
+
+
+def test_the_old_module_name_still_serves_policy_bots_written_against_it():
+    from protocol import encoding
+    from protocol.encoding import CALL, Steps, encode
+
+    assert encode is features.encode_observation and Steps is features.Steps
+    assert CALL == features.CALL and encoding.OBSERVATION_SIZE == features.OBSERVATION_SIZE
+    assert "encode" in dir(encoding) and "advance" in dir(encoding)
