@@ -2,9 +2,11 @@
 group, one game (`arena play`, `replay`, `demo`), `arena doctor` and the `arena bench` group;
 `bots.py` the commands for bot authors, `tournaments.py` those of tournaments and their
 outputs, `training.py` those of learning bots (each registered by `main.py`); `output.py` is
-what every command prints, escaped for the terminal; `__main__.py` makes `python -m
-arena.cli` the `arena` command. `human/` is the human seat of `arena play human BOT`: the
-program a person plays one seat with, at the terminal, through the same referee as any bot.
+what every command prints, escaped for the terminal, and how it exits (`ArenaCommand`, the
+class of every command, the one place where the library's errors become exit statuses);
+`__main__.py` makes `python -m arena.cli` the `arena` command. `human/` is the human seat of
+`arena play human BOT`: the program a person plays one seat with, at the terminal, through
+the same referee as any bot.
 
 `arena bench` is the one home of the benchmarks: each is a subcommand. `bench.py` holds those
 of the engine, the transport and the sandbox, with the programs they measure in

@@ -15,6 +15,7 @@ from typing import Any
 import zmq
 from tabulate import tabulate
 
+from arena.errors import ArenaError
 from arena.referee import packing, wire
 from arena.referee.inprocess import Meter, load_bot, play_local_game
 from arena.referee.manifest import folder_hash, load_manifest
@@ -86,7 +87,7 @@ print("played", *play_random_games(int(sys.argv[1]), int(sys.argv[2])))
 """
 
 
-class CallgrindMissing(RuntimeError):
+class CallgrindMissing(ArenaError):
     """valgrind is not installed (or fails to run): no instruction count is possible."""
 
 

@@ -1,7 +1,7 @@
 """The `arena` commands about bots (registered on the main group by `register`).
 
 Thin click commands over the library: parse arguments, call, print; no game logic here.
-A `ConfigError` exits 2 naming the file and the problem.
+A `ConfigError` exits 2 naming the file and the problem (`output.ArenaCommand`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from arena.cli.output import HARNESS_FAILURE, echo, harness_failure, usage_error
+from arena.cli.output import HARNESS_FAILURE, echo, harness_failure
 from arena.errors import ArenaError, ConfigError
 
 LANGUAGES = ("python", "node", "c", "java")
@@ -52,8 +52,8 @@ def register(main: click.Group) -> None:
         try:
             report = check_bot(bot_dir, games=games, target=target, build=not no_build,
                                isolation=level, build_network=allow_build_network)
-        except ConfigError as exc:
-            raise usage_error(str(exc)) from None
+        except ConfigError:  # not a bot folder, or its bot.toml is wrong: exit 2
+            raise
         except ArenaError as exc:  # not the bot: the harness could not run the checks
             raise harness_failure(f"check-bot could not run: {exc}") from None
         for line in report.lines():  # `got` lines quote the bot: escaped, one line each
@@ -73,10 +73,7 @@ def register(main: click.Group) -> None:
         """Create a working bot folder NAME from a template (it passes check-bot as created)."""
         from arena.botkit.scaffold import new_bot, next_steps
 
-        try:
-            folder = new_bot(name, language, parent, template)
-        except ConfigError as exc:
-            raise usage_error(str(exc)) from None
+        folder = new_bot(name, language, parent, template)
         echo(f"created {folder}")
         for line in next_steps(folder):
             echo(line)

@@ -13,6 +13,7 @@ from arena import __version__
 from arena.cli.output import (
     HARNESS_FAILURE,
     NOT_NORMAL,
+    ArenaGroup,
     echo,
     failure,
     harness_failure,
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from arena.referee.record import GameRecord
 
 
-@click.group()
+@click.group(cls=ArenaGroup)
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Tichu Arena: Tichu bots in any language play each other and get ranked."""
@@ -45,20 +46,14 @@ def bench() -> None:
 def bench_engine_cmd(games: int | None, seed: int, compare_instructions: bool) -> None:
     """Play full games to 1000 with four random players in one process; print throughput
     (rounds/s first) or, with --compare-instructions, instructions per round."""
-    from arena.cli.bench import CallgrindMissing, bench_engine, count_instructions
+    from arena.cli.bench import bench_engine, count_instructions
 
     if games is None:
         games = 2 if compare_instructions else 200
     if games < 1:
         raise click.BadParameter("must be at least 1", param_hint="--games")
-    if compare_instructions:
-        try:
-            figures = count_instructions(games, seed)
-        except CallgrindMissing as exc:
-            raise failure(str(exc)) from None
-    else:
-        figures = bench_engine(games, seed)
-    for line in figures.lines():
+    measure = count_instructions if compare_instructions else bench_engine
+    for line in measure(games, seed).lines():
         echo(line)
 
 
@@ -72,17 +67,14 @@ def bench_engine_cmd(games: int | None, seed: int, compare_instructions: bool) -
 def bench_transport_cmd(games: int, round_trips: int, instructions: bool) -> None:
     """Measure (a) raw pyzmq round trip, (b) referee decision round trip, (c) games/s, with
     every process on one CPU (as tournament workers run) and with CPUs shared."""
-    from arena.cli.bench import CallgrindMissing, bench_transport, count_referee_instructions
+    from arena.cli.bench import bench_transport, count_referee_instructions
 
     if games < 1:
         raise click.BadParameter("must be at least 1", param_hint="--games")
     for line in bench_transport(games, round_trips).lines():
         echo(line)
     if instructions:
-        try:
-            echo(count_referee_instructions().line())
-        except CallgrindMissing as exc:
-            raise failure(str(exc)) from None
+        echo(count_referee_instructions().line())
 
 
 @bench.command("sandbox")
@@ -91,14 +83,10 @@ def bench_transport_cmd(games: int, round_trips: int, instructions: bool) -> Non
 def bench_sandbox_cmd(runs: int) -> None:
     """Measure what the sandbox costs: bot start-up and game time, sandboxed and not."""
     from arena.cli.bench import bench_sandbox
-    from arena.sandbox import SandboxUnavailable
 
     if runs < 1:
         raise click.BadParameter("must be at least 1", param_hint="--runs")
-    try:
-        figures = bench_sandbox(runs)
-    except SandboxUnavailable as exc:
-        raise failure(str(exc)) from None
+    figures = bench_sandbox(runs)
     for line in figures.lines():
         echo(line)
 
@@ -110,16 +98,11 @@ def bench_sandbox_cmd(runs: int) -> None:
 def bench_intake_cmd(bots: tuple[str, ...], runs: int) -> None:
     """Measure what intake and a sandboxed build cost against a plain, unsandboxed build
     (default: the bundled C and Java bots)."""
-    from arena.intake import IntakeFailed
     from arena.intake.bench import bench_intake
-    from arena.sandbox import SandboxUnavailable
 
     root = Path(__file__).resolve().parents[2] / "bots"
     folders = [Path(b) for b in bots] or [root / "c-random", root / "java-random"]
-    try:
-        figures = bench_intake(folders, runs)
-    except (SandboxUnavailable, IntakeFailed) as exc:
-        raise failure(str(exc)) from None
+    figures = bench_intake(folders, runs)
     for line in figures.lines():
         echo(line)
 
@@ -356,17 +339,13 @@ def replay(record_file: str, round_number: int | None, seat: int | None,
     """Replay a game record play by play: each round's hands, exchange, calls and every
     trick (bombs, wish, Dog, Dragon gift), then the table of rounds. The record is first
     re-simulated exactly from its seed and actions."""
-    from arena.errors import ArenaError
     from arena.presentation.replay import build_replay, render_replay
     from arena.presentation.summary import summary
     from arena.referee.record import Termination, resimulate
     from arena.tournament.records import read_record
 
-    try:
-        record = read_record(record_file)
-        game = resimulate(record)
-    except ArenaError as exc:
-        raise failure(str(exc)) from None
+    record = read_record(record_file)
+    game = resimulate(record)
     if record.termination is Termination.NORMAL and not game.over:
         raise click.ClickException("the record claims a finished game, but its actions do not "
                                    "finish it")
@@ -398,18 +377,20 @@ def _logging(verbose: int) -> None:
 
 def take_in(source: str, policy):
     """A bot taken in by intake (saying so when it is built: a first build can take a
-    while); ClickException with the reason and the build's output if it is refused."""
+    while). A ConfigError (exit 2) if the folder given is not a bot's, or intake's own
+    folder is not private; a ClickException with the reason and the build's output if the
+    bot is refused (exit 1); a harness failure (exit 4) if the build's sandbox failed."""
     from arena.errors import ArenaError, ConfigError
     from arena.intake import IntakeFailed, take_bot
 
     try:
         return take_bot(source, policy,
                         note=lambda line: echo(line, err=True, one_line=True))
-    except ConfigError as exc:  # intake's folder is not private (snapshot.private_folder)
-        raise usage_error(str(exc)) from None
+    except ConfigError:  # intake's folder is not private (snapshot.private_folder)
+        raise
     except IntakeFailed as exc:
         if exc.failure.stage in ("snapshot", "manifest"):  # the folder given is wrong
-            raise usage_error(exc.failure.reason) from None
+            raise ConfigError(exc.failure.reason) from None
         raise failure(f"cannot play: {exc.failure.details()}") from None
     except ArenaError as exc:  # not the bot: the build's sandbox failed
         raise harness_failure(f"cannot play: {exc}") from None

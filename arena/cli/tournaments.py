@@ -1,46 +1,31 @@
 """The `arena` commands about tournaments (registered on the main group by `register`).
 
 Thin click commands over the library: parse arguments, call, print; no game logic here.
-A `ConfigError` exits 2 naming file, key and problem; other `ArenaError`s exit 1; an
-interrupted run exits 130 saying how to resume.
+A `ConfigError` exits 2 naming file, key and problem; other `ArenaError`s exit 1
+(`output.ArenaCommand`); an interrupted run exits 130 saying how to resume.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
-from arena.cli.output import echo, failure, usage_error
+from arena.cli.output import ArenaCommand, echo
 from arena.errors import ArenaError, ConfigError
 
 FORMATS = ("terminal", "markdown", "html", "csv", "json")
 _INTERRUPTED = 130
 
 
-@contextmanager
-def _errors() -> Iterator[None]:
-    """Map the library's errors to click's exits: 2 for a user's mistake, 1 for the rest."""
-    from arena.ratings.fit import RatingsError
-
-    try:
-        yield
-    except ConfigError as exc:
-        raise usage_error(str(exc)) from None
-    except (ArenaError, RatingsError) as exc:
-        raise failure(str(exc)) from None
-
-
 def _config(path: str, bots: bool = True):
     from arena.tournament.config import load_config
 
-    with _errors():
-        return load_config(path, bots)
+    return load_config(path, bots)
 
 
 _PIN_OPTION = click.option(
@@ -94,7 +79,7 @@ class _Listener:
             self.progress.close()
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.argument("config", type=click.Path(dir_okay=False))
 @click.option("-j", "--workers", type=click.IntRange(min=1), default=None,
               help="Games in parallel (default: the config's concurrency, else the cores).")
@@ -126,15 +111,14 @@ def tournament(config: str, workers: int | None, show_standings: bool,
         raise click.BadParameter(problem, param_hint="'--cluster'")
     cfg = _with_pin(_config(config), pin)
     listener = _Listener(cfg.games_per_matchup // 2)
-    with _errors():
-        try:
-            summary = run_tournament(cfg, workers, listener, skip_unbuildable, cluster)
-        except TournamentInterrupted as exc:
-            listener.close()
-            echo(f"Error: {exc}", err=True)
-            raise SystemExit(_INTERRUPTED) from None
-        finally:
-            listener.close()
+    try:
+        summary = run_tournament(cfg, workers, listener, skip_unbuildable, cluster)
+    except TournamentInterrupted as exc:
+        listener.close()
+        echo(f"Error: {exc}", err=True)
+        raise SystemExit(_INTERRUPTED) from None
+    finally:
+        listener.close()
     echo(f"{cfg.name}: {summary.played} games played in {summary.seconds:.1f} s "
          f"({summary.games_per_second:.2f} games/s, {summary.workers} workers); "
          f"{summary.stored} games stored, {summary.pending} scheduled games missing.")
@@ -146,15 +130,15 @@ def tournament(config: str, workers: int | None, show_standings: bool,
         try:
             echo(_standings_text(cfg.storage, _anchor_options(cfg, None, None, None),
                                  False, False, 0, True, "terminal"), nl=False)
-        except click.ClickException as exc:  # e.g. not enough games to rate yet
-            echo(f"No standings yet: {exc.format_message()}", err=True)
+        except ArenaError as exc:  # e.g. not enough games to rate yet
+            echo(f"No standings yet: {exc}", err=True)
     if summary.pending:
         raise SystemExit(1)
 
 
 # ----- arena submit ------------------------------------------------------------------------
 
-@click.command("submit")
+@click.command("submit", cls=ArenaCommand)
 @click.argument("bot_dir", type=click.Path(file_okay=False))
 @click.option("--tournament", "config", required=True, type=click.Path(dir_okay=False),
               help="The tournament config to add the bot to.")
@@ -164,14 +148,13 @@ def submit(bot_dir: str, config: str) -> None:
     from arena.tournament.runner import submit as submit_bot
 
     cfg = _config(config)
-    with _errors():
-        row, new = submit_bot(cfg, bot_dir)
+    row, new = submit_bot(cfg, bot_dir)
     what = "added" if new else "already entered"
     echo(f"{row.name} version {row.version} ({row.bot_version}) {what}: {row.key}. "
          f"Run `arena tournament {config}` to play its games.")
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.argument("name")
 @click.option("--tournament", "config", required=True, type=click.Path(dir_okay=False),
               help="The tournament config the bot was submitted to.")
@@ -183,8 +166,7 @@ def withdraw(name: str, config: str, undo: bool) -> None:
     from arena.tournament.runner import withdraw as withdraw_bot
 
     cfg = _config(config)
-    with _errors():
-        rows = withdraw_bot(cfg, name, undo)
+    rows = withdraw_bot(cfg, name, undo)
     versions = ", ".join(f"{e.version[:8]} ({e.bot_version})" for e in rows)
     if undo:
         echo(f"{name} is back ({versions}): run `arena tournament {config}` to play its "
@@ -241,7 +223,7 @@ def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchu
     from arena.tournament.runner import labels
     from arena.tournament.store import Store
 
-    with _errors(), Store(storage, create=False) as store:
+    with Store(storage, create=False) as store:
         keys = [e.key for e in store.entrants() if not e.retired or not current]
         results = store.results(keys if current else None)
         if not results:
@@ -299,7 +281,7 @@ def _storage(target: str) -> tuple[Path, Any]:
     return Path(target), None
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.argument("target", type=click.Path(dir_okay=False))
 @click.option("--matrix", is_flag=True, help="Add the head-to-head crosstable and LOS matrix.")
 @click.option("--matchups", is_flag=True,
@@ -377,7 +359,7 @@ class _SprtProgress:
             self.shown = False
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.argument("a")
 @click.argument("b")
 @click.option("--tournament", "config", required=True, type=click.Path(dir_okay=False),
@@ -414,11 +396,9 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
     cfg = _with_pin(_config(config), pin)
     progress = _SprtProgress(cfg)
     try:
-        with _errors():
-            result, key_a, key_b, names = run_sprt(cfg, a, b, elo0, elo1, alpha, beta,
-                                                   play, max_pairs, workers, progress,
-                                                   lambda text: echo(text, err=True,
-                                                                     one_line=True))
+        result, key_a, key_b, names = run_sprt(cfg, a, b, elo0, elo1, alpha, beta, play,
+                                               max_pairs, workers, progress,
+                                               lambda text: echo(text, err=True, one_line=True))
     except KeyboardInterrupt:
         progress.close()
         echo("Error: interrupted; the pairs played so far are stored.", err=True)
@@ -431,7 +411,7 @@ def sprt(a: str, b: str, config: str, elo0: float, elo1: float, alpha: float, be
 
 # ----- arena report --------------------------------------------------------------------------
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.argument("target", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(file_okay=False), default=None,
               help="The folder to write (default: the store's name + '.report', beside it).")
@@ -457,7 +437,7 @@ def report(target: str, output: str | None, anchor: str | None, anchor_elo: floa
 
     storage, cfg = _storage(target)
     options = _anchor_options(cfg, anchor, anchor_elo, prior)
-    with _errors(), Store(storage, create=False) as store:
+    with Store(storage, create=False) as store:
         rating = _rating_options(store, options)
     out = Path(output) if output else storage.with_name(storage.name + ".report")
     if output is None:  # beside the store, like the records: data, not source
@@ -466,8 +446,7 @@ def report(target: str, output: str | None, anchor: str | None, anchor_elo: floa
     builder = ReportBuilder(storage, out, rating, cfg.games_per_matchup if cfg else None,
                             cfg.name if cfg else None)
     refresh = max(2, int(round(interval))) if watch else None
-    with _errors():
-        result = builder.build(refresh)
+    result = builder.build(refresh)
     echo(_built(result))
     if not watch:
         return
@@ -503,20 +482,18 @@ def _watch(builder: Any, storage: Path, interval: float, refresh: int | None) ->
             now = stamp()
             if now != seen:
                 seen = now
-                with _errors():
-                    result = builder.build(refresh)
+                result = builder.build(refresh)
                 if result.new_games:
                     echo(_built(result), err=True)
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut it short
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        with _errors():
-            echo(_built(builder.build(None)))
+        echo(_built(builder.build(None)))
 
 
 # ----- arena failures ----------------------------------------------------------------------
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.argument("name")
 @click.option("--tournament", "target", required=True, type=click.Path(dir_okay=False),
               help="The tournament config (or its .sqlite store) whose games to look at.")
@@ -530,7 +507,7 @@ def failures(name: str, target: str) -> None:
     from arena.tournament.store import Store
 
     storage, _ = _storage(target)
-    with _errors(), Store(storage, create=False) as store:
+    with Store(storage, create=False) as store:
         rows = store.entrants()
         keys = [e.key for e in rows if name in (e.key, e.name)]
         if not keys:

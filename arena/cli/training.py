@@ -13,8 +13,8 @@ from types import ModuleType
 
 import click
 
-from arena.cli.output import echo
-from arena.cli.tournaments import _errors, _storage
+from arena.cli.output import ArenaCommand, echo
+from arena.cli.tournaments import _storage
 
 TRAIN_EXTRA = "pip install -e '.[train]' (make test installs it)"
 
@@ -38,7 +38,7 @@ def register(main: click.Group) -> None:
         bench.add_command(bench_env_cmd)
 
 
-@click.command()
+@click.command(cls=ArenaCommand)
 @click.argument("target", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(dir_okay=False), default=None,
               help="The .npz to write (a .schema.json is written beside it). "
@@ -57,14 +57,13 @@ def export(target: str, output: str | None, entrants: tuple[str, ...],
     storage, _ = _storage(target)
     out = Path(output) if output else Path(storage).with_suffix(".npz")
     module = _train_module("arena.env.export")
-    with _errors():
-        figures = module.export_store(storage, out, entrants, max_games)
+    figures = module.export_store(storage, out, entrants, max_games)
     echo(f"wrote {out} and {module.schema_path(out)}")
     for line in figures.lines():
         echo(line)
 
 
-@click.command("env")
+@click.command("env", cls=ArenaCommand)
 @click.option("-n", "--games", type=click.IntRange(min=1), default=20, show_default=True,
               help="Games through the environment, and as many with the bare engine.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the first game.")
