@@ -115,10 +115,10 @@ def test_the_cli_offers_the_formats_and_languages_it_hands_on():
     assert CLI_LANGUAGES == LANGUAGES
 
 
-def test_encoding_md_documents_the_one_hot_orders_the_protocol_names():
+def test_features_md_documents_the_one_hot_orders_the_protocol_names():
     """The learned encoding takes its one-hot orders from the protocol's name lists; a new
     order would be a new encoding version, so the document pins them."""
-    text = (ROOT / "protocol" / "ENCODING.md").read_text()
+    text = (ROOT / "protocol" / "FEATURES.md").read_text()
     rows = dict(re.findall(r"^\| \d+ \| \d+ \| `(\w+)` \| [^:|]*: ([a-z_, ]+)", text, re.M))
     assert rows["table_type"].strip().split(", ") == list(COMBINATIONS)
     assert rows["kind"].strip().split(", ") == list(DECISION_KINDS)
