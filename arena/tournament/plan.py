@@ -1,0 +1,421 @@
+"""A tournament's plan: what the next run would play, how long it would take here, and how
+sure its standings would be; nothing is played, no bot is built or started.
+
+`plan_tournament(config)` reads the config, the names, languages and current versions of the
+bot folders (`arena.intake.folder_version`: the hash intake would give, without taking a
+copy), and the store if there is one (read-only: a plan never creates or changes it). The
+schedule and what is missing from it are the runner's own (`schedule.round_robin`,
+`schedule.missing`), so a plan counts what the next run plays: the games of new matchups
+and of unfinished pairs, and for a new version of a bot only its own matchups.
+
+The time: a game between a and b takes about c[a] + c[b] seconds, each entrant's share
+fitted by least squares on the store's games (`fit_costs`, from the `seconds` each game
+took); an entrant that has not played takes that of its earlier versions, else that of its
+language in this store, else its language's default (`LANGUAGE_SECONDS`). The total is
+divided among the workers that play at once (each assumed to have a core of its own, as
+when the games were measured). The intervals come from `arena.ratings.planning`.
+`build_plan` is the pure part: rows and counts in, a `TournamentPlan` out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+from arena.intake import IntakeRefused, folder_version
+from arena.ratings.fit import GameResult
+from arena.ratings.planning import (
+    DEFAULT_ASSUMPTIONS,
+    IntervalAssumptions,
+    expected_half_width,
+    games_for_half_width,
+    measure_assumptions,
+)
+from arena.referee.manifest import BotManifest
+from arena.tournament.config import TournamentConfig, available_cores
+from arena.tournament.runner import entrant_sources
+from arena.tournament.schedule import ScheduledGame, entrant_key, missing, round_robin
+from arena.tournament.store import EntrantRow, Store
+
+# Seconds of one game each entrant accounts for, by language, for an entrant (and a
+# language) without stored games: measured on this machine (2 cores shared with other
+# work, bots sandboxed) by a round robin of the bundled bots, 8 games per matchup to 1000:
+#     arena tournament measure.toml        (entrants: bots/random, bots/heuristic,
+#     arena tournament measure.toml --plan  bots/node-random, bots/c-random, bots/java-random)
+# whose plan prints each entrant's share fitted on its games (`fit_costs`). The random bots
+# gave the figures below; the heuristic (python) bot took FIXME s. A game's time is mostly
+# the referee's and the machine's, so these are rough: a tournament's own games replace them
+# as soon as it has some.
+LANGUAGE_SECONDS: Mapping[str, float] = {"python": 1.0, "c": 1.0, "node": 1.0, "java": 1.0}
+OTHER_LANGUAGE_SECONDS = 1.0
+"""For a language `LANGUAGE_SECONDS` does not know (bot.toml's language is free text)."""
+
+TARGET_WIDTHS = (50.0, 25.0)
+"""The interval half-widths (Elo) whose games per matchup a plan states."""
+
+
+@dataclass(frozen=True)
+class PlannedEntrant:
+    """One bot folder taking part, as the next run would see it."""
+
+    name: str
+    language: str
+    source: str
+    """'config' or 'submit'."""
+    folder: str
+    key: str | None
+    """Its entrant key now ("name@version"); None if intake would refuse the folder."""
+    refused: str | None
+    """Why intake would refuse the folder (it then plays nothing)."""
+    replaces: str | None
+    """The key of the version it replaces (its folder changed since the last run)."""
+    stored_games: int
+    """Games of this version in the store."""
+    games_to_play: int
+    seconds_per_game: float
+    """Its share of a game's seconds."""
+    cost_from: str
+    """Where that share comes from, in words."""
+
+
+@dataclass(frozen=True)
+class TournamentPlan:
+    """What the next run of a tournament would do, and what its standings would claim."""
+
+    name: str
+    config: str
+    entrants: tuple[PlannedEntrant, ...]
+    games_per_matchup: int
+    matchups: int
+    matchups_complete: int
+    """Matchups with every game stored."""
+    matchups_begun: int
+    """Matchups with some of their games stored."""
+    games_scheduled: int
+    games_to_play: int
+    stored_games: int
+    """Every game in the store (retired versions' too)."""
+    workers: int
+    workers_from: str
+    """What set the workers: '-j', 'concurrency' or 'cores'."""
+    cores: int
+    at_once: int
+    """Games played at the same time: the workers, at most the cores and the pairs to play."""
+    game_seconds: float
+    """The games to play, one after another."""
+    wall_seconds: float
+    cost_games: int
+    """The stored games the per-game costs were fitted on."""
+    assumed: tuple[str, ...]
+    """For the entrants without games: '<language> <seconds> s/game (<where from>)'."""
+    anchor: str | None
+    """The anchor the ratings are measured from, or None (mean-centred)."""
+    half_width: float | None
+    """The expected 95% half-width (Elo) of each rating; None with fewer than 2 entrants."""
+    games_for_widths: tuple[tuple[float, int | None], ...]
+    """(half-width, games per matchup that give it), for each of `TARGET_WIDTHS`."""
+    interval_assumptions: IntervalAssumptions
+    new_version_games: int
+    """Games a new version of one entrant plays: its n - 1 matchups."""
+    new_version_seconds: float
+    new_entrant_games: int
+    """Games a new entrant plays: its n matchups."""
+    cluster: str | None
+
+    def lines(self) -> list[str]:
+        """The plan as text, for the terminal."""
+        return _lines(self)
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data["games_for_widths"] = [{"half_width": w, "games_per_matchup": g}
+                                    for w, g in self.games_for_widths]
+        return json.dumps(data, indent=2)
+
+
+# ----- costs --------------------------------------------------------------------------------
+
+def fit_costs(games: Iterable[tuple[str, str, float]], rounds: int = 200) -> dict[str, float]:
+    """Each entrant's share of a game's seconds from (entrant, entrant, seconds) games: the
+    least-squares c with c[a] + c[b] about a game's seconds, never negative.
+
+    Damped Jacobi on the normal equations, matchup by matchup; a share the games cannot tell
+    apart (two entrants that only played each other) stays at half of their mean game."""
+    totals: dict[str, dict[str, list[float]]] = {}  # entrant: opponent: [games, seconds]
+    for a, b, seconds in games:
+        for one, other in ((a, b), (b, a)):
+            cell = totals.setdefault(one, {}).setdefault(other, [0.0, 0.0])
+            cell[0] += 1.0
+            cell[1] += seconds
+    count = {e: sum(c[0] for c in row.values()) for e, row in totals.items()}
+    cost = {e: sum(c[1] for c in row.values()) / count[e] / 2.0 for e, row in totals.items()}
+    for _ in range(rounds):
+        target = {e: max(0.0, sum(c[1] - c[0] * cost[o] for o, c in row.items()) / count[e])
+                  for e, row in totals.items()}
+        cost = {e: (cost[e] + target[e]) / 2.0 for e in cost}
+    return cost
+
+
+def language_default(language: str) -> float:
+    return LANGUAGE_SECONDS.get(language.strip().lower(), OTHER_LANGUAGE_SECONDS)
+
+
+@dataclass(frozen=True)
+class _Cost:
+    seconds: float
+    source: str
+    assumed: str | None = None
+    """For an entrant without games: the assumption, in words."""
+
+
+def _entrant_cost(key: str, name: str, language: str, fitted: Mapping[str, float],
+                  stored: Sequence[EntrantRow], played: Mapping[str, int]) -> _Cost:
+    """An entrant's share of a game: its own games', else its earlier versions', else its
+    language's in this store, else the language's default."""
+    if key in fitted:
+        return _Cost(fitted[key], f"its {played.get(key, 0)} games")
+    earlier = [fitted[e.key] for e in stored if e.name == name and e.key in fitted]
+    if earlier:
+        return _Cost(_mean(earlier), "its earlier versions' games")
+    lang = language.strip().lower()
+    same = [fitted[e.key] for e in stored if e.language.strip().lower() == lang
+            and e.key in fitted]
+    shown = language or "unknown language"
+    if same:
+        seconds = _mean(same)
+        return _Cost(seconds, f"{shown} bots of this store",
+                     f"{shown} {seconds:.2f} s/game (its bots in this store)")
+    seconds = language_default(language)
+    return _Cost(seconds, f"{shown} default", f"{shown} {seconds:.2f} s/game (default)")
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
+
+
+# ----- the plan -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Source:
+    """A bot folder taking part: its manifest, where it came from, its version now."""
+
+    manifest: BotManifest
+    source: str
+    version: str | None
+    refused: str | None = None
+
+
+@dataclass(frozen=True)
+class StoreRows:
+    """What a plan reads of a store (all empty: no store yet)."""
+
+    entrants: tuple[EntrantRow, ...] = ()
+    done: frozenset[str] = frozenset()
+    """Ids of the stored games."""
+    timed: tuple[tuple[str, str, float], ...] = ()
+    """(team 0, team 1, seconds) of every stored game."""
+    results: tuple[GameResult, ...] = ()
+
+
+def build_plan(config: TournamentConfig, sources: Sequence[Source], rows: StoreRows,
+               workers: int | None = None, cores: int | None = None,
+               cluster: str | None = None) -> TournamentPlan:
+    """The plan of `config` for these bot folders and store rows (pure): `workers` is -j,
+    `cores` this machine's (default: counted)."""
+    cores = cores or available_cores()
+    count = config.workers(workers)
+    keys = [entrant_key(s.manifest.name, s.version) for s in sources if s.version is not None]
+    # a game's id holds no seed, and ids are all `missing` compares
+    scheduled = round_robin(keys, config.pairs_per_matchup, config.seed or 0)
+    todo = missing(scheduled, set(rows.done))
+    fitted = fit_costs(row for row in rows.timed if row[2] > 0)
+    played: dict[str, int] = {}
+    for a, b, _ in rows.timed:
+        played[a] = played.get(a, 0) + 1
+        played[b] = played.get(b, 0) + 1
+    costs: dict[str, _Cost] = {}
+    entrants = []
+    for source in sources:
+        entrant = _planned(source, rows, fitted, played, todo)
+        entrants.append(entrant)
+        if entrant.key is not None:
+            costs[entrant.key] = _entrant_cost(entrant.key, entrant.name, entrant.language,
+                                               fitted, rows.entrants, played)
+    per_game = {k: c.seconds for k, c in costs.items()}
+    game_seconds = sum(per_game[g.matchup[0]] + per_game[g.matchup[1]] for g in todo)
+    at_once = max(1, min(count, cores, len({(g.matchup, g.pair_index) for g in todo})))
+    n = len(keys)
+    anchor = _anchor(config, sources)
+    assumptions = measure_assumptions(rows.results) if rows.results else DEFAULT_ASSUMPTIONS
+    width = expected_half_width(n, config.games_per_matchup, assumptions, anchor is not None) \
+        if n >= 2 else None
+    widths = tuple((w, games_for_half_width(n, w, assumptions, anchor is not None)
+                    if n >= 2 else None) for w in TARGET_WIDTHS)
+    matchup_missing = _missing_per_matchup(scheduled, todo)
+    typical = 2.0 * _mean(list(per_game.values())) if per_game else 0.0
+    resubmit = max(0, n - 1) * config.games_per_matchup
+    return TournamentPlan(
+        config.name, str(config.path), tuple(entrants), config.games_per_matchup,
+        len(matchup_missing), sum(1 for m in matchup_missing.values() if m == 0),
+        sum(1 for m in matchup_missing.values() if 0 < m < config.games_per_matchup),
+        len(scheduled), len(todo), len(rows.done), count, _workers_from(config, workers),
+        cores, at_once, game_seconds, game_seconds / at_once,
+        sum(1 for row in rows.timed if row[2] > 0 and row[0] in fitted),
+        tuple(sorted({c.assumed for c in costs.values() if c.assumed})), anchor, width,
+        widths, assumptions, resubmit,
+        resubmit * typical / max(1, min(count, cores, resubmit // 2)),
+        n * config.games_per_matchup, cluster or config.cluster)
+
+
+def _planned(source: Source, rows: StoreRows, fitted: Mapping[str, float],
+             played: Mapping[str, int], todo: Sequence[ScheduledGame]) -> PlannedEntrant:
+    manifest = source.manifest
+    folder = str(manifest.folder)
+    if source.version is None:
+        return PlannedEntrant(manifest.name, manifest.language, source.source, folder, None,
+                              source.refused, None, 0, 0, 0.0, "")
+    key = entrant_key(manifest.name, source.version)
+    before = [e for e in rows.entrants if e.folder == folder and not e.retired and e.key != key]
+    cost = _entrant_cost(key, manifest.name, manifest.language, fitted, rows.entrants, played)
+    return PlannedEntrant(manifest.name, manifest.language, source.source, folder, key, None,
+                          before[-1].key if before else None, played.get(key, 0),
+                          sum(1 for g in todo if key in g.matchup), cost.seconds, cost.source)
+
+
+def _missing_per_matchup(scheduled: Sequence[ScheduledGame],
+                         todo: Sequence[ScheduledGame]) -> dict[tuple[str, str], int]:
+    left = {g.matchup: 0 for g in scheduled}
+    for game in todo:
+        left[game.matchup] += 1
+    return left
+
+
+def _anchor(config: TournamentConfig, sources: Sequence[Source]) -> str | None:
+    """The anchor entrant's name if it takes part (else the ratings are mean-centred)."""
+    wanted = config.ratings.anchor
+    for source in sources:
+        if source.version is None:
+            continue
+        if wanted in (source.manifest.name, entrant_key(source.manifest.name, source.version)):
+            return source.manifest.name
+    return None
+
+
+def _workers_from(config: TournamentConfig, workers: int | None) -> str:
+    if workers:
+        return "-j"
+    return "concurrency" if config.concurrency > 0 else "cores"
+
+
+# ----- reading what a plan needs ------------------------------------------------------------
+
+def plan_tournament(config: TournamentConfig, workers: int | None = None,
+                    cluster: str | None = None) -> TournamentPlan:
+    """The plan of `config` as it stands: its bot folders now and its store (read-only; a
+    config without a store gets a plan of a fresh tournament, and still no store).
+    ConfigError if a submitted folder is gone or two folders share a name (as for a run)."""
+    if not config.storage.is_file():
+        sources = _sources([(m, "config") for m in config.entrants])
+        return build_plan(config, sources, StoreRows(), workers, cluster=cluster)
+    with Store(config.storage, read_only=True) as store:
+        sources = _sources(entrant_sources(config, store))
+        rows = StoreRows(tuple(store.entrants()), frozenset(store.done_game_ids()),
+                         tuple((g.teams[0], g.teams[1], g.seconds) for g in store.games()),
+                         tuple(store.results()))
+    return build_plan(config, sources, rows, workers, cluster=cluster)
+
+
+def _sources(folders: Iterable[tuple[BotManifest, str]]) -> list[Source]:
+    sources = []
+    for manifest, where in folders:
+        try:
+            sources.append(Source(manifest, where, folder_version(manifest.folder)))
+        except IntakeRefused as exc:
+            sources.append(Source(manifest, where, None, str(exc)))
+    return sources
+
+
+# ----- the text -----------------------------------------------------------------------------
+
+def duration(seconds: float) -> str:
+    """A duration in words a person reads at a glance: '45 s', '12 min', '3 h 20 min'."""
+    if seconds < 90:
+        return f"{max(seconds, 0.0):.0f} s"
+    minutes = round(seconds / 60.0)
+    if minutes < 90:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{seconds / 86400.0:.1f} days"
+
+
+def _lines(plan: TournamentPlan) -> list[str]:
+    out = [f"Plan of {plan.name} ({plan.config}): nothing is played, no bot is built.",
+           f"Entrants ({sum(1 for e in plan.entrants if e.key)}):"]
+    width = min(30, max((len(e.name) for e in plan.entrants), default=4))
+    for e in plan.entrants:
+        out.append(f"  {e.name:<{width}}  {e.language or '?':<8} {e.source:<6}  "
+                   + _entrant_text(e))
+    n = sum(1 for e in plan.entrants if e.key)
+    games = plan.games_per_matchup
+    out.append(f"Matchups: {plan.matchups} ({n} entrants: n(n-1)/2); {plan.matchups_complete} "
+               f"complete, {plan.matchups_begun} begun, "
+               f"{plan.matchups - plan.matchups_complete - plan.matchups_begun} not started.")
+    out.append(f"Games per matchup: {games} ({games // 2} duplicate pairs); "
+               f"{plan.games_scheduled} scheduled, {plan.games_scheduled - plan.games_to_play}"
+               f" of them stored, {plan.games_to_play} to play.")
+    source = {"-j": "-j", "concurrency": "the config's concurrency",
+              "cores": "one per core"}[plan.workers_from]
+    out.append(f"Workers: {plan.workers} ({source}; {plan.cores} cores here), "
+               f"{plan.at_once} games at a time.")
+    out += _time_lines(plan)
+    out += _interval_lines(plan)
+    out.append(f"A resubmission (a new version of one bot) plays only its own matchups: "
+               f"{max(0, n - 1)} x {games} = {plan.new_version_games} games, about "
+               f"{duration(plan.new_version_seconds)}; the old version keeps its games. A new "
+               f"bot plays {n} x {games} = {plan.new_entrant_games}.")
+    if any(e.refused for e in plan.entrants) or n < 2:
+        out.append("The run would not start as it stands: it needs two entrants that intake "
+                   "takes in." if n < 2 else "A refused bot folder plays nothing.")
+    out.append("Builds are not checked: a bot that cannot be built stops the run (or is left "
+               "out, with --skip-unbuildable).")
+    return out
+
+
+def _entrant_text(e: PlannedEntrant) -> str:
+    if e.key is None:
+        return f"refused by intake: {e.refused}"
+    stored = f"{e.stored_games} games stored" if e.stored_games else "no games yet"
+    if e.replaces:
+        stored += f", new version (replaces {e.replaces.split('@')[1][:8]})"
+    return (f"{stored}, {e.games_to_play} to play; {e.seconds_per_game:.2f} s/game "
+            f"({e.cost_from})")
+
+
+def _time_lines(plan: TournamentPlan) -> list[str]:
+    if not plan.games_to_play:
+        return ["Time: nothing to play."]
+    where = (f" (the games play on the cluster {plan.cluster}: this assumes {plan.at_once} "
+             "of its workers, as fast as this machine's)" if plan.cluster else "")
+    out = [f"Time: about {duration(plan.wall_seconds)} ({duration(plan.game_seconds)} of "
+           f"games, {plan.at_once} at a time){where}."]
+    basis = (f"estimated from {plan.cost_games} stored games (a game takes about the sum of "
+             "its two entrants' shares)" if plan.cost_games else "no stored games yet")
+    if plan.assumed:
+        basis += "; entrants without games assumed: " + ", ".join(plan.assumed)
+    out.append(f"  {basis}.")
+    return out
+
+
+def _interval_lines(plan: TournamentPlan) -> list[str]:
+    if plan.half_width is None:
+        return ["Intervals: none (fewer than two entrants)."]
+    against = (f"against the anchor {plan.anchor}, the same for the difference of any two"
+               if plan.anchor else "mean-centred: no anchor among the entrants")
+    needs = "; ".join(f"±{w:.0f} needs {g} games per matchup" if g is not None
+                      else f"±{w:.0f} is out of reach" for w, g in plan.games_for_widths)
+    return [f"Intervals: about ±{plan.half_width:.0f} Elo (95%) on each rating with "
+            f"{plan.games_per_matchup} games per matchup ({against}); {needs}.",
+            f"  assumes {plan.interval_assumptions.describe()}."]
