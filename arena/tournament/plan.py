@@ -13,13 +13,17 @@ fitted by least squares on the store's games (`fit_costs`, from the `seconds` ea
 took); an entrant that has not played takes that of its earlier versions, else that of its
 language in this store, else its language's default (`LANGUAGE_SECONDS`). The total is
 divided among the workers that play at once (each assumed to have a core of its own, as
-when the games were measured). The intervals come from `arena.ratings.planning`.
+when the games were measured). It is rough: the machine's load varies from minute to minute,
+and a game's length depends on the matchup (a strong bot ends its games in fewer rounds),
+which the sum only averages. The intervals come from `arena.ratings.planning`, with the win
+variance and pair factor measured on the store's pairs once it has enough.
 `build_plan` is the pure part: rows and counts in, a `TournamentPlan` out.
 """
 
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
@@ -38,18 +42,26 @@ from arena.tournament.runner import entrant_sources
 from arena.tournament.schedule import ScheduledGame, entrant_key, missing, round_robin
 from arena.tournament.store import EntrantRow, Store
 
-# Seconds of one game each entrant accounts for, by language, for an entrant (and a
-# language) without stored games: measured on this machine (2 cores shared with other
-# work, bots sandboxed) by a round robin of the bundled bots, 8 games per matchup to 1000:
-#     arena tournament measure.toml        (entrants: bots/random, bots/heuristic,
-#     arena tournament measure.toml --plan  bots/node-random, bots/c-random, bots/java-random)
-# whose plan prints each entrant's share fitted on its games (`fit_costs`). The random bots
-# gave the figures below; the heuristic (python) bot took FIXME s. A game's time is mostly
-# the referee's and the machine's, so these are rough: a tournament's own games replace them
-# as soon as it has some.
-LANGUAGE_SECONDS: Mapping[str, float] = {"python": 1.0, "c": 1.0, "node": 1.0, "java": 1.0}
-OTHER_LANGUAGE_SECONDS = 1.0
-"""For a language `LANGUAGE_SECONDS` does not know (bot.toml's language is free text)."""
+# Seconds of one game each entrant accounts for, by language, for an entrant (and a language)
+# without stored games: half the median game between the four seats of the language's bundled
+# random bot, measured on this machine (2 cores, bots sandboxed and pinned, a load average of
+# 20-25 from other work at the time) by
+#     for k in 1 2 3 4 5 6; do for bot in random c-random node-random java-random; do
+#         arena play bots/$bot bots/$bot --seed $k --record $bot-$k.json; done; done
+# (each language in turn on the same deals, so that the machine's changing load falls on all
+# alike), reading each record's `seconds`: median games python 6.7 s, c 4.9 s, node 12.9 s,
+# java 23.0 s. Each of those games started its four bots (four JVMs, for java),
+# where a tournament starts them once per batch of pairs; and a quieter machine is several
+# times faster (a run of the demo tournament here took about 1 s a game). The figures are
+# rough: a tournament's own games replace them as soon as it has some.
+LANGUAGE_SECONDS: Mapping[str, float] = {"python": 3.4, "c": 2.5, "node": 6.4, "java": 11.5}
+OTHER_LANGUAGE_SECONDS = 5.0
+"""For a language `LANGUAGE_SECONDS` does not know (bot.toml's language is free text): between
+the compiled and the interpreted ones."""
+
+LOCAL = "local:"
+"""The cluster address of N worker processes on this machine, 'local:N' (as
+`config.address_problem` reads it)."""
 
 TARGET_WIDTHS = (50.0, 25.0)
 """The interval half-widths (Elo) whose games per matchup a plan states."""
@@ -98,17 +110,18 @@ class TournamentPlan:
     """Every game in the store (retired versions' too)."""
     workers: int
     workers_from: str
-    """What set the workers: '-j', 'concurrency' or 'cores'."""
+    """What set the workers: '-j', 'concurrency', 'cores' or a 'local:N' cluster."""
     cores: int
     at_once: int
-    """Games played at the same time: the workers, at most the cores and the pairs to play."""
+    """Games played at the same time: the workers, at most the cores here (a remote cluster:
+    the workers) and the pairs to play."""
     game_seconds: float
     """The games to play, one after another."""
     wall_seconds: float
     cost_games: int
     """The stored games the per-game costs were fitted on."""
     assumed: tuple[str, ...]
-    """For the entrants without games: '<language> <seconds> s/game (<where from>)'."""
+    """For the entrants without games: '<language> <seconds per game> (<where from>)'."""
     anchor: str | None
     """The anchor the ratings are measured from, or None (mean-centred)."""
     half_width: float | None
@@ -185,9 +198,9 @@ def _entrant_cost(key: str, name: str, language: str, fitted: Mapping[str, float
     if same:
         seconds = _mean(same)
         return _Cost(seconds, f"{shown} bots of this store",
-                     f"{shown} {seconds:.2f} s/game (its bots in this store)")
+                     f"{shown} {seconds:.2f} (its bots in this store)")
     seconds = language_default(language)
-    return _Cost(seconds, f"{shown} default", f"{shown} {seconds:.2f} s/game (default)")
+    return _Cost(seconds, f"{shown} default", f"{shown} {seconds:.2f} (default)")
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -204,6 +217,11 @@ class Source:
     source: str
     version: str | None
     refused: str | None = None
+
+    @property
+    def key(self) -> str | None:
+        """Its entrant key now; None if intake would refuse it."""
+        return None if self.version is None else entrant_key(self.manifest.name, self.version)
 
 
 @dataclass(frozen=True)
@@ -224,8 +242,10 @@ def build_plan(config: TournamentConfig, sources: Sequence[Source], rows: StoreR
     """The plan of `config` for these bot folders and store rows (pure): `workers` is -j,
     `cores` this machine's (default: counted)."""
     cores = cores or available_cores()
-    count = config.workers(workers)
-    keys = [entrant_key(s.manifest.name, s.version) for s in sources if s.version is not None]
+    address = cluster or config.cluster
+    count, source = _workers(config, workers, address)
+    lanes = count if address and not address.startswith(LOCAL) else min(count, cores)
+    keys = [s.key for s in sources if s.key]
     # a game's id holds no seed, and ids are all `missing` compares
     scheduled = round_robin(keys, config.pairs_per_matchup, config.seed or 0)
     todo = missing(scheduled, set(rows.done))
@@ -234,17 +254,12 @@ def build_plan(config: TournamentConfig, sources: Sequence[Source], rows: StoreR
     for a, b, _ in rows.timed:
         played[a] = played.get(a, 0) + 1
         played[b] = played.get(b, 0) + 1
-    costs: dict[str, _Cost] = {}
-    entrants = []
-    for source in sources:
-        entrant = _planned(source, rows, fitted, played, todo)
-        entrants.append(entrant)
-        if entrant.key is not None:
-            costs[entrant.key] = _entrant_cost(entrant.key, entrant.name, entrant.language,
-                                               fitted, rows.entrants, played)
+    costs = {s.key: _entrant_cost(s.key, s.manifest.name, s.manifest.language, fitted,
+                                  rows.entrants, played) for s in sources if s.key}
+    entrants = [_planned(source, rows, costs, played, todo) for source in sources]
     per_game = {k: c.seconds for k, c in costs.items()}
     game_seconds = sum(per_game[g.matchup[0]] + per_game[g.matchup[1]] for g in todo)
-    at_once = max(1, min(count, cores, len({(g.matchup, g.pair_index) for g in todo})))
+    at_once = max(1, min(lanes, len({(g.matchup, g.pair_index) for g in todo})))
     n = len(keys)
     anchor = _anchor(config, sources)
     assumptions = measure_assumptions(rows.results) if rows.results else DEFAULT_ASSUMPTIONS
@@ -259,25 +274,24 @@ def build_plan(config: TournamentConfig, sources: Sequence[Source], rows: StoreR
         config.name, str(config.path), tuple(entrants), config.games_per_matchup,
         len(matchup_missing), sum(1 for m in matchup_missing.values() if m == 0),
         sum(1 for m in matchup_missing.values() if 0 < m < config.games_per_matchup),
-        len(scheduled), len(todo), len(rows.done), count, _workers_from(config, workers),
+        len(scheduled), len(todo), len(rows.done), count, source,
         cores, at_once, game_seconds, game_seconds / at_once,
         sum(1 for row in rows.timed if row[2] > 0 and row[0] in fitted),
         tuple(sorted({c.assumed for c in costs.values() if c.assumed})), anchor, width,
         widths, assumptions, resubmit,
-        resubmit * typical / max(1, min(count, cores, resubmit // 2)),
-        n * config.games_per_matchup, cluster or config.cluster)
+        resubmit * typical / max(1, min(lanes, resubmit // 2)),
+        n * config.games_per_matchup, address)
 
 
-def _planned(source: Source, rows: StoreRows, fitted: Mapping[str, float],
+def _planned(source: Source, rows: StoreRows, costs: Mapping[str, _Cost],
              played: Mapping[str, int], todo: Sequence[ScheduledGame]) -> PlannedEntrant:
-    manifest = source.manifest
+    manifest, key = source.manifest, source.key
     folder = str(manifest.folder)
-    if source.version is None:
+    if key is None:
         return PlannedEntrant(manifest.name, manifest.language, source.source, folder, None,
                               source.refused, None, 0, 0, 0.0, "")
-    key = entrant_key(manifest.name, source.version)
     before = [e for e in rows.entrants if e.folder == folder and not e.retired and e.key != key]
-    cost = _entrant_cost(key, manifest.name, manifest.language, fitted, rows.entrants, played)
+    cost = costs[key]
     return PlannedEntrant(manifest.name, manifest.language, source.source, folder, key, None,
                           before[-1].key if before else None, played.get(key, 0),
                           sum(1 for g in todo if key in g.matchup), cost.seconds, cost.source)
@@ -295,17 +309,21 @@ def _anchor(config: TournamentConfig, sources: Sequence[Source]) -> str | None:
     """The anchor entrant's name if it takes part (else the ratings are mean-centred)."""
     wanted = config.ratings.anchor
     for source in sources:
-        if source.version is None:
-            continue
-        if wanted in (source.manifest.name, entrant_key(source.manifest.name, source.version)):
+        if source.key and wanted in (source.manifest.name, source.key):
             return source.manifest.name
     return None
 
 
-def _workers_from(config: TournamentConfig, workers: int | None) -> str:
+def _workers(config: TournamentConfig, workers: int | None,
+             address: str | None) -> tuple[int, str]:
+    """The workers a run would start and what sets them: 'local:N' (N processes here),
+    '-j', the config's 'concurrency' or the 'cores'. A remote cluster's workers are not known
+    here: -j (else the config's) stands for them."""
+    if address and address.startswith(LOCAL):
+        return int(address[len(LOCAL):]), address
     if workers:
-        return "-j"
-    return "concurrency" if config.concurrency > 0 else "cores"
+        return workers, "-j"
+    return config.workers(), "concurrency" if config.concurrency > 0 else "cores"
 
 
 # ----- reading what a plan needs ------------------------------------------------------------
@@ -351,42 +369,50 @@ def duration(seconds: float) -> str:
     return f"{seconds / 86400.0:.1f} days"
 
 
+TEXT_WIDTH = 92
+"""Columns of the plan's text; a longer line goes on, indented, on the next."""
+
+
 def _lines(plan: TournamentPlan) -> list[str]:
-    out = [f"Plan of {plan.name} ({plan.config}): nothing is played, no bot is built.",
-           f"Entrants ({sum(1 for e in plan.entrants if e.key)}):"]
-    width = min(30, max((len(e.name) for e in plan.entrants), default=4))
-    for e in plan.entrants:
-        out.append(f"  {e.name:<{width}}  {e.language or '?':<8} {e.source:<6}  "
-                   + _entrant_text(e))
     n = sum(1 for e in plan.entrants if e.key)
     games = plan.games_per_matchup
-    out.append(f"Matchups: {plan.matchups} ({n} entrants: n(n-1)/2); {plan.matchups_complete} "
-               f"complete, {plan.matchups_begun} begun, "
-               f"{plan.matchups - plan.matchups_complete - plan.matchups_begun} not started.")
-    out.append(f"Games per matchup: {games} ({games // 2} duplicate pairs); "
-               f"{plan.games_scheduled} scheduled, {plan.games_scheduled - plan.games_to_play}"
-               f" of them stored, {plan.games_to_play} to play.")
-    source = {"-j": "-j", "concurrency": "the config's concurrency",
-              "cores": "one per core"}[plan.workers_from]
-    out.append(f"Workers: {plan.workers} ({source}; {plan.cores} cores here), "
-               f"{plan.at_once} games at a time.")
-    out += _time_lines(plan)
-    out += _interval_lines(plan)
-    out.append(f"A resubmission (a new version of one bot) plays only its own matchups: "
-               f"{max(0, n - 1)} x {games} = {plan.new_version_games} games, about "
-               f"{duration(plan.new_version_seconds)}; the old version keeps its games. A new "
-               f"bot plays {n} x {games} = {plan.new_entrant_games}.")
-    if any(e.refused for e in plan.entrants) or n < 2:
+    source = {"-j": "-j", "concurrency": "the config's concurrency", "cores": "one per core",
+              }.get(plan.workers_from, f"the cluster {plan.workers_from}")
+    out = [f"Plan of {plan.name} ({plan.config}): nothing is played, no bot is built.",
+           f"Entrants ({n}):"]
+    width = min(30, max((len(e.name) for e in plan.entrants), default=4))
+    out += [f"  {e.name:<{width}}  {e.language or '?':<7} {e.source:<6}  {_entrant_text(e)}"
+            for e in plan.entrants]
+    out += [f"Matchups: {plan.matchups} ({n} entrants: n(n-1)/2): {plan.matchups_complete} "
+            f"complete, {plan.matchups_begun} begun, "
+            f"{plan.matchups - plan.matchups_complete - plan.matchups_begun} not started.",
+            f"Games per matchup: {games} ({games // 2} duplicate pairs): "
+            f"{plan.games_scheduled} scheduled, {plan.games_scheduled - plan.games_to_play} "
+            f"stored, {plan.games_to_play} to play.",
+            f"Workers: {plan.workers} ({source}; {plan.cores} cores here): {plan.at_once} "
+            "games at a time.",
+            _time_text(plan), _interval_text(plan),
+            f"Resubmission: a new version of one bot plays only its own matchups: {max(0, n - 1)}"
+            f" x {games} = {plan.new_version_games} games, about "
+            f"{duration(plan.new_version_seconds)}; the old version keeps its games. A new "
+            f"bot plays {n} x {games} = {plan.new_entrant_games}."]
+    if n < 2:
         out.append("The run would not start as it stands: it needs two entrants that intake "
-                   "takes in." if n < 2 else "A refused bot folder plays nothing.")
+                   "takes in.")
     out.append("Builds are not checked: a bot that cannot be built stops the run (or is left "
                "out, with --skip-unbuildable).")
-    return out
+    return [part for line in out for part in _wrapped(line)]
+
+
+def _wrapped(line: str) -> list[str]:
+    indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+    return textwrap.wrap(line, TEXT_WIDTH, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False) or [""]
 
 
 def _entrant_text(e: PlannedEntrant) -> str:
     if e.key is None:
-        return f"refused by intake: {e.refused}"
+        return f"refused by intake, plays nothing: {e.refused}"
     stored = f"{e.stored_games} games stored" if e.stored_games else "no games yet"
     if e.replaces:
         stored += f", new version (replaces {e.replaces.split('@')[1][:8]})"
@@ -394,28 +420,29 @@ def _entrant_text(e: PlannedEntrant) -> str:
             f"({e.cost_from})")
 
 
-def _time_lines(plan: TournamentPlan) -> list[str]:
+def _time_text(plan: TournamentPlan) -> str:
     if not plan.games_to_play:
-        return ["Time: nothing to play."]
-    where = (f" (the games play on the cluster {plan.cluster}: this assumes {plan.at_once} "
-             "of its workers, as fast as this machine's)" if plan.cluster else "")
-    out = [f"Time: about {duration(plan.wall_seconds)} ({duration(plan.game_seconds)} of "
-           f"games, {plan.at_once} at a time){where}."]
-    basis = (f"estimated from {plan.cost_games} stored games (a game takes about the sum of "
-             "its two entrants' shares)" if plan.cost_games else "no stored games yet")
-    if plan.assumed:
-        basis += "; entrants without games assumed: " + ", ".join(plan.assumed)
-    out.append(f"  {basis}.")
-    return out
+        return "Time: nothing to play."
+    remote = plan.cluster is not None and not plan.cluster.startswith(LOCAL)
+    where = (f" The games play on the cluster {plan.cluster}: this assumes {plan.workers} of "
+             "its workers (-j N says how many), each as fast as this machine." if remote
+             else "")
+    basis = (f"Estimated from {plan.cost_games} stored games" if plan.cost_games
+             else "No stored games yet")
+    assumed = ("; entrants without games by their language, in seconds per game: "
+               + ", ".join(plan.assumed) if plan.assumed else "")
+    return (f"Time: about {duration(plan.wall_seconds)} ({duration(plan.game_seconds)} of "
+            f"games, {plan.at_once} at a time).{where} {basis}: a game takes about the sum of "
+            f"its two entrants' shares{assumed}.")
 
 
-def _interval_lines(plan: TournamentPlan) -> list[str]:
+def _interval_text(plan: TournamentPlan) -> str:
     if plan.half_width is None:
-        return ["Intervals: none (fewer than two entrants)."]
-    against = (f"against the anchor {plan.anchor}, the same for the difference of any two"
+        return "Intervals: none (fewer than two entrants)."
+    against = (f"against the anchor {plan.anchor}; the same for the difference of any two"
                if plan.anchor else "mean-centred: no anchor among the entrants")
-    needs = "; ".join(f"±{w:.0f} needs {g} games per matchup" if g is not None
-                      else f"±{w:.0f} is out of reach" for w, g in plan.games_for_widths)
-    return [f"Intervals: about ±{plan.half_width:.0f} Elo (95%) on each rating with "
-            f"{plan.games_per_matchup} games per matchup ({against}); {needs}.",
-            f"  assumes {plan.interval_assumptions.describe()}."]
+    needs = ", ".join(f"±{w:.0f} needs {g}" if g is not None else f"±{w:.0f} is out of reach"
+                      for w, g in plan.games_for_widths)
+    return (f"Intervals: about ±{plan.half_width:.0f} Elo (95%) on each rating with "
+            f"{plan.games_per_matchup} games per matchup ({against}); {needs} games per "
+            f"matchup. Assumes {plan.interval_assumptions.describe()}.")

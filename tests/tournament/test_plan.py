@@ -17,7 +17,7 @@ from arena.intake import folder_version
 from arena.ratings.planning import expected_half_width
 from arena.referee.manifest import load_manifest
 from arena.referee.record import Termination
-from arena.tournament.config import load_config
+from arena.tournament.config import available_cores, load_config
 from arena.tournament.plan import (
     LANGUAGE_SECONDS,
     duration,
@@ -77,6 +77,11 @@ def plan_json(config: Path, *args: str) -> dict:
     return json.loads(result.output)
 
 
+def said(output: str) -> str:
+    """The plan's text with its lines joined (a long line goes on, indented, on the next)."""
+    return " ".join(output.split())
+
+
 def by_name(plan: dict) -> dict[str, dict]:
     return {e["name"]: e for e in plan["entrants"]}
 
@@ -91,17 +96,17 @@ def test_a_fresh_config_is_planned_without_a_store_a_build_or_a_snapshot(tmp_pat
                           extra='[intake]\nfolder = "cache"\n')
     result = CliRunner().invoke(main, ["tournament", str(config), "--plan"])
     assert result.exit_code == 0, result.output
-    text = result.output
+    text = said(result.output)
     assert "nothing is played" in text
-    assert "Matchups: 6 (4 entrants: n(n-1)/2); 0 complete, 0 begun, 6 not started." in text
-    assert "60 scheduled, 0 of them stored, 60 to play." in text
+    assert "Matchups: 6 (4 entrants: n(n-1)/2): 0 complete, 0 begun, 6 not started." in text
+    assert "60 scheduled, 0 stored, 60 to play." in text
     assert text.count("no games yet, 30 to play") == 4
     python = LANGUAGE_SECONDS["python"]
-    assert f"python {python:.2f} s/game (default)" in text
-    assert "Workers: 2 (the config's concurrency" in text
+    assert f"in seconds per game: python {python:.2f} (default)." in text
+    assert "Workers: 2 (the config's concurrency; " in text
     assert f"about ±{expected_half_width(4, 10, anchored=False):.0f} Elo" in text
     assert "against the anchor random" not in text  # no bot named random: mean-centred
-    assert "3 x 10 = 30 games" in text and "A new bot plays 4 x 10 = 40." in text
+    assert "own matchups: 3 x 10 = 30 games" in text and "A new bot plays 4 x 10 = 40." in text
     assert not (tmp_path / "t.sqlite").exists()
     assert not (tmp_path / "cache").exists()  # no snapshot taken, nothing built
     assert not (tmp_path / "t.sqlite.records").exists()
@@ -148,7 +153,7 @@ def test_a_new_version_plays_only_its_own_matchups_at_its_earlier_cost(tmp_path)
     assert (plan["matchups_complete"], plan["matchups_begun"]) == (3, 0)
     assert {n: e["games_to_play"] for n, e in entrants.items()} == {
         "a": 4, "b": 12, "c": 4, "d": 4}
-    text = CliRunner().invoke(main, ["tournament", str(config), "--plan"]).output
+    text = said(CliRunner().invoke(main, ["tournament", str(config), "--plan"]).output)
     assert f"new version (replaces {old.split('@')[1][:8]})" in text
 
 
@@ -167,7 +172,7 @@ def test_a_submitted_bot_is_planned_from_the_store_and_by_its_language(tmp_path)
     assert (entrant["source"], entrant["language"], entrant["games_to_play"]) == (
         "submit", "node", 6)
     assert entrant["cost_from"] == "node default"
-    assert plan["assumed"] == [f"node {LANGUAGE_SECONDS['node']:.2f} s/game (default)"]
+    assert plan["assumed"] == [f"node {LANGUAGE_SECONDS['node']:.2f} (default)"]
     assert plan["games_to_play"] == 6
 
 
@@ -177,8 +182,21 @@ def test_a_folder_intake_would_refuse_is_named_and_plays_nothing(tmp_path):
     config = write_config(tmp_path, ["a", "b", "c"], games=2)
     result = CliRunner().invoke(main, ["tournament", str(config), "--plan"])
     assert result.exit_code == 0, result.output
-    assert "refused by intake:" in result.output and "FIFO" in result.output
-    assert "2 scheduled, 0 of them stored, 2 to play." in result.output
+    text = said(result.output)
+    assert "refused by intake, plays nothing:" in text and "FIFO" in text
+    assert "2 scheduled, 0 stored, 2 to play." in text
+
+
+def test_a_cluster_plays_as_many_games_at_a_time_as_it_has_workers(tmp_path):
+    bots(tmp_path, ["a", "b", "c", "d", "e"])
+    config = write_config(tmp_path, ["a", "b", "c", "d", "e"], games=4)
+    remote = plan_json(config, "--cluster", "tcp://scheduler:8786", "-j", "8")
+    assert (remote["workers"], remote["at_once"], remote["cluster"]) == (
+        8, 8, "tcp://scheduler:8786")
+    assert remote["wall_seconds"] == pytest.approx(remote["game_seconds"] / 8)
+    local = plan_json(config, "--cluster", "local:3")
+    assert (local["workers"], local["workers_from"]) == (3, "local:3")
+    assert local["at_once"] == min(3, available_cores())
 
 
 def test_format_needs_plan(tmp_path):
@@ -202,6 +220,7 @@ def test_the_plan_names_the_keys_and_the_games_a_real_run_then_plays(tmp_path):
     after = plan_tournament(load_config(config))
     assert after.games_to_play == 0 and after.cost_games == 2
     assert "Time: nothing to play." in after.lines()
+    assert all(len(line) <= 92 for line in after.lines()[2:])  # but the config's path
 
 
 def test_costs_are_fitted_by_least_squares_and_never_negative():
