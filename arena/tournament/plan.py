@@ -22,6 +22,7 @@ variance and pair factor measured on the store's pairs once it has enough.
 
 from __future__ import annotations
 
+import collections
 import json
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
@@ -170,7 +171,7 @@ def fit_costs(games: Iterable[tuple[str, str, float]], rounds: int = 200) -> dic
     return cost
 
 
-def language_default(language: str) -> float:
+def _language_default(language: str) -> float:
     return LANGUAGE_SECONDS.get(language.strip().lower(), OTHER_LANGUAGE_SECONDS)
 
 
@@ -199,7 +200,7 @@ def _entrant_cost(key: str, name: str, language: str, fitted: Mapping[str, float
         seconds = _mean(same)
         return _Cost(seconds, f"{shown} bots of this store",
                      f"{shown} {seconds:.2f} (its bots in this store)")
-    seconds = language_default(language)
+    seconds = _language_default(language)
     return _Cost(seconds, f"{shown} default", f"{shown} {seconds:.2f} (default)")
 
 
@@ -240,47 +241,49 @@ def build_plan(config: TournamentConfig, sources: Sequence[Source], rows: StoreR
                workers: int | None = None, cores: int | None = None,
                cluster: str | None = None) -> TournamentPlan:
     """The plan of `config` for these bot folders and store rows (pure): `workers` is -j,
-    `cores` this machine's (default: counted)."""
+    `cores` this machine's (default: counted), `cluster` --cluster (default: the config's)."""
     cores = cores or available_cores()
     address = cluster or config.cluster
-    count, source = _workers(config, workers, address)
+    count, workers_from = _workers(config, workers, address)
     lanes = count if address and not address.startswith(LOCAL) else min(count, cores)
     keys = [s.key for s in sources if s.key]
     # a game's id holds no seed, and ids are all `missing` compares
     scheduled = round_robin(keys, config.pairs_per_matchup, config.seed or 0)
     todo = missing(scheduled, set(rows.done))
-    fitted = fit_costs(row for row in rows.timed if row[2] > 0)
-    played: dict[str, int] = {}
-    for a, b, _ in rows.timed:
-        played[a] = played.get(a, 0) + 1
-        played[b] = played.get(b, 0) + 1
+    timed = [row for row in rows.timed if row[2] > 0]
+    fitted = fit_costs(timed)
+    played = collections.Counter(k for a, b, _ in rows.timed for k in (a, b))
     costs = {s.key: _entrant_cost(s.key, s.manifest.name, s.manifest.language, fitted,
                                   rows.entrants, played) for s in sources if s.key}
-    entrants = [_planned(source, rows, costs, played, todo) for source in sources]
-    per_game = {k: c.seconds for k, c in costs.items()}
-    game_seconds = sum(per_game[g.matchup[0]] + per_game[g.matchup[1]] for g in todo)
+    share = {k: c.seconds for k, c in costs.items()}
+    game_seconds = sum(share[g.matchup[0]] + share[g.matchup[1]] for g in todo)
     at_once = max(1, min(lanes, len({(g.matchup, g.pair_index) for g in todo})))
-    n = len(keys)
+    n, games = len(keys), config.games_per_matchup
     anchor = _anchor(config, sources)
     assumptions = measure_assumptions(rows.results) if rows.results else DEFAULT_ASSUMPTIONS
-    width = expected_half_width(n, config.games_per_matchup, assumptions, anchor is not None) \
-        if n >= 2 else None
-    widths = tuple((w, games_for_half_width(n, w, assumptions, anchor is not None)
-                    if n >= 2 else None) for w in TARGET_WIDTHS)
-    matchup_missing = _missing_per_matchup(scheduled, todo)
-    typical = 2.0 * _mean(list(per_game.values())) if per_game else 0.0
-    resubmit = max(0, n - 1) * config.games_per_matchup
+    left = _missing_per_matchup(scheduled, todo)
+    resubmit = max(0, n - 1) * games
+    typical = 2.0 * _mean(list(share.values())) if share else 0.0
     return TournamentPlan(
-        config.name, str(config.path), tuple(entrants), config.games_per_matchup,
-        len(matchup_missing), sum(1 for m in matchup_missing.values() if m == 0),
-        sum(1 for m in matchup_missing.values() if 0 < m < config.games_per_matchup),
-        len(scheduled), len(todo), len(rows.done), count, source,
-        cores, at_once, game_seconds, game_seconds / at_once,
-        sum(1 for row in rows.timed if row[2] > 0 and row[0] in fitted),
-        tuple(sorted({c.assumed for c in costs.values() if c.assumed})), anchor, width,
-        widths, assumptions, resubmit,
-        resubmit * typical / max(1, min(lanes, resubmit // 2)),
-        n * config.games_per_matchup, address)
+        name=config.name, config=str(config.path),
+        entrants=tuple(_planned(source, rows, costs, played, todo) for source in sources),
+        games_per_matchup=games, matchups=len(left),
+        matchups_complete=sum(1 for m in left.values() if m == 0),
+        matchups_begun=sum(1 for m in left.values() if 0 < m < games),
+        games_scheduled=len(scheduled), games_to_play=len(todo), stored_games=len(rows.done),
+        workers=count, workers_from=workers_from, cores=cores, at_once=at_once,
+        game_seconds=game_seconds, wall_seconds=game_seconds / at_once,
+        cost_games=len(timed),
+        assumed=tuple(sorted({c.assumed for c in costs.values() if c.assumed})),
+        anchor=anchor,
+        half_width=(expected_half_width(n, games, assumptions, anchor is not None)
+                    if n >= 2 else None),
+        games_for_widths=tuple((w, games_for_half_width(n, w, assumptions, anchor is not None)
+                                if n >= 2 else None) for w in TARGET_WIDTHS),
+        interval_assumptions=assumptions,
+        new_version_games=resubmit,
+        new_version_seconds=resubmit * typical / max(1, min(lanes, resubmit // 2)),
+        new_entrant_games=n * games, cluster=address)
 
 
 def _planned(source: Source, rows: StoreRows, costs: Mapping[str, _Cost],
