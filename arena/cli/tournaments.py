@@ -94,14 +94,22 @@ class _Listener:
                    "(tcp://HOST:8786), or on 'local:N' worker processes started here "
                    "(default: the config's cluster, else local workers; needs the cluster "
                    "extra).")
+@click.option("--plan", "plan_only", is_flag=True,
+              help="Play nothing: say what the next run would play (matchups, games, per "
+                   "entrant), about how long it would take here, and how wide the ratings' "
+                   "intervals would be.")
+@click.option("--format", "fmt", type=click.Choice(("terminal", "json")), default=None,
+              help="With --plan: the plan as text (default) or JSON.")
 def tournament(config: str, workers: int | None, show_standings: bool,
-               skip_unbuildable: bool | None, pin: bool | None, cluster: str | None) -> None:
+               skip_unbuildable: bool | None, pin: bool | None, cluster: str | None,
+               plan_only: bool, fmt: str | None) -> None:
     """Play the round robin of CONFIG (a tournaments/*.toml), resuming where it stopped.
 
     Every matchup plays its duplicate pairs; games run on parallel workers (or a Dask
     cluster's, --cluster) and each is stored as it ends, so Ctrl-C (or a kill) loses
     nothing: run the same command to continue. One run per store: a second run on the same
-    store is refused.
+    store is refused. --plan plays nothing and builds nothing: it prints what the next run
+    would play, the time it would take here and the intervals it would give.
     """
     from arena.tournament.config import address_problem
     from arena.tournament.runner import TournamentInterrupted, run_tournament
@@ -109,6 +117,11 @@ def tournament(config: str, workers: int | None, show_standings: bool,
     problem = None if cluster is None else address_problem(cluster)
     if problem:
         raise click.BadParameter(problem, param_hint="'--cluster'")
+    if fmt is not None and not plan_only:
+        raise click.UsageError("--format goes with --plan (a run prints its own lines)")
+    if plan_only:
+        _print_plan(_config(config), workers, cluster, fmt or "terminal")
+        return
     cfg = _with_pin(_config(config), pin)
     listener = _Listener(cfg.games_per_matchup // 2)
     try:
@@ -134,6 +147,13 @@ def tournament(config: str, workers: int | None, show_standings: bool,
             echo(f"No standings yet: {exc}", err=True)
     if summary.pending:
         raise SystemExit(1)
+
+
+def _print_plan(cfg: Any, workers: int | None, cluster: str | None, fmt: str) -> None:
+    from arena.tournament.plan import plan_tournament
+
+    plan = plan_tournament(cfg, workers, cluster)
+    echo(plan.to_json() if fmt == "json" else "\n".join(plan.lines()))
 
 
 # ----- arena submit ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from arena.intake.snapshot import (
                                    IntakeRefused,
                                    Snapshot,
                                    content_hash,
+                                   folder_version,
                                    pack_snapshot,
                                    take_snapshot,
 )
@@ -35,5 +36,5 @@ from arena.intake.take import (
 
 __all__ = ["ARCHIVE_SUFFIXES", "CACHE_VAR", "DEFAULT_INTAKE_LIMITS", "SKIPPED_FOLDERS", "IntakeFailed", "IntakeLimits", "IntakePolicy",
            "IntakeRefused", "ReadyBot", "Snapshot", "Unbuildable", "content_hash",
-           "default_root", "pack_snapshot", "read_only", "ready", "remove_tree",
+           "default_root", "folder_version", "pack_snapshot", "read_only", "ready", "remove_tree",
            "take_bot", "take_snapshot"]

@@ -168,7 +168,18 @@ class Snapshot:
     @property
     def version(self) -> str:
         """The short form of the digest an entrant is shown and stored with."""
-        return self.digest[:16]
+        return version_of(self.digest)
+
+
+def version_of(digest: str) -> str:
+    """The version of a bot whose snapshot has this digest (`Snapshot.version`)."""
+    return digest[:16]
+
+
+def folder_version(folder: Path) -> str:
+    """The version intake would give the bot folder at `folder` as it is now, without taking
+    it in (a plan reads it; nothing is copied). IntakeRefused as for `content_hash`."""
+    return version_of(content_hash(folder))
 
 
 def take_snapshot(source: str | Path, root: str | Path,
