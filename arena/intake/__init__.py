@@ -26,6 +26,7 @@ from arena.intake.take import (
                                    IntakePolicy,
                                    ReadyBot,
                                    Unbuildable,
+                                   build_label,
                                    default_root,
                                    read_only,
                                    ready,
@@ -34,6 +35,6 @@ from arena.intake.take import (
 )
 
 __all__ = ["ARCHIVE_SUFFIXES", "CACHE_VAR", "DEFAULT_INTAKE_LIMITS", "SKIPPED_FOLDERS", "IntakeFailed", "IntakeLimits", "IntakePolicy",
-           "IntakeRefused", "ReadyBot", "Snapshot", "Unbuildable", "content_hash",
+           "IntakeRefused", "ReadyBot", "Snapshot", "Unbuildable", "build_label", "content_hash",
            "default_root", "pack_snapshot", "read_only", "ready", "remove_tree",
            "take_bot", "take_snapshot"]
