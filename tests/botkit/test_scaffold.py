@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from arena.botkit.check import check_bot
 from arena.botkit.scaffold import LANGUAGES, new_bot
+from arena.cli.bots import LANGUAGES as CLI_LANGUAGES
 from arena.cli.main import main
 from arena.referee.manifest import load_manifest
 from arena.sandbox import Isolation
@@ -20,7 +21,7 @@ from tests.sandbox.conftest import need_sandbox
 
 # seconds per test: a first Rust build compiles every crate, a minute of CPU and several
 # minutes on a busy machine (the sandboxed one is made first, and the other reuses it)
-TIMEOUT = {"cpp": 300, "rust": 1200}
+TIMEOUT = {"cpp": 300, "rust": 1500}
 
 
 @pytest.mark.parametrize("level", ["sandbox", "none"])
@@ -42,6 +43,13 @@ def test_a_new_bot_passes_check_bot_as_created(language: str, level: str, tmp_pa
                        isolation=Isolation(level))
     assert report.ok, "\n".join(report.lines())
     assert not processes_in(folder)
+
+
+@pytest.mark.timeout(30)
+def test_new_bot_offers_the_language_of_every_template() -> None:
+    """The CLI names the languages itself (it imports the bot kit only when it runs)."""
+    assert CLI_LANGUAGES == LANGUAGES
+    assert {"cpp", "rust"} <= set(LANGUAGES)
 
 
 @pytest.mark.timeout(30)
