@@ -42,7 +42,7 @@ from arena.botkit.canonical import differences
 from arena.botkit.checklist import CheckItem, CheckReport, Status
 from arena.botkit.scaffold import RANDOM_BOT
 from arena.errors import ConfigError
-from arena.intake import IntakeFailed, IntakePolicy, ReadyBot, ready, take_bot
+from arena.intake import IntakeFailed, IntakePolicy, ReadyBot, build_label, ready, take_bot
 from arena.referee import wire
 from arena.referee.manifest import BotManifest
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
@@ -443,7 +443,7 @@ class _Checker:
     def _build(self) -> str:
         """Intake's build of the snapshot, in the sandbox at the checker's level (once per
         version: a build an earlier intake made is reused)."""
-        command = " ".join(self.manifest.build)
+        command = build_label(self.manifest)  # the snapshot's: before `python` means .venv's
         start = time.monotonic()
         try:
             taken = ready(self.taken.snapshot, self.folder, self.policy)
@@ -454,7 +454,7 @@ class _Checker:
                         "PROTOCOL.md 1 start-up (build)",
                         output=_last_lines(failure.output)) from None
         self.manifest = taken.manifest
-        if not self.manifest.build:
+        if not command:
             return "no build step"
         if taken.build is None:
             return f"{command}, built before"

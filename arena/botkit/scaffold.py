@@ -18,10 +18,10 @@ from arena.referee.manifest import NAME_RULE, load_manifest, shown, valid_name
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "bots" / "random"  # the rating anchor
-LANGUAGES = ("python", "node", "c", "java")
+LANGUAGES = ("python", "node", "c", "cpp", "java", "rust")
 TEMPLATES_OF = {"basic": LANGUAGES, "policy": ("python",)}  # template -> its languages
 PLACEHOLDER = "__NAME__"
-_SKIP = shutil.ignore_patterns("node_modules", "build", "__pycache__")
+_SKIP = shutil.ignore_patterns("node_modules", "build", "target", "__pycache__")
 
 
 def new_bot(name: str, language: str, parent: str | Path = ".", template: str = "basic",

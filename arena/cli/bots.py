@@ -13,7 +13,7 @@ import click
 from arena.cli.output import HARNESS_FAILURE, echo, harness_failure
 from arena.errors import ArenaError, ConfigError
 
-LANGUAGES = ("python", "node", "c", "java")
+LANGUAGES = ("python", "node", "c", "cpp", "java", "rust")  # arena.botkit.scaffold.LANGUAGES
 
 
 def register(main: click.Group) -> None:

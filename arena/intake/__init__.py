@@ -3,8 +3,10 @@
 It owns the one function every way in calls, `take_bot` (`take.py`): a snapshot of the
 folder or archive, copied without following anything and refused whole if it holds what a
 bot may not (`snapshot.py`), its manifest read from the copy, its build run in the sandbox
-(`arena.sandbox.run_build`) once per content hash, and its command checked; and `arena bench
-intake` (`bench.py`), what intake and a sandboxed build cost. Everything after
+(`arena.sandbox.run_build`) once per content hash, and its command checked; a Python bot's
+`requirements.txt` installed by that build into an environment of its own (`pyenv.py`, whose
+`pyenv_build.py` runs in the build's sandbox); and `arena bench intake` (`bench.py`), what
+intake and a sandboxed build cost. Everything after
 intake (play, check-bot, a cluster worker) runs the copy, never the author's folder. It sits
 above the referee (manifests) and the sandbox, below the tournament and the bot kit.
 """
@@ -27,6 +29,7 @@ from arena.intake.take import (
                                    IntakePolicy,
                                    ReadyBot,
                                    Unbuildable,
+                                   build_label,
                                    default_root,
                                    read_only,
                                    ready,
@@ -35,6 +38,6 @@ from arena.intake.take import (
 )
 
 __all__ = ["ARCHIVE_SUFFIXES", "CACHE_VAR", "DEFAULT_INTAKE_LIMITS", "SKIPPED_FOLDERS", "IntakeFailed", "IntakeLimits", "IntakePolicy",
-           "IntakeRefused", "ReadyBot", "Snapshot", "Unbuildable", "content_hash",
+           "IntakeRefused", "ReadyBot", "Snapshot", "Unbuildable", "build_label", "content_hash",
            "default_root", "folder_version", "pack_snapshot", "read_only", "ready", "remove_tree",
            "take_bot", "take_snapshot"]

@@ -44,6 +44,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
+from arena.intake.pyenv import (
+    ENVIRONMENT,
+    REQUIREMENTS,
+    environment_argv,
+    wants_environment,
+    with_environment,
+)
 from arena.intake.snapshot import (
     DEFAULT_INTAKE_LIMITS,
     IntakeLimits,
@@ -65,10 +72,14 @@ OUTPUT_CHARS = 300  # of each of those lines, and of the build command
 _INSTALL = {
     "c": "install a C compiler, make and the libzmq and msgpack-c headers (Debian: apt-get "
          "install gcc make libzmq3-dev libmsgpack-dev)",
+    "cpp": "install a C++ compiler, make and the cppzmq and msgpack-cxx headers (Debian: "
+           "apt-get install g++ make cppzmq-dev libmsgpack-cxx-dev)",
     "java": "install a JDK and the JeroMQ and msgpack-java jars (Debian: apt-get install "
             "default-jdk-headless libjeromq-java libmsgpack-java)",
     "node": "install Node.js and npm (Debian: apt-get install nodejs npm)",
     "python": "install what its README asks for",
+    "rust": "install cargo and the sources of the crates it uses (Debian: apt-get install "
+            "cargo librust-zmq-dev librust-rmp-serde-dev librust-serde+serde-derive-dev)",
 }
 
 
@@ -181,7 +192,7 @@ def ready(snapshot: Snapshot, source: Path, policy: IntakePolicy, build: bool = 
     if not build:
         return ReadyBot(manifest, snapshot, source)
     result = None
-    if manifest.build:
+    if manifest.build or wants_environment(manifest):
         manifest, result = _built(manifest, snapshot, source, policy, note)
     problem = _not_runnable(manifest)
     if problem is not None:
@@ -204,10 +215,11 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
            note: Note | None) -> tuple[BotManifest, BuildResult | None]:
     """The bot's built copy, building it if no earlier intake did (a lock keeps two
     processes from building one digest at once; the marker says it is built)."""
-    problem = _program_problem(manifest.build_argv()[0], snapshot.folder, "program")
-    if problem is not None:
-        raise IntakeFailed(_failure(manifest, source, "build", f"its build "
-                                    f"`{_command(manifest)}` cannot run: {problem}"))
+    if manifest.build:
+        problem = _program_problem(manifest.build_argv()[0], snapshot.folder, "program")
+        if problem is not None:
+            raise IntakeFailed(_failure(manifest, source, "build", f"its build "
+                                        f"`{_command(manifest)}` cannot run: {problem}"))
     if manifest.build_network and not policy.build_network:
         raise IntakeFailed(_failure(
             manifest, source, "build", "its build asks for the network (build_network = true "
@@ -222,6 +234,11 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
     folder = builds / snapshot.digest
     marker = builds / f"{snapshot.digest}.ok"
     built = dataclasses.replace(manifest, folder=folder)
+    network = manifest.build_network and policy.build_network
+    argv = built.build_argv()
+    if wants_environment(manifest):
+        built = with_environment(built)
+        argv = environment_argv(network, built.build_argv())
     lock = os.open(builds / f"{snapshot.digest}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
                    0o600)
     try:
@@ -235,8 +252,7 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
             note(f"building {manifest.name} ({_command(manifest)}) at isolation "
                  f"{policy.isolation.value} ...")
         try:
-            result = run_build(policy.isolation, folder, manifest.build_argv(), policy.build,
-                               network=manifest.build_network and policy.build_network)
+            result = run_build(policy.isolation, folder, argv, policy.build, network=network)
         except OSError as exc:  # the machine's fault, not the bot's: a harness failure
             raise ArenaError(f"{manifest.name} ({source}): the sandbox of its build could "
                              f"not be set up: {exc}") from None
@@ -268,7 +284,17 @@ def _reusable(marker: Path, level: Isolation) -> bool:
 
 
 def _command(manifest: BotManifest) -> str:
-    return clip(" ".join(manifest.build), OUTPUT_CHARS)
+    return clip(build_label(manifest), OUTPUT_CHARS)
+
+
+def build_label(manifest: BotManifest) -> str:
+    """What the bot's build does, for people: its build command, after the install of its
+    requirements.txt where it has one (`pyenv`); "" if it has no build."""
+    steps = [f"pip install -r {REQUIREMENTS} into {ENVIRONMENT}"] if wants_environment(
+        manifest) else []
+    if manifest.build:
+        steps.append(" ".join(manifest.build))
+    return ", then ".join(steps)
 
 
 def _failure(manifest: BotManifest, source: Path, stage: str, reason: str,
@@ -316,4 +342,4 @@ def sweep(snapshots: Path) -> None:
 
 
 __all__ = ["CACHE_VAR", "MANIFEST", "IntakeFailed", "IntakePolicy", "ReadyBot", "Unbuildable",
-           "default_root", "ready", "read_only", "remove_tree", "take_bot"]
+           "build_label", "default_root", "ready", "read_only", "remove_tree", "take_bot"]

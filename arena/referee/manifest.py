@@ -30,8 +30,8 @@ that the error cannot act on the terminal that shows it.
 
 `language` is for people, and any value is accepted: it is stored with the entrant, shown on
 its page of the web report, and picks intake's hint of what to install when a build fails
-(`arena.intake.take`: python, node, c and java have one; any other value, "cpp" or "rust",
-gets the general hint).
+(`arena.intake.take`: python, node, c, cpp, java and rust have one; any other value gets
+the general hint).
 
 `command` and `build` are argument lists, run without a shell. Either may be one string: it
 is split into words as a POSIX shell splits a line (`shlex.split`: quotes group, a backslash
@@ -44,7 +44,8 @@ A manifest's limits only lower the ceiling the run sets (a tournament's [limits]
 `DEFAULT_LIMITS`); a limit it omits, or sets to 0, is the ceiling's.
 
 A command whose first word is ``python`` or ``python3`` runs with the Python that runs the
-arena, so Python bots need no environment of their own.
+arena, so Python bots need no environment of their own (a bot with a requirements.txt gets
+one at intake: `arena.intake.pyenv`).
 """
 
 from __future__ import annotations

@@ -59,8 +59,10 @@ class BuildLimits:
     """Limits on one bot's build command and everything it starts (`build.run_build`; 0: no
     limit). How each is enforced at each isolation level: `arena/sandbox/build.py`."""
 
-    wall_seconds: int = 600
-    """Wall-clock time from start to end; the build is killed when it is up."""
+    wall_seconds: int = 1200
+    """Wall-clock time from start to end; the build is killed when it is up. Twice the CPU
+    limit: a Rust template's first build (a minute of CPU) took 9 minutes on a busy 2-core
+    machine."""
     cpu_seconds: int = 600
     """CPU time: of the build as a whole where cgroups allow, else of each process."""
     memory_mb: int = 4096

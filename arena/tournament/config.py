@@ -55,7 +55,7 @@ archive_ratio = 100           # an archive's unpacked size over its packed size,
                               # ~/.cache/tichu-arena (shared by every run of this user)
 
 [build]                       # optional; the build step of every bot, in the sandbox
-wall_seconds = 600            # each a whole number >= 1 (arena.sandbox.BuildLimits)
+wall_seconds = 1200           # each a whole number >= 1 (arena.sandbox.BuildLimits)
 cpu_seconds = 600
 memory_mb = 4096
 processes = 256

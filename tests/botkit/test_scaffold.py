@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.botkit.check import check_bot
-from arena.botkit.scaffold import LANGUAGES
+from arena.botkit.scaffold import LANGUAGES, new_bot
+from arena.cli.bots import LANGUAGES as CLI_LANGUAGES
 from arena.cli.main import main
 from arena.referee.manifest import load_manifest
 from arena.sandbox import Isolation
@@ -18,10 +19,15 @@ from tests.bots.conftest import need
 from tests.processes import bot_processes as processes_in
 from tests.sandbox.conftest import need_sandbox
 
+# seconds per test: a first Rust build compiles every crate, a minute of CPU and several
+# minutes on a busy machine (the sandboxed one is made first, and the other reuses it)
+TIMEOUT = {"cpp": 300, "rust": 1500}
 
-@pytest.mark.timeout(120)
+
 @pytest.mark.parametrize("level", ["sandbox", "none"])
-@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("language", [
+    pytest.param(language, marks=pytest.mark.timeout(TIMEOUT.get(language, 120)))
+    for language in LANGUAGES])
 def test_a_new_bot_passes_check_bot_as_created(language: str, level: str, tmp_path) -> None:
     """At every isolation level: built (through intake) and played sandboxed, and not."""
     need(language)
@@ -37,6 +43,13 @@ def test_a_new_bot_passes_check_bot_as_created(language: str, level: str, tmp_pa
                        isolation=Isolation(level))
     assert report.ok, "\n".join(report.lines())
     assert not processes_in(folder)
+
+
+@pytest.mark.timeout(30)
+def test_new_bot_offers_the_language_of_every_template() -> None:
+    """The CLI names the languages itself (it imports the bot kit only when it runs)."""
+    assert CLI_LANGUAGES == LANGUAGES
+    assert {"cpp", "rust"} <= set(LANGUAGES)
 
 
 @pytest.mark.timeout(30)
@@ -66,3 +79,20 @@ def test_the_printed_next_steps_work_from_any_directory(tmp_path) -> None:
                             timeout=100)
     assert played.returncode == 0, played.stdout + played.stderr
     assert "Final score" in played.stdout
+
+
+@pytest.mark.timeout(300)
+def test_the_c_template_compiles_as_cpp_and_plays(tmp_path) -> None:
+    """A student may rename bot.c to bot.cpp: the template is C++ too (no implicit
+    conversion from void*), and the C++ build plays as the C one does."""
+    need("c")
+    need("cpp")
+    folder = new_bot("c-as-cpp", "c", tmp_path)
+    manifest = folder / "bot.toml"
+    cpp_build = ('build = ["sh", "-c", "mkdir -p build && c++ -x c++ -std=c++17 -Wall '
+                 '-o build/bot bot.c -lzmq -lmsgpackc"]')
+    text = manifest.read_text()
+    assert 'build = ["make", "--silent"]' in text
+    manifest.write_text(text.replace('build = ["make", "--silent"]', cpp_build))
+    report = check_bot(folder, games=1, target=200, isolation=Isolation.NONE)
+    assert report.ok, "\n".join(report.lines())

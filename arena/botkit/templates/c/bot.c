@@ -1,5 +1,5 @@
 /* __NAME__: a Tichu Arena bot in C with libzmq and msgpack-c (see protocol/PROTOCOL.md).
- * Change decide(). Build: make (needs libzmq3-dev and libmsgpack-dev). */
+ * Change decide(). Build: make (needs libzmq3-dev and libmsgpack-dev). It compiles as C++ too. */
 #include <msgpack.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +68,7 @@ int main(void) {
         zmq_msg_init(&frame);
         if (zmq_msg_recv(&frame, socket, 0) < 0) break;
         msgpack_unpacked_init(&message);
-        msgpack_unpack_next(&message, zmq_msg_data(&frame), zmq_msg_size(&frame), NULL);
+        msgpack_unpack_next(&message, (const char *)zmq_msg_data(&frame), zmq_msg_size(&frame), NULL);
         const msgpack_object *type = field(&message.data, "type");
         if (is(type, "request")) {
             msgpack_sbuffer_clear(&buf);
