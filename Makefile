@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TRAIN  := $(VENV)/.installed-train
 
-.PHONY: demo test bench clean
+.PHONY: demo test test-slow bench clean
 
 # The demo needs the core dependencies only.
 # pip's own output (warnings about the machine's package index settings, setuptools' notices)
@@ -35,9 +35,15 @@ demo: $(STAMP)
 	$(BIN)/arena tournament tournaments/demo.toml
 
 # Four tests at a time (pytest-xdist): most of them wait on bot processes, not on a CPU.
+# `make test` leaves out the tests marked slow (the soak test, builds of whole C++ and Rust
+# toolchains, the benchmarks under valgrind); `make test-slow` runs those; CI runs both.
 test: $(TRAIN)
 	sh scripts/setup-bots.sh
-	$(BIN)/python -m pytest -q -n 4 --dist worksteal
+	$(BIN)/python -m pytest -q -n 4 --dist worksteal -m "not slow"
+
+test-slow: $(TRAIN)
+	sh scripts/setup-bots.sh
+	$(BIN)/python -m pytest -q -n 2 --dist worksteal -m slow
 
 bench: $(STAMP)
 	$(BIN)/arena bench engine

@@ -22,11 +22,13 @@ from tests.sandbox.conftest import need_sandbox
 # seconds per test: a first Rust build compiles every crate, a minute of CPU and several
 # minutes on a busy machine (the sandboxed one is made first, and the other reuses it)
 TIMEOUT = {"cpp": 300, "rust": 1500}
+SLOW_BUILDS = {"cpp", "rust"}  # a C++ or Rust toolchain in the sandbox: minutes; `make test-slow`
 
 
 @pytest.mark.parametrize("level", ["sandbox", "none"])
 @pytest.mark.parametrize("language", [
-    pytest.param(language, marks=pytest.mark.timeout(TIMEOUT.get(language, 120)))
+    pytest.param(language, marks=[pytest.mark.timeout(TIMEOUT.get(language, 120))]
+                 + ([pytest.mark.slow] if language in SLOW_BUILDS else []))
     for language in LANGUAGES])
 def test_a_new_bot_passes_check_bot_as_created(language: str, level: str, tmp_path) -> None:
     """At every isolation level: built (through intake) and played sandboxed, and not."""

@@ -61,6 +61,7 @@ def test_the_referee_work_counted_under_callgrind_replays_every_asked_decision()
     assert referee_work(1, 5, True, 300) == referee_work(1, 5, False, 300) == asked > 100
 
 
+@pytest.mark.slow  # valgrind runs the referee at 50x: a benchmark, in `make test-slow`
 def test_the_referee_instructions_are_counted_net_of_the_recorded_games():
     from arena.cli.bench import count_referee_instructions
 

@@ -20,6 +20,7 @@ def test_bench_engine_prints_rounds_per_second_first():
     assert re.match(r"games/s: +\d+\.\d +\(1 games in", lines[2])
 
 
+@pytest.mark.slow  # valgrind runs the engine at 50x: a benchmark, in `make test-slow`
 @pytest.mark.timeout(240)
 def test_compare_instructions_counts_the_games_net_of_start_up():
     need_programs("valgrind", what="valgrind (callgrind counts the instructions)")
