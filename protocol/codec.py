@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any
+from typing import Any, TypedDict
 
 import msgpack
 
@@ -38,7 +38,19 @@ MAX_BOT_MESSAGE_BYTES = 16 << 10  # 16 KiB: the largest message a bot may send
 # declared length past them is refused at its header, before anything is built.
 MAX_BOT_ITEMS = 256   # items of one array
 MAX_BOT_FIELDS = 64   # entries of one map
-_BOT_LIMITS = {"max_array_len": MAX_BOT_ITEMS,
+
+
+class _Limits(TypedDict, total=False):
+    """Decoder limits, as msgpack.unpackb takes them (an absent one is msgpack's default)."""
+
+    max_array_len: int
+    max_map_len: int
+    max_str_len: int
+    max_bin_len: int
+    max_ext_len: int
+
+
+_BOT_LIMITS: _Limits = {"max_array_len": MAX_BOT_ITEMS,
                "max_map_len": MAX_BOT_FIELDS, "max_str_len": MAX_BOT_MESSAGE_BYTES,
                "max_bin_len": MAX_BOT_MESSAGE_BYTES, "max_ext_len": MAX_BOT_MESSAGE_BYTES}
 
@@ -81,7 +93,7 @@ def decode(data: bytes, sender: str | None = None) -> dict[str, Any]:
     limit = MAX_BOT_MESSAGE_BYTES if sender == "bot" else MAX_MESSAGE_BYTES
     if len(data) > limit:
         raise ProtocolError("oversize", "", f"{len(data)} bytes, more than the maximum {limit}")
-    limits = _BOT_LIMITS if sender == "bot" else {}
+    limits: _Limits = _BOT_LIMITS if sender == "bot" else {}
     if sender != "referee":
         fast = _canonical_option_reply(data)
         if fast is not None:
@@ -189,7 +201,7 @@ def _canonical_option_reply(data: bytes | bytearray | memoryview) -> dict[str, A
 
 
 def _option_reply_frame(data: bytes | bytearray | memoryview,
-                        limits: dict[str, int]) -> dict[str, Any] | None:
+                        limits: _Limits) -> dict[str, Any] | None:
     """The canonical form of a frame holding a valid reply that chooses an option, decoded
     without a Python call per map; None for any other frame (the full path then decodes it
     or names its fault). A fixmap whose entry count equals the decoded dict's size, with only

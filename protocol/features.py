@@ -87,8 +87,9 @@ NUM_FIELDS: tuple[tuple[str, int, float | None, float, float], ...] = (
 )
 
 
-def _offsets(fields: Sequence[tuple]) -> tuple[dict[str, int], int]:
-    offsets, position = {}, 0
+def _offsets(fields: Sequence[tuple[str, int, *tuple[object, ...]]]) -> tuple[dict[str, int], int]:
+    offsets: dict[str, int] = {}
+    position = 0
     for name, size, *_ in fields:
         offsets[name] = position
         position += size

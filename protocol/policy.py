@@ -101,11 +101,12 @@ class MlpPolicy:
 
     def save(self, path: str | Path, dtype: type = np.float16) -> None:
         """Write the network as an .npz (float16 by default: a quarter of the size)."""
-        arrays = {f"w{i}": w.astype(dtype) for i, w in enumerate(self.weights)}
+        arrays: dict[str, np.ndarray] = {f"w{i}": w.astype(dtype)
+                                         for i, w in enumerate(self.weights)}
         arrays |= {f"b{i}": b.astype(dtype) for i, b in enumerate(self.biases)}
         meta = {"encoding": ENCODING_VERSION, "layers": len(self.weights)}
         with Path(path).open("wb") as out:
-            np.savez_compressed(out, meta=np.array(json.dumps(meta)), **arrays)
+            np.savez_compressed(out, meta=np.array(json.dumps(meta)), **arrays)  # type: ignore[arg-type]  # numpy's stub: **arrays vs allow_pickle
 
     @classmethod
     def load(cls, path: str | Path, temperature: float = 0.0,

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
-Check = Callable[[Any, str], Any]
+_T = TypeVar("_T")
+Check = Callable[[Any, str], _T]  # a check whose canonical value is a _T
 REQUIRED = object()
 ABSENT = object()  # the default of a field sent only on request: omitted, not filled in
 INT32 = (1 << 31) - 1
@@ -84,7 +85,7 @@ def _wrong(value: Any, path: str, expected: str) -> ProtocolError:
 
 # ----- scalars ------------------------------------------------------------------------------
 
-def integer(lo: int = -INT32, hi: int = INT32) -> Check:
+def integer(lo: int = -INT32, hi: int = INT32) -> Check[int]:
     def check(value: Any, path: str) -> int:
         if type(value) is not int:
             raise _wrong(value, path, "integer")
@@ -100,7 +101,7 @@ def boolean(value: Any, path: str) -> bool:
     return value
 
 
-def string(max_len: int = 256, min_len: int = 0) -> Check:
+def string(max_len: int = 256, min_len: int = 0) -> Check[str]:
     def check(value: Any, path: str) -> str:
         if type(value) is not str:
             raise _wrong(value, path, "string")
@@ -111,7 +112,7 @@ def string(max_len: int = 256, min_len: int = 0) -> Check:
     return check
 
 
-def one_of(choices: Sequence[str], code: str = "bad_value") -> Check:
+def one_of(choices: Sequence[str], code: str = "bad_value") -> Check[str]:
     def check(value: Any, path: str) -> str:
         if type(value) is not str:
             raise _wrong(value, path, "string")
@@ -121,8 +122,8 @@ def one_of(choices: Sequence[str], code: str = "bad_value") -> Check:
     return check
 
 
-def nullable(inner: Check) -> Check:
-    def check(value: Any, path: str) -> Any:
+def nullable(inner: Check[_T]) -> Check[_T | None]:
+    def check(value: Any, path: str) -> _T | None:
         return None if value is None else inner(value, path)
     return check
 
@@ -145,8 +146,8 @@ def card(value: Any, path: str) -> str:
 
 # ----- composites ---------------------------------------------------------------------------
 
-def array(inner: Check, min_len: int = 0, max_len: int = 4096) -> Check:
-    def check(value: Any, path: str) -> list[Any]:
+def array(inner: Check[_T], min_len: int = 0, max_len: int = 4096) -> Check[list[_T]]:
+    def check(value: Any, path: str) -> list[_T]:
         if type(value) is not list:
             raise _wrong(value, path, "array")
         if not min_len <= len(value) <= max_len:
@@ -156,7 +157,7 @@ def array(inner: Check, min_len: int = 0, max_len: int = 4096) -> Check:
     return check
 
 
-def cards(min_len: int = 0, max_len: int = 56) -> Check:
+def cards(min_len: int = 0, max_len: int = 56) -> Check[list[str]]:
     """A card set: distinct card names, any order on input, ascending by card id on output."""
     items = array(card, min_len, max_len)
 
@@ -169,7 +170,7 @@ def cards(min_len: int = 0, max_len: int = 56) -> Check:
     return check
 
 
-def distinct_cards(n: int) -> Check:
+def distinct_cards(n: int) -> Check[list[str]]:
     """An ordered list of `n` distinct cards (order kept: position means recipient)."""
     items = array(card, n, n)
 
@@ -181,10 +182,10 @@ def distinct_cards(n: int) -> Check:
     return check
 
 
-Field = tuple[str, Check, Any]  # name, check, default (REQUIRED if none)
+Field = tuple[str, Check[Any], Any]  # name, check, default (REQUIRED if none)
 
 
-def record(name: str, fields: Sequence[Field]) -> Check:
+def record(name: str, fields: Sequence[Field]) -> Check[dict[str, Any]]:
     """A map with exactly these fields, returned with its keys in this order.
 
     A field whose default is ABSENT stays out of the canonical form when it is not sent
@@ -214,7 +215,8 @@ def record(name: str, fields: Sequence[Field]) -> Check:
     return check
 
 
-def tagged(tag: str, variants: dict[str, Check], code: str = "unknown_kind") -> Check:
+def tagged(tag: str, variants: dict[str, Check[dict[str, Any]]], code: str = "unknown_kind"
+           ) -> Check[dict[str, Any]]:
     """A map whose `tag` field picks the record that checks it."""
     pick = one_of(tuple(variants), code)
 
@@ -231,25 +233,26 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def pair_of(inner: Check) -> Check:
+def pair_of(inner: Check[_T]) -> Check[list[_T]]:
     return array(inner, 2, 2)
 
 
-def four_of(inner: Check) -> Check:
+def four_of(inner: Check[_T]) -> Check[list[_T]]:
     return array(inner, 4, 4)
 
 
-def _with_tag(tag: str, value: str, name: str, fields: Sequence[Field]) -> Check:
+def _with_tag(tag: str, value: str, name: str, fields: Sequence[Field]
+              ) -> Check[dict[str, Any]]:
     return record(name, [(tag, one_of((value,)), REQUIRED), *fields])
 
 
 # ----- actions (options and explicit replies) -----------------------------------------------
 
-def _action(value: str, fields: Sequence[Field]) -> Check:
+def _action(value: str, fields: Sequence[Field]) -> Check[dict[str, Any]]:
     return _with_tag("action", value, f"{value} action", fields)
 
 
-ACTIONS: dict[str, Check] = {
+ACTIONS: dict[str, Check[dict[str, Any]]] = {
     "grand_tichu": _action("grand_tichu", [("call", boolean, REQUIRED)]),
     "exchange": _action("exchange", [("give", distinct_cards(3), REQUIRED)]),
     "tichu": _action("tichu", [("call", boolean, REQUIRED)]),
@@ -267,12 +270,12 @@ KIND_ACTIONS = {"grand_tichu": ("grand_tichu",), "exchange": ("exchange",),
 # ----- events -------------------------------------------------------------------------------
 
 
-def _event(kind: str, fields: Sequence[Field]) -> Check:
+def _event(kind: str, fields: Sequence[Field]) -> Check[dict[str, Any]]:
     return _with_tag("kind", kind, f"{kind} event", fields)
 
 
 _S: Field = ("seat", SEAT, REQUIRED)
-EVENTS: dict[str, Check] = {
+EVENTS: dict[str, Check[dict[str, Any]]] = {
     "round_start": _event("round_start", [("round", integer(1), REQUIRED),
                                           ("scores", pair_of(SCORE), REQUIRED)]),
     "deal": _event("deal", [_S, ("cards", cards(1, 14), REQUIRED)]),
@@ -331,7 +334,7 @@ OBSERVATION = record("observation", [
 # ----- messages -----------------------------------------------------------------------------
 
 
-def _message(kind: str, fields: Sequence[Field]) -> Check:
+def _message(kind: str, fields: Sequence[Field]) -> Check[dict[str, Any]]:
     return _with_tag("type", kind, f"{kind} message", fields)
 
 
@@ -395,7 +398,7 @@ _REPLY_RECORD = _message("reply", [
     ("wish", nullable(RANK), None),
 ])
 
-MESSAGES: dict[str, Check] = {
+MESSAGES: dict[str, Check[dict[str, Any]]] = {
     "hello": _message("hello", [
         ("protocol", integer(0), REQUIRED),
         ("token", string(256), REQUIRED),

@@ -251,6 +251,7 @@ class Dealer:
 
 def _connect(endpoint: str, timeout: float) -> socket.socket:
     scheme, _, address = endpoint.partition("://")
+    target: tuple[str, int] | str  # (host, port), or a socket file's path
     if scheme == "tcp":
         host, _, port = address.rpartition(":")
         family, target = socket.AF_INET, (host.strip("[]"), int(port))

@@ -30,6 +30,7 @@ process may stall for a second; a bot that never answers fails all the same.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import time
@@ -360,6 +361,11 @@ def _probes() -> list[_Probe]:
 class _Checker:
     """Runs the checks of one bot folder, collecting the report."""
 
+    # set as `run` begins
+    taken: ReadyBot  # the bot as intake takes it
+    manifest: BotManifest  # its manifest (the built snapshot's, once built)
+    socket: RefereeSocket
+
     def __init__(self, folder: Path, games: int, target: int,
                  isolation: Isolation | None = None, build_network: bool = False,
                  opponent: Path = RANDOM_BOT) -> None:
@@ -369,11 +375,8 @@ class _Checker:
         self.opponent = opponent
         self.isolation = resolve("auto") if isolation is None else isolation
         self.policy = IntakePolicy(self.isolation, build_network=build_network)
-        self.taken: ReadyBot | None = None
         self.report = CheckReport(folder, isolation=self.isolation,
                                   isolation_summary=describe(self.isolation))
-        self.manifest: BotManifest | None = None
-        self.socket: RefereeSocket | None = None
         self.session: _Session | None = None
         self.sessions: list[_Session] = []
         self.next_id = 0
@@ -476,6 +479,7 @@ class _Checker:
         ok = self._check("hello", "a valid hello with the token, first", "PROTOCOL.md 5.1 hello",
                          body)
         if ok:
+            assert self.session is not None  # (the one `body` started)
             self.sent.append(("the hello", self.session.hello_bytes, self.session.hello))
         return ok
 
@@ -502,13 +506,14 @@ class _Checker:
 
     def _all_probes(self) -> None:
         probes = _probes()
+        assert self.session is not None  # (the one that said hello)
         multi = self.session.multi_game
         self.continued = 0          # games played after an `end` with more_games: true
         self.multi_broken = ""      # how the bot failed to continue, if it did
         for i, probe in enumerate(probes):
             last = i == len(probes) - 1
             ok = self._check(probe.name, probe.summary, probe.section,
-                             lambda p=probe, l=last: self._probe(p, l))
+                             functools.partial(self._probe, probe, last))
             if not ok and self.session is not None:
                 self.session.stop()
                 self.session = None

@@ -22,7 +22,7 @@ from arena.referee.manifest import folder_hash, load_manifest
 from arena.referee.match import Entrant, GameSpec, Match
 from arena.referee.packing import EventFeed
 from arena.referee.placement import pinned
-from arena.rules import PASS, Game
+from arena.rules import PASS, Decision, Game, Observation
 from arena.rules.selfplay import play_random_games
 from protocol import codec
 from protocol.sdk import Session
@@ -351,7 +351,7 @@ def referee_work(games: int, seed: int = 0, replay: bool = True, target: int = 1
             session.handle(wire.welcome_message(seat, "bench", target, ["trivial"] * 4, 1000,
                                                 1000, codec.MAX_MESSAGE_BYTES, True))
         game = Game(seed + k, target)
-        asked = []
+        asked: list[tuple[int, Decision, Observation, int, bytes]] = []
         while not game.over:
             seat = game.to_act()[0]
             decision = game.decision(seat)
@@ -360,7 +360,9 @@ def referee_work(games: int, seed: int = 0, replay: bool = True, target: int = 1
                 continue
             observation = game.observation(seat)
             request = wire.request_message(decision, observation, [], len(asked), 1000)
-            reply = codec.pack(sessions[seat].handle(request))
+            answer = sessions[seat].handle(request)
+            assert answer is not None  # a session answers every request (or raises)
+            reply = codec.pack(answer)
             asked.append((seat, decision, observation, len(game.log), reply))
             game.apply(seat, wire.action_from_reply(codec.decode(reply, "bot"), decision))
         recorded.append((game.log, asked))
@@ -370,7 +372,7 @@ def referee_work(games: int, seed: int = 0, replay: bool = True, target: int = 1
     count = 0
     for log, asked in recorded if replay else ():
         replayed = _Replayed()
-        feed = EventFeed(replayed)  # type: ignore[arg-type]
+        feed = EventFeed(replayed)
         for request_id, (seat, decision, observation, known, reply) in enumerate(asked):
             replayed.log += log[len(replayed.log):known]
             codec.bounded(packing.request_bytes(decision, observation, feed.unsent_bytes(seat),
@@ -452,14 +454,20 @@ def _cpu(pids: list[int]) -> tuple[float, float, int, int]:
                 continue
             user += int(fields[11])
             system += int(fields[12])
-            voluntary += int(re.search(r"^voluntary_ctxt_switches:\s*(\d+)", status, re.M)[1])
-            involuntary += int(re.search(r"^nonvoluntary_ctxt_switches:\s*(\d+)", status,
-                                         re.M)[1])
+            voluntary += _status_count(status, "voluntary_ctxt_switches")
+            involuntary += _status_count(status, "nonvoluntary_ctxt_switches")
     return user / _TICK, system / _TICK, voluntary, involuntary
 
 
+def _status_count(status: str, name: str) -> int:
+    """The count `name` of a task's /proc status (which lists every count, always)."""
+    found = re.search(rf"^{name}:\s*(\d+)", status, re.M)
+    assert found is not None, name
+    return int(found[1])
+
+
 def _minus(after: tuple[float, ...], before: tuple[float, ...],
-           per: float) -> tuple[float, ...]:
+           per: float) -> tuple[float, float, float, float]:
     """Per asked decision: CPU in microseconds, switches as counts."""
     diff = [a - b for a, b in zip(after, before, strict=True)]
     return diff[0] * per, diff[1] * per, diff[2] * per / 1e6, diff[3] * per / 1e6
@@ -490,10 +498,10 @@ class _EchoPeer:
     ROUTER socket of this process; a context manager."""
 
     def __init__(self, mode: str) -> None:
-        self.sock = zmq.Context.instance().socket(zmq.ROUTER)
+        self.sock: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.ROUTER)
         self.sock.setsockopt(zmq.LINGER, 0)
         self.sock.bind("tcp://127.0.0.1:0")
-        endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        endpoint: str = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
         self.peer = subprocess.Popen([sys.executable, "-m", "arena.cli.benchbots.echo_peer",
                                       endpoint, mode])
         self.identity: bytes | None = None

@@ -136,7 +136,7 @@ def bench_coordinator_cmd(sizes: str, pairs: int, bootstrap: int, bootstrap_up_t
         raise click.BadParameter("every league needs at least 2 entrants",
                                  param_hint="--entrants")
 
-    def standings(storage: object, replicates: int) -> str:
+    def standings(storage: Path, replicates: int) -> str:
         options = _anchor_options(None, None, None, None)
         return _standings_text(storage, options, False, False, replicates, False, "terminal")
 

@@ -47,11 +47,16 @@ def failure(message: str) -> click.ClickException:
     return click.ClickException(terminal(message, multiline=True))
 
 
+class _HarnessFailure(click.ClickException):
+    """A failure of the arena itself, not of a bot (as click's UsageError, its exit code is
+    the class's)."""
+
+    exit_code = HARNESS_FAILURE
+
+
 def harness_failure(message: str) -> click.ClickException:
     """A failure of the arena itself (exit HARNESS_FAILURE), not of a bot: escaped."""
-    error = click.ClickException(terminal(message, multiline=True))
-    error.exit_code = HARNESS_FAILURE
-    return error
+    return _HarnessFailure(terminal(message, multiline=True))
 
 
 class ArenaCommand(click.Command):

@@ -70,6 +70,7 @@ def bench_env(games: int, seed: int = 0) -> EnvFigures:
                     continue
                 env.step(act(observation["action_mask"]))
                 steps += 1
+            assert env.game is not None  # (set by reset)
             env_decisions += len(env.game.actions)
         middle = time.perf_counter()
         for game_seed in part:

@@ -170,8 +170,9 @@ class Rows:
         row["latency_ms"].append(latency_ms)
 
     def end_game(self, round_points: Sequence[tuple[int, int]], scores: Sequence[int],
-                 winner: int) -> None:
-        """The outcome of the open game: each round's points per team, the final scores."""
+                 winner: int | None) -> None:
+        """The outcome of the open game: each round's points per team, the final scores, the
+        winning team (None: neither, each row then has won 0)."""
         row = self._rows
         for i in range(self._game_start, len(self)):
             team = row["seat"][i] & 1
@@ -209,7 +210,7 @@ class Rows:
         path.parent.mkdir(parents=True, exist_ok=True)
         arrays = self.arrays()
         with path.open("wb") as out:
-            np.savez_compressed(out, format=np.array(FORMAT), **arrays)
+            np.savez_compressed(out, format=np.array(FORMAT), **arrays)  # type: ignore[arg-type]  # numpy's stub: **arrays vs allow_pickle
         schema_path(path).write_text(json.dumps(schema(), indent=1) + "\n")
         return path.stat().st_size
 

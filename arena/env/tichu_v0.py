@@ -72,7 +72,7 @@ raw_env = env
 class TichuEnv(AECEnv):
     """Tichu, one game per reset; see the module docstring."""
 
-    metadata = {"name": "tichu_v0", "render_modes": ["human", "ansi"],
+    metadata: dict[str, Any] = {"name": "tichu_v0", "render_modes": ["human", "ansi"],
                 "is_parallelizable": False}
 
     def __init__(self, render_mode: str | None = None, target: int = DEFAULT_TARGET,
@@ -96,14 +96,20 @@ class TichuEnv(AECEnv):
         self._observation_spaces = {a: self._observation_space for a in AGENTS}
         self._action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in AGENTS}
         self._seeds = random.Random()
-        self.game: Game | None = None
-        self.steps: Steps | None = None
+        self.game: Game | None = None  # (None until the first reset)
+        self.steps: Steps | None = None  # the steps of the decision asked; None once done
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space:
         return self._action_spaces[agent]
+
+    @property
+    def _playing(self) -> Game:
+        """The game of the last reset."""
+        assert self.game is not None, "reset the environment first"
+        return self.game
 
     # ----- the AEC interface ----------------------------------------------------------------
 
@@ -130,7 +136,8 @@ class TichuEnv(AECEnv):
         steps = self.steps
         if steps is not None and steps.seat == seat and agent == self.agent_selection:
             return {"observation": steps.observation, "action_mask": steps.mask.copy()}
-        bits, nums = features.encode_observation(wire.observation_map(self.game.observation(seat)))
+        observation = self._playing.observation(seat)
+        bits, nums = features.encode_observation(wire.observation_map(observation))
         return {"observation": features.observation_vector(bits, nums),
                 "action_mask": np.zeros(N_ACTIONS, np.int8)}
 
@@ -142,11 +149,12 @@ class TichuEnv(AECEnv):
         if action is None:
             raise ValueError(f"{agent} must act: None is only for an agent that is done")
         steps = self.steps
+        assert steps is not None  # (the agent selected is not done)
         steps.step(int(action))  # IllegalStep (a ValueError) for a masked action: no change
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {a: 0.0 for a in self.agents}
         if steps.done:
-            game = self.game
+            game = self._playing
             decision = game.decision(steps.seat)
             game.apply(steps.seat, wire.action_from_reply(steps.reply(), decision))
             self._after_apply()
@@ -157,7 +165,7 @@ class TichuEnv(AECEnv):
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        text = picture(self.game)
+        text = picture(self._playing)
         if self.render_mode == "ansi":
             return text
         print(text)
@@ -169,7 +177,7 @@ class TichuEnv(AECEnv):
     # ----- the game ---------------------------------------------------------------------------
 
     def _after_apply(self) -> None:
-        game = self.game
+        game = self._playing
         while not game.over:  # the referee's auto_pass: nothing to decide, nobody is asked
             seat = game.to_act()[0]
             if not game.decision(seat).only_pass:
@@ -187,7 +195,7 @@ class TichuEnv(AECEnv):
         self._next_decision()
 
     def _score_events(self) -> None:
-        events = self.game.events
+        events = self._playing.events
         for event in events[self._events_seen:]:
             if event.kind == "round_end":
                 d = event.data
@@ -202,7 +210,7 @@ class TichuEnv(AECEnv):
         self._events_seen = len(events)
 
     def _next_decision(self) -> None:
-        game = self.game
+        game = self._playing
         seat = game.to_act()[0]
         decision = game.decision(seat)
         self.steps = Steps(wire.request_message(decision, game.observation(seat), [], 0, 0))

@@ -80,7 +80,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, NoReturn
+from typing import Any, BinaryIO, NoReturn, Protocol
 
 from arena.errors import ArenaError, ConfigError
 
@@ -660,7 +660,7 @@ def _tree_link(fd: int, parts: tuple[str, ...], where: str) -> str:
 
 
 @contextlib.contextmanager
-def _opened(node: _Node) -> Iterator[BinaryIO]:
+def _opened(node: _Node) -> Iterator[io.BufferedReader]:
     """A file of the walk, opened for reading without following a link."""
     with _reading(_shown(node.path)):
         fd = os.open(node.parts[-1], _READ_FLAGS, dir_fd=node.dir_fd)
@@ -872,7 +872,13 @@ def _enter_folder(fd: int, name: str) -> int:
     return sub_fd
 
 
-def _chunks(file: BinaryIO, unpacker: _Unpacker) -> Iterator[bytes]:
+class _Readable(Protocol):
+    """A stream of bytes to read (a file, a gzip stream, an archive's member)."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+def _chunks(file: _Readable, unpacker: _Unpacker) -> Iterator[bytes]:
     """A member's bytes as read, never asking past what the limits leave (plus one)."""
     while chunk := file.read(min(_CHUNK, unpacker.room())):
         yield chunk
@@ -881,7 +887,7 @@ def _chunks(file: BinaryIO, unpacker: _Unpacker) -> Iterator[bytes]:
 class _CountedStream:
     """A tar stream that refuses as soon as more than `cap` bytes have come out of it."""
 
-    def __init__(self, raw: BinaryIO, cap: int, unpacker: _Unpacker, reason: str) -> None:
+    def __init__(self, raw: _Readable, cap: int, unpacker: _Unpacker, reason: str) -> None:
         self.raw, self.cap, self.unpacker, self.reason = raw, cap, unpacker, reason
         self.count = 0
 
@@ -926,13 +932,14 @@ class _CheckedTarInfo(tarfile.TarInfo):
     def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
         if self.type in _EXTENDED_TYPES and self.size > _EXTENDED_HEADER_BYTES:
             raise _ExtendedHeaderTooBig(self.size)
-        return super()._proc_member(tarfile_)
+        return super()._proc_member(tarfile_)  # type: ignore[misc]  # private: not in typeshed
 
 
 def _unpack_tar(file: BinaryIO, unpacker: _Unpacker, gzipped: bool) -> None:
     """Unpacks a tar stream member by member (tarfile's stream mode reads it once)."""
     try:
-        with tarfile.open(fileobj=_tar_stream(file, unpacker, gzipped), mode="r|",
+        stream = _tar_stream(file, unpacker, gzipped)
+        with tarfile.open(fileobj=stream, mode="r|",  # type: ignore[call-overload]  # "r|" only reads: typeshed asks for seek too
                           encoding="utf-8", errors="surrogateescape",
                           tarinfo=_CheckedTarInfo) as tar:
             for member in tar:
@@ -981,6 +988,7 @@ def _unpack_tar_member(tar: tarfile.TarFile, member: tarfile.TarInfo,
         unpacker.link(member.name, parts, member.linkname)
     else:
         data = tar.extractfile(member)
+        assert data is not None  # (a regular file's member)
         unpacker.file(member.name, parts, _chunks(data, unpacker), bool(member.mode & 0o100))
 
 
@@ -998,33 +1006,39 @@ def _unpack_zip(file: BinaryIO, unpacker: _Unpacker) -> None:
         unpacker.close()
 
 
+# zipfile itself, for its reader of the end record and its layout constants: private names,
+# which typeshed leaves out, so typed loosely.
+_zip_internals: Any = zipfile
+
+
 def _count_zip_directory(file: BinaryIO, unpacker: _Unpacker) -> None:
     """Refuses a zip whose central directory lists more members than the file limit,
     before zipfile builds an object for each. It finds the directory with zipfile's own
     (private) reader of the end record and walks it as zipfile does, so both agree."""
-    end = zipfile._EndRecData(file)  # noqa: SLF001 - the same record zipfile will read
+    end = _zip_internals._EndRecData(file)  # noqa: SLF001 - the same record zipfile will read
     if not end:
         return
-    size = end[zipfile._ECD_SIZE]  # noqa: SLF001
+    size = end[_zip_internals._ECD_SIZE]  # noqa: SLF001
     allowance = _TAR_HEADER_ALLOWANCE * (unpacker.limits.files + 1)
     if size > allowance:  # zipfile reads it whole, and keeps every name, extra and comment
         unpacker.refuse(f"its central directory is {size} bytes, more than {allowance} (the "
                         f"headers of {unpacker.limits.files} members)")
-    start = end[zipfile._ECD_LOCATION] - size  # noqa: SLF001
-    if end[zipfile._ECD_SIGNATURE] == zipfile.stringEndArchive64:  # noqa: SLF001
-        start -= zipfile.sizeEndCentDir64 + zipfile.sizeEndCentDir64Locator
+    start = end[_zip_internals._ECD_LOCATION] - size  # noqa: SLF001
+    if end[_zip_internals._ECD_SIGNATURE] == _zip_internals.stringEndArchive64:  # noqa: SLF001
+        start -= _zip_internals.sizeEndCentDir64 + _zip_internals.sizeEndCentDir64Locator
     members, at = 0, 0
     while at < size and start >= 0:
         file.seek(start + at)
-        head = file.read(zipfile.sizeCentralDir)
-        if len(head) < zipfile.sizeCentralDir or head[:4] != zipfile.stringCentralDir:
+        head = file.read(_zip_internals.sizeCentralDir)
+        if (len(head) < _zip_internals.sizeCentralDir
+                or head[:4] != _zip_internals.stringCentralDir):
             return
         members += 1
         if members > unpacker.limits.files:
             unpacker.refuse(f"more than {unpacker.limits.files} members")
         lengths = int.from_bytes(head[28:30], "little"), int.from_bytes(
             head[30:32], "little"), int.from_bytes(head[32:34], "little")
-        at += zipfile.sizeCentralDir + sum(lengths)
+        at += _zip_internals.sizeCentralDir + sum(lengths)
 
 
 def _zip_name(info: zipfile.ZipInfo) -> str:

@@ -19,25 +19,27 @@ import json
 import random
 import time
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.presentation.report import BuildResult, ReportBuilder
 from arena.referee import wire
 from arena.referee.record import EntrantInfo, GameRecord, Termination
-from arena.rules import PASS, Decision, Game
+from arena.rules import Action, Decision, Game, Play
 from arena.rules.selfplay import random_player
 from arena.tournament.records import write_record
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import EntrantRow, GameRow, Store
 
 
-def eager_player(rng: random.Random):
+def eager_player(rng: random.Random) -> Callable[[Decision], Action]:
     """Plays whenever it may (the longest legal play), else passes; never calls."""
     base = random_player(rng)
 
-    def choose(decision: Decision):
-        plays = [o for o in decision.options if o is not PASS and hasattr(o, "cards")]
+    def choose(decision: Decision) -> Action:
+        plays = [o for o in decision.options if isinstance(o, Play)]
         if decision.kind.value in ("play", "bomb") and plays:
             return max(plays, key=lambda o: (bin(o.cards).count("1"), rng.random()))
         return base(decision)
@@ -45,14 +47,14 @@ def eager_player(rng: random.Random):
     return choose
 
 
-def play_record(game_id: str, seed: int, teams: Sequence[str], strong: set[str],
+def play_record(game_id: str, seed: int, teams: Sequence[str], strong: AbstractSet[str],
                 target: int = 500) -> GameRecord:
     """One engine game between teams (entrant keys "name@version") as a game record."""
     rng = random.Random(seed ^ hash(tuple(teams)) & 0xFFFF)
     players = [eager_player(random.Random(seed + s)) if teams[s & 1] in strong
                else random_player(random.Random(seed + s)) for s in range(4)]
     game = Game(seed, target)
-    decisions = []
+    decisions: list[dict[str, Any]] = []
     while not game.over:
         for seat in game.to_act():
             decision = game.decision(seat)
@@ -61,15 +63,16 @@ def play_record(game_id: str, seed: int, teams: Sequence[str], strong: set[str],
             decisions.append({"seat": seat, "id": len(decisions), "kind": decision.kind.value,
                               "latency_ms": round(rng.lognormvariate(0.0, 0.8), 3)})
     events = [wire.event_map(e) | {"visible_to": e.visible_to} for e in game.events]
-    infos = tuple(EntrantInfo(k.split("@")[0], k.split("@")[1], f"/bots/{k}") for k in teams)
+    team0, team1 = (EntrantInfo(k.split("@")[0], k.split("@")[1], f"/bots/{k}") for k in teams)
     round_scores = [tuple(e["scores"]) for e in events if e["kind"] == "round_end"]
-    return GameRecord(game_id, seed, target, infos, decisions, events, round_scores,
-                      tuple(game.scores), game.winner, game.round_number, Termination.NORMAL,
+    return GameRecord(game_id, seed, target, (team0, team1), decisions, events, round_scores,
+                      (game.scores[0], game.scores[1]), game.winner, game.round_number, Termination.NORMAL,
                       None, [0.01] * 4, [""] * 4, 0.1)
 
 
-def fill_store(store_path: Path, keys: Sequence[str], pairs: int, strong: set[str] = frozenset(),
-               seed: int = 1, target: int = 500, skip: set[str] = frozenset(),
+def fill_store(store_path: Path, keys: Sequence[str], pairs: int,
+               strong: AbstractSet[str] = frozenset(), seed: int = 1, target: int = 500,
+               skip: AbstractSet[str] = frozenset(),
                distinct: int | None = None, anchor: str | None = None,
                durable: bool = True) -> int:
     """Register `keys` and store every game of their round robin (but the matchups of

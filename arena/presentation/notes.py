@@ -143,6 +143,7 @@ def _bound_text(note: Note, standings: Standings, labels: Labels | None) -> str:
     parts = []
     for key in note.entrants:
         fit = standings.fit_of(key)
+        assert fit is not None  # (a bounded rating is a rating)
         stats = standings.stats.get(key)
         record = f" ({stats.wins}-{stats.losses})" if stats else ""
         bound = fit.bounds[key]

@@ -298,6 +298,7 @@ def _calls_and_exchange(replay: Replay, round_: RoundReplay) -> list[str]:
         lines.append("  Exchange (one card to each other seat):")
     for seat in shown:
         given, received = round_.given[seat], round_.received[seat]
+        assert given is not None and received is not None  # (an exchange seen: both)
         to = ", ".join(f"{c} to seat {(seat + 1 + i) % 4}" for i, c in enumerate(given))
         got = ", ".join(f"{c} from seat {(seat + 1 + i) % 4}" for i, c in enumerate(received))
         lines += [f"    seat {seat} gives {to}", f"           receives {got}"]
@@ -346,7 +347,9 @@ def _step_text(step: Step) -> str:
         return f"{who} fulfils the wish for the rank {step.rank}"
     if kind is StepKind.DOG:
         return f"the Dog hands the lead to seat {step.to}"
-    return f"{who} is out ({_PLACES.get(step.place, step.place)})"
+    place = step.place
+    assert place is not None  # (the one field of an OUT step)
+    return f"{who} is out ({_PLACES.get(place, place)})"
 
 
 def _end_lines(round_: RoundReplay) -> list[str]:

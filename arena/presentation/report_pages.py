@@ -104,14 +104,15 @@ def index_page(data: ReportData, refresh: int | None) -> str:
         parts.append(f'<p class="empty" id="no-standings">No standings yet: '
                      f"{esc(data.standings_error)}.</p>")
     else:
-        parts += [_standings_section(data), _grids_section(data), _matchups_section(data)]
+        s = data.standings
+        parts += [_standings_section(data, s), _grids_section(data, s),
+                  _matchups_section(data, s)]
     parts += [_retired_section(data), _hands_section(data), _duplicate_section(data),
               f'<p><a href="games.html">All {len(data.games)} games, with their replays</a></p>']
     return frame(f"{data.title}: standings", "".join(parts), ".", refresh)
 
 
-def _standings_section(data: ReportData) -> str:
-    s = data.standings
+def _standings_section(data: ReportData, s: Standings) -> str:
     ranks = s.ranks()
     rows, bars = [], []
     for key in s.entrants:
@@ -140,7 +141,7 @@ def _standings_section(data: ReportData) -> str:
             cell(sum(stats.forfeits.values()) if stats else 0),
             cell(number(s.incremental.get(key)), s.incremental.get(key))])
         if fit:
-            bars.append(Bar(name(data.names, key), elo, half, bound, fit.anchor == key))
+            bars.append(Bar(name(data.names, key), fit.elo[key], half, bound, fit.anchor == key))
     headers = ["Rank", "Entrant", "Version", "Elo", "±95% CI", "Games", "Wins", "Win %",
                "Margin", "Forfeits", "K-Elo"]
     numeric = [True, False, False] + [True] * 8
@@ -153,8 +154,7 @@ def _standings_section(data: ReportData) -> str:
             f"{notes(text)}</section>")
 
 
-def _grids_section(data: ReportData) -> str:
-    s = data.standings
+def _grids_section(data: ReportData, s: Standings) -> str:
     order = s.ranking()
     labels = [full_name(data.names, k) for k in order]
     h2h, cross, los = s.head_to_head, [], []
@@ -183,8 +183,7 @@ def _bound_mark(fit: Any, a: str, b: str, diff: float) -> str:
     return "≥" if diff > 0 else "≤"
 
 
-def _matchups_section(data: ReportData) -> str:
-    s = data.standings
+def _matchups_section(data: ReportData, s: Standings) -> str:
     rows = []
     for m in s.matchups:
         mark = _bound_mark(s.fit_of(m.a), m.a, m.b, m.elo_difference)
@@ -328,7 +327,7 @@ def entrant_page(data: ReportData, key: str, refresh: int | None) -> str:
 def _entrant_rating(data: ReportData, key: str) -> str:
     s = data.standings_of(key)
     fit = s.fit_of(key) if s else None
-    if fit is None:
+    if s is None or fit is None:
         return '<section id="entrant-rating"><h2>Rating</h2><p>No rated games yet.</p></section>'
     bound = fit.bounds.get(key)
     limit = fit.confidence_bounds.get(key) if bound else None

@@ -89,13 +89,15 @@ def team_name(record: GameRecord, team: int) -> str:
 def outcome(record: GameRecord) -> str:
     """Who won and how the game ended, in one line (two for a fault)."""
     names = [team_name(record, team) for team in (0, 1)]
+    winner, fault = record.winner, record.fault
     if record.termination is Termination.NORMAL:
-        return (f"Winner: team {record.winner} ({names[record.winner]})\n"
+        assert winner is not None  # (a game played to the target has a winner)
+        return (f"Winner: team {winner} ({names[winner]})\n"
                 f"Termination: normal (played to the target)")
-    fault = record.fault
-    if record.winner is None:
+    if winner is None:
         return f"No winner: {record.termination.value}: {terminal(fault.message) if fault else ''}"
-    where = f" at round {fault.round}, decision {fault.decision}" if fault else ""
-    return (f"Winner: team {record.winner} ({names[record.winner]}) by forfeit\n"
+    assert fault is not None and fault.seat is not None  # (a forfeit names the seat at fault)
+    where = f" at round {fault.round}, decision {fault.decision}"
+    return (f"Winner: team {winner} ({names[winner]}) by forfeit\n"
             f"Termination: {record.termination.value} by seat {fault.seat} "
             f"({terminal(record.seat_name(fault.seat))}){where}: {terminal(fault.message)}")

@@ -142,8 +142,9 @@ def _standings_rows(standings: Standings, labels: Labels | None) -> list[dict[st
             "elo": _round(fit.elo[key]) if fit else None,
             "_elo": fit.elo[key] if fit else None,
             "bound": bound.value if bound else "",
-            "ci95": _round(fit.interval(key)) if estimate else None,
-            "confidence_bound": _round(fit.confidence_bounds.get(key)) if bound else None,
+            "ci95": _round(fit.interval(key)) if fit is not None and estimate else None,
+            "confidence_bound": (_round(fit.confidence_bounds.get(key))
+                                 if fit is not None and bound else None),
             "games": stats.games if stats else 0, "wins": stats.wins if stats else 0,
             "win_pct": _round(100.0 * stats.win_rate) if stats and stats.games else None,
             "margin": _round(stats.score_margin) if stats and stats.games else None,
@@ -156,9 +157,9 @@ def _standings_rows(standings: Standings, labels: Labels | None) -> list[dict[st
         for kind in ForfeitKind:
             row[kind.value] = stats.forfeits.get(kind, 0) if stats else 0
         if standings.bootstraps:
-            usable = estimate and boot is not None and key in boot.low
-            row["boot_low"] = _round(boot.low[key]) if usable else None
-            row["boot_high"] = _round(boot.high[key]) if usable else None
+            usable = boot if estimate and boot is not None and key in boot.low else None
+            row["boot_low"] = _round(usable.low[key]) if usable is not None else None
+            row["boot_high"] = _round(usable.high[key]) if usable is not None else None
         rows.append(row)
     return rows
 
@@ -354,10 +355,10 @@ def matchup_table(matchups: Sequence[MatchupSummary], labels: Labels | None = No
              "both_won": m.both_won, "incomplete": m.incomplete,
              "games": f"{m.wins}-{m.losses}", "wins": m.wins, "losses": m.losses,
              "score_pct": _round(100.0 * m.score), "elo_difference": _round(m.elo_difference),
-             "bound": bounds[k].value if bounds[k] else "",
-             "diff_text": rating(m.elo_difference, bounds[k], signed=True),
-             "interval": None if bounds[k] else _round(m.interval),
-             "los": _round(m.los, 4)} for k, m in enumerate(matchups)]
+             "bound": bound.value if bound else "",
+             "diff_text": rating(m.elo_difference, bound, signed=True),
+             "interval": None if bound else _round(m.interval),
+             "los": _round(m.los, 4)} for m, bound in zip(matchups, bounds, strict=True)]
     keys = ["a", "b", "pairs", "both_lost", "split", "both_won", "incomplete", "wins",
             "losses", "score_pct", "elo_difference", "bound", "interval", "los"]
     if fmt == "json":
@@ -378,6 +379,7 @@ def _matchup_bounds(matchups: Sequence[MatchupSummary],
     out = []
     for m in matchups:
         fit = standings.fit_of(m.a)
+        assert fit is not None  # (a matchup's entrants have rated games)
         a, b = fit.bounds.get(m.a), fit.bounds.get(m.b)
         out.append(None if a == b else a if a else flip[b] if b else None)
     return out
@@ -423,6 +425,7 @@ def sprt_table(result: SprtResult, a: str, b: str, labels: Labels | None = None,
     summary = sprt_summary(result)
     est = summary.estimate
     name_a, name_b = _full_name(labels, a), _full_name(labels, b)
+    verdict = sprt_decision_text(result, _name(labels, a), _name(labels, b))
     fields = {"entrant": a, "opponent": b, "elo0": result.elo0, "elo1": result.elo1,
               "alpha": result.alpha, "beta": result.beta, "pairs": result.pairs,
               "both_lost": both_lost, "split": split, "both_won": both_won,
@@ -434,7 +437,7 @@ def sprt_table(result: SprtResult, a: str, b: str, labels: Labels | None = None,
               "upper": round(result.upper, 4),
               "toward_h0": round(summary.toward_h0, 4), "toward_h1": round(summary.toward_h1, 4),
               "decision": result.decision.value,
-              "verdict": sprt_decision_text(result, _name(labels, a), _name(labels, b))}
+              "verdict": verdict}
     if fmt == "json":
         return _json(fields)
     if fmt == "csv":
@@ -451,7 +454,6 @@ def sprt_table(result: SprtResult, a: str, b: str, labels: Labels | None = None,
             ["LOS", "" if est is None else f"{number(100 * est.los)}%"],
             ["LLR", progress],
             ["Decision", result.decision.value]]
-    verdict = fields["verdict"]
     table = _tabulate(body, ["SPRT", ""], fmt, ["left", "left"])
     return table + "\n" + _notes_block([verdict], fmt)
 

@@ -117,6 +117,12 @@ class GameResult:
             return 1 - self.forfeit[0]
         return self.winner
 
+    @property
+    def rated_winner_entrant(self) -> str | None:
+        """The entrant key of `rated_winner`; None when the game is void."""
+        team = self.rated_winner
+        return None if team is None else self.entrants[team]
+
 
 # --- Selecting rated games -----------------------------------------------------------------
 
@@ -267,7 +273,7 @@ class _Data:
             first = games[0].entrants
             a, b = index[first[0]], index[first[1]]
             low = first[0] if a < b else first[1]
-            won_low = sum(g.entrants[g.rated_winner] == low for g in games)
+            won_low = sum(g.rated_winner_entrant == low for g in games)
             clusters.append(((min(a, b), max(a, b), float(won_low),
                               float(len(games) - won_low)),))
         matchups = frozenset((i, j) for c in clusters for i, j, _, _ in c)
@@ -508,10 +514,10 @@ def _meat(data: _Data, theta: Sequence[float], bread: Matrix,
                 score[pos[i]] = score.get(pos[i], 0.0) + r
             if j in pos:
                 score[pos[j]] = score.get(pos[j], 0.0) - r
-        for a, sa in score.items():
-            row = meat[a]
-            for b, sb in score.items():
-                row[b] += sa * sb
+        for row_at, row_score in score.items():
+            row = meat[row_at]
+            for column_at, column_score in score.items():
+                row[column_at] += row_score * column_score
     for (i, j), total in squares.items():
         a, b = pos.get(i), pos.get(j)
         if a is not None:

@@ -66,7 +66,8 @@ def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
 
 def expected_score(elo: float) -> float:
     """Expected game score of a logistic Elo difference."""
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    odds: float = 10.0 ** (-elo / 400.0)  # (typeshed: a float power may be complex)
+    return 1.0 / (1.0 + odds)
 
 
 def _constrained_mle(freq: Sequence[float], mean: float) -> list[float]:

@@ -122,7 +122,7 @@ def pair_outcomes(results: Iterable[GameResult], a: str, b: str) -> list[int]:
     outcomes = []
     for games in rated_pairs(results).values():
         if len(games) == 2 and set(games[0].entrants) == {a, b}:
-            outcomes.append(sum(g.entrants[g.rated_winner] == a for g in games))
+            outcomes.append(sum(g.rated_winner_entrant == a for g in games))
     return outcomes
 
 
@@ -182,14 +182,14 @@ def _matchup_summaries(rated: Mapping[str, Sequence[GameResult]],
     rank = {e: k for k, e in enumerate(fit.ranking())}
     pairs: dict[tuple[str, str], list[Sequence[GameResult]]] = {}
     for games in rated.values():
-        key = tuple(sorted(games[0].entrants, key=rank.__getitem__))
-        pairs.setdefault(key, []).append(games)  # type: ignore[arg-type]
+        first, second = sorted(games[0].entrants, key=rank.__getitem__)
+        pairs.setdefault((first, second), []).append(games)
     summaries = []
     for (a, b), groups in sorted(pairs.items(), key=lambda kv: (rank[kv[0][0]], rank[kv[0][1]])):
         counts = [0, 0, 0]
         for games in groups:
             if len(games) == 2:
-                counts[sum(g.entrants[g.rated_winner] == a for g in games)] += 1
+                counts[sum(g.rated_winner_entrant == a for g in games)] += 1
         diff, half = fit.difference(a, b)
         won, lost = h2h[(a, b)]
         summaries.append(MatchupSummary(a, b, counts[0], counts[1], counts[2],
@@ -393,7 +393,8 @@ def _notes(standings: Standings, anchor: str | None, known: set[str]) -> list[No
         notes.append(Note(NoteKind.GROUPS, (),
                           {"groups": [list(fit_order(f)) for f in standings.fits]}))
     bounded = [e for f in standings.fits for e in fit_order(f) if e in f.bounds]
-    infinite = [e for e in bounded if not math.isfinite(standings.fit_of(e).elo[e])]
+    infinite = [e for f in standings.fits for e in fit_order(f)
+                if e in f.bounds and not math.isfinite(f.elo[e])]
     finite = [e for e in bounded if e not in infinite]
     if finite:
         notes.append(Note(NoteKind.BOUND, tuple(finite)))

@@ -103,9 +103,11 @@ class _Link:
         meter = self.meter
         if meter is not None:  # the bot reads it as the SDK does over the wire (unvalidated)
             start = time.thread_time()
-            reply = codec.pack(self.session.handle(codec.unpack(data)))
+            answer = self.session.handle(codec.unpack(data))
+            assert answer is not None  # a session answers every request (or raises)
+            packed = codec.pack(answer)
             meter.bots += time.thread_time() - start
-            return codec.decode(reply, "bot")
+            return codec.decode(packed, "bot")
         request = codec.decode(data, "referee")  # also proves the packed bytes a valid request
         if self.record is not None:
             self.record(self.seat, "referee", request, data)
@@ -147,6 +149,7 @@ def play_local_game(seed: int, bots: Sequence[Bot], target: int = 1000,
         asked += 1
         observation = game.observation(seat)
         engine += clock() - mark
+        reply: dict[str, Any] | None
         if as_bytes:
             reply = links[seat].ask(packing.request_bytes(
                 decision, observation, feed.unsent_bytes(seat), request_id - 1, DEADLINE_MS,
@@ -155,6 +158,7 @@ def play_local_game(seed: int, bots: Sequence[Bot], target: int = 1000,
             reply = links[seat].to_bot(wire.request_message(
                 decision, observation, feed.unsent(seat), request_id - 1, DEADLINE_MS,
                 with_options[seat]))
+        assert reply is not None  # a session answers every request (or raises)
         action = wire.action_from_reply(reply, decision, with_options[seat])
         mark = clock()
         game.apply(seat, action)
@@ -179,10 +183,11 @@ def _handshake(link: _Link, seed: int, target: int, bots: Sequence[Bot],
     """Hello and welcome; the capabilities the bot said."""
     hello = link.carry(link.session.hello(), "bot")
     with_options = "no_options" not in hello["capabilities"]
-    seed = wire.seat_seed(seed, game_id, link.seat) if "seed" in hello["capabilities"] else None
+    bot_seed = (wire.seat_seed(seed, game_id, link.seat) if "seed" in hello["capabilities"]
+                else None)
     link.to_bot(wire.welcome_message(link.seat, game_id, target, [b.name for b in bots],
                                      10000, DEADLINE_MS, codec.MAX_MESSAGE_BYTES, with_options,
-                                     seed))
+                                     bot_seed))
     return hello["capabilities"]
 
 

@@ -147,8 +147,8 @@ def load_manifest(folder: str | Path) -> BotManifest:
         return build_network
 
     name = checked(check_name, "")
-    command = checked(lambda: _argv(path, data, "command", required=True), ())
-    build = checked(lambda: _argv(path, data, "build", required=False), ())
+    command: tuple[str, ...] = checked(lambda: _argv(path, data, "command", required=True), ())
+    build: tuple[str, ...] = checked(lambda: _argv(path, data, "build", required=False), ())
     unknown = sorted(set(data) - {"name", "version", "language", "command", "build",
                                   "build_network", "description", "limits"})
     if unknown:

@@ -296,12 +296,14 @@ class Match:
         namespace; TICHU_ENDPOINT, set inside, points to it): its connections are that seat's.
         It is handed out before any code of the bot runs, so if none comes the harness
         failed, not the bot: ArenaError (the game is void)."""
-        listener = conn.process.listener(max(0.0, timeout))
+        process = conn.process
+        assert process is not None  # (started by `start`)
+        listener = process.listener(max(0.0, timeout))
         if listener is None:
-            conn.process.stop(grace=0.0)
+            process.stop(grace=0.0)
             raise ArenaError(f"the sandbox of seat {seat} ended before its bot started "
-                             f"({conn.process.exit_reason()}): "
-                             f"{conn.process.output_tail()[-500:]}")
+                             f"({process.exit_reason()}): "
+                             f"{process.output_tail()[-500:]}")
         conn.endpoint = self.socket.adopt(listener, conn)
 
     def stop(self, conn: _Conn, wait: float = 0.0) -> None:
@@ -474,11 +476,13 @@ class _GameRun:
         for seat, conn in enumerate(self.seats):
             if conn.identity is not None or seat in failed:
                 continue
-            code = conn.process.exit_code()
+            process = conn.process
+            assert process is not None  # (a seat whose start failed is in `failed`)
+            code = process.exit_code()
             if code is None:
                 waiting.append(seat)
                 continue
-            failed[seat] = _ended_before_hello(seat, conn.process, code)
+            failed[seat] = _ended_before_hello(seat, process, code)
         return waiting
 
     def _drain(self, failed: dict[int, _BotFault]) -> None:
@@ -532,8 +536,9 @@ class _GameRun:
             if owner is not None:
                 owner.links.add(identity)
                 if len(owner.links) > MAX_CONNECTIONS:
-                    raise _BotFault(Termination.PROTOCOL_VIOLATION, seat, f"opened more than "
-                                    f"{MAX_CONNECTIONS} connections to the referee",
+                    raise _BotFault(Termination.PROTOCOL_VIOLATION, self.seat_of[owner],
+                                    f"opened more than {MAX_CONNECTIONS} connections to the "
+                                    "referee",
                                     "unexpected_message")
             return False
         if incoming.refused is not None:
@@ -546,7 +551,7 @@ class _GameRun:
                             protocol_error="oversize" if oversize else "transport")
         try:
             if bound is not None:
-                return self._from_seat(seat, incoming.frames, received)
+                return self._from_seat(self.seat_of[bound], incoming.frames, received)
             self._hello(identity, owner, incoming.frames)
             return False
         except _Refused:
@@ -749,9 +754,10 @@ class _GameRun:
     def _check_alive(self) -> None:
         dead = []
         for seat, conn in enumerate(self.seats):
-            code = conn.process.exit_code() if conn.process is not None else None
-            if code is not None:
-                dead.append(_crashed(seat, conn.process, code))
+            process = conn.process
+            code = process.exit_code() if process is not None else None
+            if process is not None and code is not None:
+                dead.append(_crashed(seat, process, code))
         if dead:
             self._judge(dead)
 
@@ -895,7 +901,7 @@ def _process_ended(kind: Termination, seat: int, process: BotProcess, code: int,
                      output=process.output_tail()[-_OUTPUT_SHOWN:], **_limit(process))
 
 
-def _limit(process: BotProcess) -> dict[str, str]:
+def _limit(process: BotProcess) -> dict[str, Any]:
     """The `limit` detail of a fault: the limit the process went over, if it did."""
     return {"limit": process.limit_exceeded} if process.limit_exceeded else {}
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import operator
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 import msgpack
 
@@ -29,7 +29,6 @@ from arena.rules import (
     ComboType,
     Decision,
     DecisionKind,
-    Game,
     Observation,
 )
 from arena.rules.actions import PlayOptions
@@ -187,7 +186,7 @@ def options_bytes(decision: Decision) -> bytes:
                      b"".join(map(_PLAYS.__getitem__, ordered))))
 
 
-class _Plays(dict):  # type: ignore[type-arg]
+class _Plays(dict[Combination, bytes]):
     """Each play option packed, by its combination (a tuple of numbers, its type an IntEnum:
     hashed in C), packed on first sight; a few games' worth (`wire.WORKING_SET`)."""
 
@@ -247,6 +246,13 @@ def entry_bytes(entry: tuple[Any, ...]) -> bytes:
     return _packb(wire.entry_map(entry))
 
 
+class EventLog(Protocol):
+    """What an EventFeed reads of a game: its `log` (`Game.log`), a list that only grows."""
+
+    @property
+    def log(self) -> list[tuple[Any, ...]]: ...
+
+
 class EventFeed:
     """A game's events in wire form, each packed once whichever seats see it; hands each
     seat the events it may see and has not been handed yet.
@@ -259,7 +265,7 @@ class EventFeed:
     live referee builds the maps for its end messages and the game's record, after the
     last decision, not while a bot waits for its request."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: EventLog) -> None:
         self.log = game.log  # (the game's own list: it grows as the game goes on)
         self.packed: list[bytes] = []  # the log so far, packed (`entry_bytes`)
         self.maps: list[Message] = []  # the wire maps of its first entries (see `_mapped`)

@@ -118,7 +118,8 @@ def _proc_address6(ip: str, port: int) -> str:
 
 def _descendants(pid: int) -> list[int]:
     """`pid` and every process below it (children of each thread, recursively)."""
-    found, todo = [], [pid]
+    found: list[int] = []
+    todo = [pid]
     while todo and len(found) < 4096:
         current = todo.pop()
         found.append(current)

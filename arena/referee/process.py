@@ -15,8 +15,9 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from arena.sandbox import DEFAULT_LIMITS, Confinement, Isolation, ResourceLimits, confine
@@ -49,8 +50,8 @@ class BotProcess:
         self._tail_limit = tail_bytes
         self._dropped = 0
         self._lock = threading.Lock()
-        self._proc: subprocess.Popen | None = None
-        self._confinement: Confinement | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._confinement: Confinement | None = None  # set with `_proc`, kept after it
         self._reader: threading.Thread | None = None
         self._stopping = threading.Event()
         self._stopped: int | None = None  # the exit code, once stopped and reaped
@@ -69,18 +70,19 @@ class BotProcess:
         if not runnable:
             where = "on PATH" if os.sep not in program else f"in {self.cwd}"
             raise FileNotFoundError(f"no executable program {program!r} {where}")
-        proc = subprocess.Popen.__new__(subprocess.Popen)
+        proc: subprocess.Popen[bytes] = subprocess.Popen.__new__(subprocess.Popen)
         try:
             with _signals_deferred():  # a handler raising inside Popen would lose the child
                 confinement = self._confinement = confine(self.isolation, self.cwd,
                                                           self.limits)
-                proc.__init__(confinement.command(self.argv), cwd=self.cwd,
-                              env=confinement.environment(self._env),
-                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, start_new_session=True,
-                              pass_fds=confinement.pass_fds)
+                subprocess.Popen.__init__(proc, confinement.command(self.argv), cwd=self.cwd,
+                                          env=confinement.environment(self._env),
+                                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT, start_new_session=True,
+                                          pass_fds=confinement.pass_fds)
                 self._proc = proc
                 confinement.started(proc.pid)
+                assert proc.stdout is not None  # (stdout=PIPE)
                 self._reader = threading.Thread(target=self._read_output,
                                                 args=(proc.stdout.fileno(),),
                                                 name=f"output-{self.label}", daemon=True)
@@ -91,7 +93,7 @@ class BotProcess:
         logger.debug("%s: started pid %d (%s): %s", self.label, proc.pid,
                      self.isolation.value, " ".join(self.argv))
 
-    def _abandon(self, proc: subprocess.Popen) -> None:
+    def _abandon(self, proc: subprocess.Popen[bytes]) -> None:
         """A start cut short (an exception, a signal's handler): kill whatever started."""
         pid = getattr(proc, "pid", None)  # unset if Popen failed before the fork
         if pid:
@@ -103,8 +105,9 @@ class BotProcess:
         self._stopping.set()
         if self._reader is not None and self._reader.is_alive():
             self._reader.join()
-        if getattr(proc, "stdout", None) is not None:
-            proc.stdout.close()
+        stdout = getattr(proc, "stdout", None)  # (unset as `pid` is)
+        if stdout is not None:
+            stdout.close()
         self._stopped = proc.returncode if pid else None
         self._proc = None
         if self._confinement is not None:
@@ -137,6 +140,7 @@ class BotProcess:
             now = time.monotonic()
             if now - self._checked >= _LIMIT_CHECK_EVERY:
                 self._checked = now
+                assert self._confinement is not None  # (set with `_proc`)
                 reason = self._confinement.exceeded()
                 if reason is not None:
                     logger.info("%s: %s: stopping it", self.label, reason)
@@ -173,17 +177,18 @@ class BotProcess:
         """Stop the bot: SIGTERM to its process group, wait up to `grace` s, then SIGKILL to
         the group and to every process of its sandbox; reap it and read the rest of its
         output. Idempotent: once stopped, no signal is sent again (its pid may be reused)."""
-        proc = self._proc
+        proc, confinement = self._proc, self._confinement
         if proc is None:
             return self._stopped
+        assert confinement is not None  # (set with `_proc`)
         if proc.poll() is None and grace > 0:
-            self._signal_group(signal.SIGTERM)
+            self._signal_group(proc, signal.SIGTERM)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=grace)
         if not self._exit_checked:  # before the kill: the sandbox's counters die with it
-            self._limit = self._limit or self._confinement.exceeded()
-        self._signal_group(signal.SIGKILL)  # also reaches children that outlived the bot
-        self._confinement.kill()
+            self._limit = self._limit or confinement.exceeded()
+        self._signal_group(proc, signal.SIGKILL)  # also reaches children that outlived the bot
+        confinement.kill()
         code = proc.wait()
         if not self._exit_checked:
             self._limit = self._limit or self._limit_at_exit(code)
@@ -192,7 +197,7 @@ class BotProcess:
             self._reader.join(timeout=_DRAIN + 2 * _READ_POLL)
         if proc.stdout is not None and (self._reader is None or not self._reader.is_alive()):
             proc.stdout.close()
-        self._confinement.release()
+        confinement.release()
         self._stopped, self._proc = code, None
         return code
 
@@ -208,11 +213,12 @@ class BotProcess:
             time.sleep(0.01)
         return self._proc.poll()
 
-    def _signal_group(self, sig: int) -> None:
-        if self._proc.returncode is not None:
+    @staticmethod
+    def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+        if proc.returncode is not None:
             return  # reaped: its pid (and group id) may belong to another process by now
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self._proc.pid, sig)
+            os.killpg(proc.pid, sig)
 
     def _read_output(self, fd: int) -> None:
         """Keep the tail of the output. Reads the pipe's descriptor directly (never through
@@ -257,7 +263,7 @@ def _signals_deferred() -> Iterator[None]:
         yield
         return
     held: list[tuple[int, Any]] = []
-    saved = {}
+    saved: dict[int, Callable[[int, FrameType | None], Any]] = {}
     for sig in signal.valid_signals():
         handler = signal.getsignal(sig)
         if callable(handler):
@@ -266,7 +272,7 @@ def _signals_deferred() -> Iterator[None]:
     try:
         yield
     finally:
-        for sig, handler in saved.items():
-            signal.signal(sig, handler)
+        for number, restored in saved.items():
+            signal.signal(number, restored)
         for signum, frame in held:
             saved[signum](signum, frame)

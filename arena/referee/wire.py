@@ -13,7 +13,7 @@ import hashlib
 import hmac
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from arena.rules import (
     PASS,
@@ -171,13 +171,17 @@ def option_maps(decision: Decision) -> list[Message] | None:
     kind = decision.kind
     if kind is DecisionKind.EXCHANGE:
         return None
+    # (each kind's options are of its one action type; PLAY and BOMB's a PlayOptions)
     if kind is DecisionKind.GRAND_TICHU:
-        return [{"action": "grand_tichu", "call": o.call} for o in decision.options]
+        return [{"action": "grand_tichu", "call": o.call}
+                for o in cast("Sequence[GrandTichu]", decision.options)]
     if kind is DecisionKind.TICHU:
-        return [{"action": "tichu", "call": o.call} for o in decision.options]
+        return [{"action": "tichu", "call": o.call}
+                for o in cast("Sequence[CallTichu]", decision.options)]
     if kind is DecisionKind.DRAGON_GIFT:
-        return [{"action": "give_dragon", "to": o.to} for o in decision.options]
-    options = ordered_options(decision)
+        return [{"action": "give_dragon", "to": o.to}
+                for o in cast("Sequence[GiveDragon]", decision.options)]
+    options = cast(PlayOptions, ordered_options(decision))
     out: list[Message] = [PASS_OPTION] if options.can_pass else []
     out += [play_map(c) for c in options.combinations]
     return out
@@ -393,8 +397,8 @@ def _action(m: Message, call: bool, wish: str | None) -> Action:
     if tag == "pass":
         return Pass(call)
     if tag == "exchange":
-        give = tuple(parse_card(c) for c in m["give"])
-        return Exchange(give, call)  # type: ignore[arg-type]
+        give = tuple(parse_card(c) for c in m["give"])  # (three: the schema checked)
+        return Exchange(cast("tuple[int, int, int]", give), call)
     if tag == "grand_tichu":
         return GrandTichu(m["call"])
     if tag == "tichu":

@@ -23,9 +23,10 @@ from arena.rules.actions import (
     Play,
 )
 from arena.rules.combos import Combination, ComboType, classify
+from arena.rules.deal import deal_order
 from arena.rules.errors import IllegalAction
 from arena.rules.events import PUBLIC, Event
-from arena.rules.game import DEFAULT_TARGET, Game, Observation, deal_order, team_of
+from arena.rules.game import DEFAULT_TARGET, Game, Observation, team_of
 
 __all__ = [
     "PASS", "Action", "CallTichu", "Decision", "DecisionKind", "Exchange", "GiveDragon",

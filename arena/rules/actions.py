@@ -9,7 +9,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterator, Sequence
 from enum import Enum
-from typing import NamedTuple
+from typing import NamedTuple, SupportsIndex, TypeVar, cast, overload
 
 from arena.rules import moves
 from arena.rules.cards import MAHJONG_BIT, cards_of
@@ -80,7 +80,7 @@ Action = GrandTichu | Exchange | CallTichu | Play | Pass | GiveDragon
 PASS = Pass()
 
 
-class ExchangeOptions(Sequence):
+class ExchangeOptions(Sequence[Exchange]):
     """Every Exchange of a 14-card hand, as a lazy sequence (14 * 13 * 12 = 2184 of them).
 
     `taken` is the Exchange indexing handed out last: the game applies that very object
@@ -99,7 +99,11 @@ class ExchangeOptions(Sequence):
     def __len__(self) -> int:
         return self._len
 
-    def __getitem__(self, index):  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Exchange: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Exchange]: ...
+    def __getitem__(self, index: SupportsIndex | slice) -> Exchange | list[Exchange]:
         if index.__class__ is not int:
             if isinstance(index, slice):
                 return _sliced(self, index)
@@ -128,7 +132,7 @@ class ExchangeOptions(Sequence):
                 and all(isinstance(c, int) and 0 <= c < 56 and self._hand >> c & 1 for c in give))
 
 
-class PlayOptions(Sequence):
+class PlayOptions(Sequence[Action]):
     """The options of a PLAY or BOMB decision: Pass first (where allowed), then one Play per
     legal combination, built on demand (a random player looks at one of hundreds).
 
@@ -137,6 +141,7 @@ class PlayOptions(Sequence):
     """
 
     __slots__ = ("combinations", "can_pass", "_len", "_keys", "taken", "taken_combination")
+    _keys: set[tuple[int, int]]  # (cards, phoenix_as) of each option: see __contains__
 
     def __init__(self, combinations: list[Combination], can_pass: bool) -> None:
         self.combinations = combinations
@@ -148,7 +153,11 @@ class PlayOptions(Sequence):
     def __len__(self) -> int:
         return self._len
 
-    def __getitem__(self, index):  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Action: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Action]: ...
+    def __getitem__(self, index: SupportsIndex | slice) -> Action | list[Action]:
         if index.__class__ is int and index >= 0:  # the usual case first
             if self.can_pass:
                 if not index:
@@ -199,7 +208,7 @@ class PlayOptions(Sequence):
         return None
 
 
-class OnlyPass(tuple):
+class OnlyPass(tuple[Pass]):
     """The options of a PLAY decision whose one legal action is to pass: ``(PASS,)``, a
     `PlayOptions` with no combination (registered as one).
 
@@ -216,7 +225,7 @@ class OnlyPass(tuple):
     def __new__(cls) -> OnlyPass:
         return tuple.__new__(cls, (PASS,))
 
-    def __reduce__(self):  # type: ignore[override]
+    def __reduce__(self) -> tuple[type[OnlyPass], tuple[()]]:
         return OnlyPass, ()
 
     def __contains__(self, action: object) -> bool:
@@ -229,7 +238,10 @@ class OnlyPass(tuple):
 PlayOptions.register(OnlyPass)
 
 
-def _sliced(options: Sequence, index: slice) -> list:
+_T = TypeVar("_T")
+
+
+def _sliced(options: Sequence[_T], index: slice) -> list[_T]:
     """`options[index]` for a slice, as a list. (Apart from the `__getitem__`s: a
     comprehension reading `self` would make it a cell, built on every call.)"""
     return [options[i] for i in range(*index.indices(len(options)))]
@@ -285,7 +297,9 @@ class Decision(NamedTuple):
                 return bool(action.cards & MAHJONG_BIT) and 2 <= action.wish <= 14
             return True
         if self.kind is DecisionKind.EXCHANGE:
-            return isinstance(action, Exchange) and Exchange(tuple(action.give)) in self.options
+            # (a decoded action may give a list, of any length: the options hold tuples)
+            return (isinstance(action, Exchange)
+                    and Exchange(cast("tuple[int, int, int]", tuple(action.give))) in self.options)
         expected = {DecisionKind.GRAND_TICHU: GrandTichu, DecisionKind.TICHU: CallTichu,
                     DecisionKind.DRAGON_GIFT: GiveDragon}[self.kind]
         return isinstance(action, expected) and action in self.options

@@ -8,7 +8,7 @@ from them, again only when read.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, SupportsIndex, overload
 
 PUBLIC = -1
 
@@ -46,7 +46,7 @@ class EventSource(Protocol):
     def events(self) -> list[Event]: ...
 
 
-class RoundEvents(Sequence):
+class RoundEvents(Sequence[Event]):
     """The events of one round that one seat may see, in order: those of `source.events`
     at positions [start, stop) that are public or visible to `seat`.
 
@@ -75,7 +75,11 @@ class RoundEvents(Sequence):
     def __len__(self) -> int:
         return len(self._events())
 
-    def __getitem__(self, index):  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> Event: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Event, ...]: ...
+    def __getitem__(self, index: SupportsIndex | slice) -> Event | tuple[Event, ...]:
         return self._events()[index]
 
     def __iter__(self) -> Iterator[Event]:

@@ -10,7 +10,7 @@ exactly from its seed and its list of actions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, cast
 
 from arena.rules import moves
 from arena.rules.actions import (
@@ -54,6 +54,9 @@ _GRAND_TICHU, _EXCHANGE, _TICHU, _PLAY, _BOMB, _DRAGON_GIFT = (
     DecisionKind.BOMB, DecisionKind.DRAGON_GIFT)
 _GT_OPTIONS = (GrandTichu(False), GrandTichu(True))
 _TICHU_OPTIONS = (CallTichu(False), CallTichu(True))
+# The options of a PLAY or BOMB decision (OnlyPass is a PlayOptions by registration only,
+# which a type checker does not follow).
+_TurnOptions = PlayOptions | OnlyPass
 
 
 class Observation(NamedTuple):
@@ -95,6 +98,10 @@ def team_of(seat: int) -> int:
 
 class Game:
     """One game of Tichu to `target` points; see the module docstring."""
+
+    # the card points in each seat's `won` (observations read it), None once `won`
+    # changed: counted again when next read, not at each trick of self-play
+    _points_taken: tuple[int, int, int, int] | None
 
     def __init__(self, seed: int, target: int = DEFAULT_TARGET,
                  dealer: Callable[[int, int], list[int]] = deal_order) -> None:
@@ -198,14 +205,15 @@ class Game:
         decision = self._current  # the decision of the turn, once asked for (else None)
         if decision is not None and seat == self.turn:
             # The commonest actions, a pass or a play exactly as the options gave it:
-            # nothing to check but that a pass is allowed.
-            options = decision.options
+            # nothing to check but that a pass is allowed. (No `cast`, a call, on the
+            # engine's hottest path: the ignores below say what the types cannot.)
+            options: _TurnOptions = decision.options  # type: ignore[assignment]  # PLAY or BOMB
             if action is PASS and options.can_pass:
                 self._pass(seat)
                 self.actions.append(_PASSED[seat])
                 return
             if action is options.taken and action is not None:
-                self._play(seat, options.taken_combination, 0, False)
+                self._play(seat, options.taken_combination, 0, False)  # type: ignore[arg-type]  # set with taken
                 self.actions.append((seat, action))
                 return
         else:
@@ -220,7 +228,7 @@ class Game:
             self._choose_simultaneous(seat, _expect(action, GrandTichu, kind))
         elif kind is _EXCHANGE:
             given = action  # the options' own Exchange is legal as it is
-            if given is not decision.options.taken:
+            if given is not cast(ExchangeOptions, decision.options).taken:
                 given = self._check_exchange(seat, action)
             self._choose_simultaneous(seat, given)
         elif kind is _TICHU:
@@ -266,9 +274,7 @@ class Game:
         self.tichu = [False] * 4
         self._may_call = 0b1111  # seats that have played no card and called nothing
         self.won = [0, 0, 0, 0]
-        # the card points in each seat's `won` (observations read it), None once `won`
-        # changed: counted again when next read, not at each trick of self-play
-        self._points_taken: tuple[int, int, int, int] | None = (0, 0, 0, 0)
+        self._points_taken = (0, 0, 0, 0)
         self.out_order: list[int] = []
         self.wish = 0
         self.table: Combination | None = None
@@ -301,15 +307,15 @@ class Game:
         self._cache.pop(seat, None)
         if self._waiting:
             return
-        chosen = self._chosen
+        chosen = self._chosen  # the phase's own type of action each (see `apply`)
         if self.phase is _GRAND_TICHU:
-            self._finish_grand_tichu(chosen)
+            self._finish_grand_tichu(cast("dict[int, GrandTichu]", chosen))
         elif self.phase is _EXCHANGE:
-            self._finish_exchange(chosen)
+            self._finish_exchange(cast("dict[int, Exchange]", chosen))
         else:
-            self._finish_tichu_window(chosen)
+            self._finish_tichu_window(cast("dict[int, CallTichu]", chosen))
 
-    def _finish_grand_tichu(self, chosen: dict[int, Action]) -> None:
+    def _finish_grand_tichu(self, chosen: dict[int, GrandTichu]) -> None:
         for s in range(4):
             self.grand_tichu[s] = chosen[s].call
             if chosen[s].call:
@@ -321,7 +327,7 @@ class Game:
             self._emit("deal", s, s, rest)
         self._begin_simultaneous(_EXCHANGE, range(4))
 
-    def _finish_exchange(self, chosen: dict[int, Action]) -> None:
+    def _finish_exchange(self, chosen: dict[int, Exchange]) -> None:
         for s in range(4):
             if chosen[s].call_tichu:
                 self._call_tichu(s)
@@ -346,7 +352,7 @@ class Game:
         else:
             self._start_play()
 
-    def _finish_tichu_window(self, chosen: dict[int, Action]) -> None:
+    def _finish_tichu_window(self, chosen: dict[int, CallTichu]) -> None:
         for s in self._pending:
             if chosen[s].call:
                 self._call_tichu(s)
@@ -386,7 +392,7 @@ class Game:
         may_call = (phase is not _GRAND_TICHU and phase is not _DRAGON_GIFT
                     and phase is not _TICHU and bool(self._may_call >> seat & 1))
         if phase is _BOMB:
-            bombs = _beating(self._bombs[seat], self.table)
+            bombs = _beating(self._bombs[seat], self.table)  # type: ignore[arg-type]  # after a play
             return _new(Decision, (seat, _BOMB, PlayOptions(bombs, True), may_call, False))
         if phase is _GRAND_TICHU:
             return _GT_DECISIONS[seat]
@@ -395,7 +401,7 @@ class Game:
         if phase is _TICHU:
             return _TICHU_DECISIONS[seat]
         opponents = (GiveDragon((seat + 1) % 4), GiveDragon((seat + 3) % 4))
-        return Decision(seat, phase, opponents)
+        return Decision(seat, _DRAGON_GIFT, opponents)  # (the one phase left)
 
     def _turn_decision(self, seat: int) -> Decision:
         hand = self.hands[seat]
@@ -493,8 +499,10 @@ class Game:
     # ----- turns ---------------------------------------------------------------------------
 
     def _apply_turn(self, seat: int, decision: Decision, action: Action) -> None:
+        # (No `cast`, a call: every decision of a bomb window comes here.)
+        options: _TurnOptions = decision.options  # type: ignore[assignment]  # PLAY or BOMB
         if isinstance(action, Pass):
-            if not decision.options.can_pass:
+            if not options.can_pass:
                 if decision.must_fulfil_wish:
                     raise IllegalAction("must-fulfil-wish", f"seat {seat} can play the wished "
                                         f"rank {self.wish} and must do so")
@@ -509,7 +517,7 @@ class Game:
         if not isinstance(action, Play):
             raise IllegalAction("wrong-decision",
                                 f"a {decision.kind.value} decision takes Play or Pass")
-        combo = decision.options.combination_of(action)
+        combo = options.combination_of(action)
         if combo is None:  # not the option taken last: check it rule by rule
             combo = self._check_play(seat, decision, action)
         if action.call_tichu:
@@ -579,7 +587,7 @@ class Game:
         self._current = None
         if self._bomb_seats:
             table = self.table
-            strength = _bomb_strength(table) if table.type >= FOUR_T else 0
+            strength = _bomb_strength(table) if table.type >= FOUR_T else 0  # type: ignore[arg-type, union-attr]  # after a play
             top = self._top_bomb
             window = _above(_FROM[nxt], top, strength)
             if window:
@@ -607,7 +615,7 @@ class Game:
 
     def _gather(self) -> None:
         winner = self.table_seat
-        if self.table.cards == DRAGON_BIT:
+        if self.table.cards == DRAGON_BIT:  # type: ignore[union-attr]  # the trick's last play
             self.phase = _DRAGON_GIFT
             self._cache.clear()
             return
@@ -642,7 +650,9 @@ class Game:
             return True
         if len(out) < 3:
             return False
-        if self.table.cards == DRAGON_BIT:  # the last trick's Dragon is still given away
+        table = self.table
+        assert table is not None  # (the play that ended the round)
+        if table.cards == DRAGON_BIT:  # the last trick's Dragon is still given away
             self._round_over_after_gift = True
             self.phase = _DRAGON_GIFT
             self._cache.clear()
@@ -758,7 +768,10 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _expect(action: Action, cls: type, kind: DecisionKind) -> Any:
+_A = TypeVar("_A", GrandTichu, Exchange, CallTichu, GiveDragon)
+
+
+def _expect(action: Action, cls: type[_A], kind: DecisionKind) -> _A:
     if not isinstance(action, cls):
         raise IllegalAction("wrong-decision", f"a {kind.value} decision takes {cls.__name__}, "
                             f"not {type(action).__name__}")

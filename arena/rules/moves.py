@@ -121,7 +121,7 @@ def singles(hand: int, table: Combination | None) -> list[Combination]:
     """Singles beating `table` (a single) or, with None, every single to lead."""
     specials = hand >> 52  # bits: Mah Jong 1, Dog 2, Phoenix 4, Dragon 8
     if table is None:
-        above = 0
+        above: float = 0
         out = [_MAHJONG_SINGLE] if specials & 1 else []
     else:
         above = table.rank
@@ -149,9 +149,10 @@ def triples(nib: list[int], phoenix: bool, above: float) -> list[Combination]:
     return _of_a_kind(nib, phoenix, above, _TRIPLE, _PHOENIX_TRIPLE)
 
 
-def _of_a_kind(nib: list[int], phoenix: bool, above: float, natural: list, completed: list
+def _of_a_kind(nib: list[int], phoenix: bool, above: float,
+               natural: list[list[list[Combination]]], completed: list[list[list[Combination]]]
                ) -> list[Combination]:
-    out = []
+    out: list[Combination] = []
     for r in range(int(above) + 1 if above >= 2 else 2, 15):
         n = nib[r]
         if n:
@@ -182,8 +183,9 @@ _DRAGON_SINGLE = Combination(SINGLE_T, DRAGON_RANK, 1, DRAGON_BIT)
 _BYTE_SINGLES = [[tuple(map(_SINGLE.__getitem__, cards))
                   for cards in (by_value if k < 6 else by_value[:16])]
                  for k, by_value in enumerate(BYTE_CARDS)]
-# The Phoenix single led (over 0) or played over a single of each whole rank (constants).
-_PHOENIX_SINGLE_OVER = {r: Combination(SINGLE_T, phoenix_single_rank(
+# The Phoenix single led (over 0) or played over a single of each whole rank (constants;
+# looked up by the table's rank, x.5 over a Phoenix single, which finds none).
+_PHOENIX_SINGLE_OVER: dict[float, Combination] = {r: Combination(SINGLE_T, phoenix_single_rank(
     Combination(SINGLE_T, r, 1, 0) if r else None), 1, PHOENIX_BIT) for r in range(15)}
 _SUITED_FROM = [SUITED_MASK & ~((1 << (max(r, 2) - 2) * 4) - 1) for r in range(17)]
 
@@ -257,7 +259,7 @@ def stairs(nib: list[int], phoenix: bool, n_pairs: int, above: float) -> list[Co
             n = nib[r]
             natural = _PAIR_CARDS[r][n]
             completed = _PHOENIX_PAIR_CARDS[r][n] if phoenix else ()
-            grown = []
+            grown: list[int] = []
             append = grown.append
             for c in partial:
                 for m in natural:
@@ -311,7 +313,7 @@ def straights(nib: list[int], phoenix: bool, mahjong: bool, length: int,
         partial = [MAHJONG_BIT | _MIXED] if start == 1 else [0]
         for r in range(start if start > 1 else 2, 15):
             natural = _STRAIGHT_CARDS[r][nib[r]]
-            grown = []
+            grown: list[int] = []
             append = grown.append
             if phoenix:
                 as_r = _PHOENIX_AS[r]

@@ -48,6 +48,7 @@ def play_game(seed: int, players: Sequence[Player], target: int = 1000) -> tuple
     while game.phase is not None:  # not game.over, without a property call per decision
         for seat in to_act():
             apply(seat, players[seat](decision(seat)))
+    assert game.winner is not None  # (the game is over)
     summary = GameSummary(seed, (game.scores[0], game.scores[1]), game.winner, game.round_number,
                           len(game.actions))
     return game, summary

@@ -186,7 +186,7 @@ class _Build:
     def environment(self) -> dict[str, str]:
         return dict(os.environ)
 
-    def started(self, proc: subprocess.Popen) -> None:
+    def started(self, proc: subprocess.Popen[bytes]) -> None:
         """The build is running (the caller's copies of `pass_fds` may close)."""
 
     def exceeded(self) -> str | None:
@@ -197,7 +197,7 @@ class _Build:
         """The bytes used in its private /tmp and /dev/shm, and whether one of them is full."""
         return 0, False
 
-    def kill(self, proc: subprocess.Popen) -> None:
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
         """SIGKILL every process of the build (`proc` not yet reaped: its group is ours)."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
@@ -273,24 +273,26 @@ class _SandboxBuild(_Build):
     def environment(self) -> dict[str, str]:
         return jail.sandbox_env(os.environ, self.uid)
 
-    def started(self, proc: subprocess.Popen) -> None:
+    def started(self, proc: subprocess.Popen[bytes]) -> None:
         self._close_fds()
         self._init_pid = self._read_init(proc)
 
-    def _read_init(self, proc: subprocess.Popen) -> int | None:
+    def _read_init(self, proc: subprocess.Popen[bytes]) -> int | None:
         """The pid of the sandbox's init, from bubblewrap's --info-fd (written right after
         the sandbox's first process is made; EOF if bubblewrap failed before). A pidfd of it
         is kept, checked to be a child of `proc` (not reaped yet), to wait for its end."""
+        info = self._info
+        assert info is not None  # (opened by `_prepare`, closed here only)
         data = b""
         deadline = time.monotonic() + 30.0
         while b"}" not in data and time.monotonic() < deadline:
-            ready, _, _ = select.select([self._info], [], [], 1.0)
+            ready, _, _ = select.select([info], [], [], 1.0)
             if ready:
-                chunk = os.read(self._info, 4096)
+                chunk = os.read(info, 4096)
                 if not chunk:
                     break
                 data += chunk
-        os.close(self._info)
+        os.close(info)
         self._info = None
         try:
             pid = int(json.loads(data)["child-pid"])
@@ -324,7 +326,7 @@ class _SandboxBuild(_Build):
             full = full or st.f_bavail == 0
         return used, full
 
-    def kill(self, proc: subprocess.Popen) -> None:
+    def kill(self, proc: subprocess.Popen[bytes]) -> None:
         super().kill(proc)  # bubblewrap: its init then dies (--die-with-parent)...
         if self._init is not None:  # ... and ends the pid namespace; this only hurries it
             with contextlib.suppress(ProcessLookupError):
@@ -474,10 +476,11 @@ def _run(build: _Build, argv: list[str], started: float) -> BuildResult:
     return BuildResult(returncode, tail.text(), exceeded, seconds)
 
 
-def _watch(build: _Build, proc: subprocess.Popen, tail: _Tail, watcher: _Watcher | None,
+def _watch(build: _Build, proc: subprocess.Popen[bytes], tail: _Tail, watcher: _Watcher | None,
            started: float) -> str | None:
     """Read the build's output until it ends (None) or goes over a limit (named)."""
     limits = build.limits
+    assert proc.stdout is not None  # (stdout=PIPE)
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
     open_ = True
@@ -510,8 +513,9 @@ def _read(fd: int, tail: _Tail, timeout: float) -> bool:
     return bool(chunk)
 
 
-def _drain(proc: subprocess.Popen, tail: _Tail) -> None:
+def _drain(proc: subprocess.Popen[bytes], tail: _Tail) -> None:
     """Read what is left of the output (a daemon at level none may hold the pipe open)."""
+    assert proc.stdout is not None  # (stdout=PIPE)
     fd = proc.stdout.fileno()
     deadline = time.monotonic() + _DRAIN
     while time.monotonic() < deadline and _read(fd, tail, deadline - time.monotonic()):
@@ -519,7 +523,7 @@ def _drain(proc: subprocess.Popen, tail: _Tail) -> None:
     proc.stdout.close()
 
 
-def _exited(proc: subprocess.Popen) -> bool:
+def _exited(proc: subprocess.Popen[bytes]) -> bool:
     """Whether the build's first process has ended, leaving it unreaped (its pid and
     process group stay ours until `proc.wait`)."""
     try:

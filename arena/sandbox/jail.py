@@ -222,9 +222,9 @@ def _parents(paths: Iterable[Path]) -> list[str]:
         for parent in reversed(Path(path).parents):
             if str(parent) != "/" and not is_system(parent) and str(parent) != "/tmp":
                 made.setdefault(str(parent))
-    args = []
-    for parent in made:
-        args += ["--perms", "0755", "--dir", parent]
+    args: list[str] = []
+    for folder in made:
+        args += ["--perms", "0755", "--dir", folder]
     return args
 
 

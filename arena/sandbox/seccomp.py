@@ -54,6 +54,11 @@ REFUSED = ("add_key", "request_key", "keyctl", "bpf", "perf_event_open", "userfa
 BUILD_UNSUPPORTED = ("fallocate",)
 
 
+# An instruction (op, k, label jumped to if true, label if false; None: the next one), or
+# a label naming the place of the next instruction, (name, 0, None, None).
+_Entry = tuple[int | str, int, str | None, str | None]
+
+
 def filter_program(machine: str | None = None,
                    unsupported: tuple[str, ...] = ()) -> bytes | None:
     """The filter as an array of `struct sock_filter`, or None for an unknown machine; the
@@ -63,7 +68,7 @@ def filter_program(machine: str | None = None,
         return None
     arch, numbers = _ARCHES[machine]
     deny, nosys = _ERRNO | errno.EPERM, _ERRNO | errno.ENOSYS
-    code: list[tuple[int, int, str | None, str | None]] = [
+    code: list[_Entry] = [
         (_LD_W_ABS, _ARCH, None, None),
         (_JEQ, arch, None, "deny"),
         (_LD_W_ABS, _NR, None, None),
@@ -77,24 +82,25 @@ def filter_program(machine: str | None = None,
         (_JEQ, numbers["unshare"], "flags", None),
         (_JEQ, numbers["clone"], "flags", None),
         (_RET, _ALLOW, None, None),
-        ("flags", 0, None, None),  # type: ignore[list-item]
+        ("flags", 0, None, None),
         (_LD_W_ABS, _ARG0, None, None),  # the low half of the flags (little-endian)
         (_JSET, CLONE_NEWUSER, "deny", None),
         (_RET, _ALLOW, None, None),
-        ("deny", 0, None, None),  # type: ignore[list-item]
+        ("deny", 0, None, None),
         (_RET, deny, None, None),
-        ("nosys", 0, None, None),  # type: ignore[list-item]
+        ("nosys", 0, None, None),
         (_RET, nosys, None, None),
     ]
     if unsupported:
-        code += [("unsupported", 0, None, None),  # type: ignore[list-item]
+        code += [("unsupported", 0, None, None),
                  (_RET, _ERRNO | errno.EOPNOTSUPP, None, None)]
     return _assemble(code)
 
 
-def _assemble(code: list) -> bytes:
+def _assemble(code: list[_Entry]) -> bytes:
     """Resolve labels (entries whose op is a str) to relative jumps and pack the program."""
-    labels, program = {}, []
+    labels: dict[str, int] = {}
+    program: list[tuple[int, int, str | None, str | None]] = []
     for op, k, jt, jf in code:
         if isinstance(op, str):
             labels[op] = len(program)

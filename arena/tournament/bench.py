@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from arena.ratings.fit import rate
 from arena.referee.record import EntrantInfo, GameRecord, Termination
@@ -194,7 +195,8 @@ def _bench_league(folder: Path, size: int, pairs: int, rng: random.Random,
     sample, linked, held = (finished[:PER_GAME_SAMPLE], finished[PER_GAME_SAMPLE:half],
                             finished[half:])
     with Store(config.storage) as store:
-        per_game_rate = len(sample) / _store_per_game(store, sample)
+        durable = cast("list[tuple[GameRow, Path, float]]", sample)  # (files, not bytes)
+        per_game_rate = len(sample) / _store_per_game(store, durable)
         writer_rate = len(linked) / _store_with_writer(store, linked) if linked \
             else per_game_rate
         held_rate = len(held) / _store_with_writer(store, held) if held else writer_rate
@@ -235,8 +237,8 @@ def _synthetic(config: TournamentConfig, store: Store, game: ScheduledGame,
     loser = rng.randrange(0, 1000, 5)
     scores = (1000, loser) if winner == 0 else (loser, 1000)
     relative = f"{config.records.name}/{game.record_name}.json.gz"
-    record = GameRecord(game.game_id, game.seed, config.target,
-                        tuple(EntrantInfo(t.split("@")[0], t.split("@")[1], "") for t in teams),
+    team0, team1 = (EntrantInfo(t.split("@")[0], t.split("@")[1], "") for t in teams)
+    record = GameRecord(game.game_id, game.seed, config.target, (team0, team1),
                         round_scores=[scores], scores=scores, winner=winner, rounds=1,
                         termination=Termination.NORMAL)
     start = time.perf_counter()

@@ -46,7 +46,7 @@ import sys
 import tempfile
 import threading
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -244,7 +244,8 @@ class _Collector(PairPlayer):
         self.games: list[tuple[GameRow, bytes]] = []
 
     def deliver(self, game: ScheduledGame, record: GameRecord) -> None:
-        record.entrants = tuple(self.shipped[k].info() for k in game.teams)  # type: ignore
+        team0, team1 = (self.shipped[k].info() for k in game.teams)
+        record.entrants = (team0, team1)
         self.games.append((GameRow.from_record(game, record, ""), record_bytes(record)))
 
 
@@ -379,7 +380,8 @@ class Cluster:
                 failed.setdefault(failure.key, failure)
         return [f.unbuildable(entrants[k]) for k, f in failed.items()]
 
-    def play(self, setup: Setup, games: Sequence[ScheduledGame]) -> Iterator[Finished]:
+    def play(self, setup: Setup, games: Sequence[ScheduledGame]
+             ) -> Generator[Finished, None, None]:
         """Play `games` on the cluster; yield each as its task finishes (with its record's
         content). WorkerError naming the pairs of a task that failed every
         time, or the entrant a worker could not build."""

@@ -21,10 +21,10 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from arena.errors import ArenaError, ConfigError
 from arena.intake import IntakeFailed, Unbuildable, take_bot
@@ -75,8 +75,8 @@ class CannotBuild(ArenaError):
         self.failures = tuple(failures)
 
 
-class Listener:
-    """What a run tells its caller as it goes; the default ignores everything."""
+class Listener(Protocol):
+    """What a run tells its caller as it goes (the default, `QuietListener`, ignores it)."""
 
     def note(self, text: str) -> None:
         """One line of news: a bot being built, an entrant left out, public deals."""
@@ -86,6 +86,19 @@ class Listener:
 
     def game(self, row: GameRow, pair_done: bool, standings: str) -> None:
         """A game stored; `pair_done`: its pair is complete now."""
+
+
+class QuietListener:
+    """A Listener that ignores everything."""
+
+    def note(self, text: str) -> None:
+        pass
+
+    def started(self, total: int, standings: str) -> None:
+        pass
+
+    def game(self, row: GameRow, pair_done: bool, standings: str) -> None:
+        pass
 
 
 @dataclass(frozen=True)
@@ -315,9 +328,10 @@ def scheduled_games(config: TournamentConfig, store: Store,
     return round_robin(keys, config.pairs_per_matchup, deals_of(config, store))
 
 
-Executor = Callable[[Setup, Sequence[ScheduledGame]], Iterator[Finished]]
+Executor = Callable[[Setup, Sequence[ScheduledGame]], Generator[Finished, None, None]]
 """Plays games and yields each as it finishes, its record under its pending name: the local
-worker processes (`workers.run_games`) or a cluster (`cluster.Cluster.play`)."""
+worker processes (`workers.run_games`) or a cluster (`cluster.Cluster.play`). A generator:
+closing it stops the games."""
 
 
 def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entrant],
@@ -345,7 +359,7 @@ def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entra
                 on_game(row)
 
     with GameWriter(store) as writer, \
-            contextlib.closing(play(setup, games)) as finished:  # type: ignore[arg-type]
+            contextlib.closing(play(setup, games)) as finished:
         try:
             for game in finished:
                 writer.add(game.row, game.record)
@@ -390,7 +404,7 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
     Ctrl-C (after stopping every worker and bot process), RunFailed if a worker failed,
     ClusterError if the cluster cannot be used.
     """
-    listener = listener or Listener()
+    listener = listener or QuietListener()
     skip = config.skip_unbuildable if skip_unbuildable is None else skip_unbuildable
     address = cluster or config.cluster
     count = config.workers(workers)

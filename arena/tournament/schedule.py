@@ -135,7 +135,7 @@ def round_robin(keys: Iterable[str], pairs: int, deals: Deals | int,
     base seed)."""
     deals = _deals(deals)
     every = matchups(keys)
-    games = []
+    games: list[ScheduledGame] = []
     for index in range(first_pair, pairs):
         seed = deals.pair_seed(index)  # one per pair index: every matchup plays its deals
         for matchup in every:
@@ -187,14 +187,16 @@ class Dispatcher:
     def next(self, worker: int) -> list[tuple[ScheduledGame, ...]]:
         """The next batch for `worker` (each pair: its games still to play); [] when all
         pairs are handed out."""
-        queue = self._by_matchup.get(self.current.get(worker))  # type: ignore[arg-type]
+        current = self.current.get(worker)
+        queue = self._by_matchup.get(current) if current is not None else None
         if self._first(queue) is None:
             first = self._first(self._order)
             if first is None:
                 return []
             queue = self._by_matchup[self.pairs[first][0].matchup]
+        assert queue is not None  # (a pair not handed out is in it)
         size = max(1, min(self.max_batch, -(-self.left // self.workers)))
-        batch = []
+        batch: list[tuple[ScheduledGame, ...]] = []
         while len(batch) < size and (pick := self._first(queue)) is not None:
             queue.popleft()
             self.given[pick] = True

@@ -97,10 +97,11 @@ def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float,
                                       "current versions can play")
             first = next_pair_index(store, config, key_a, key_b)
             batch = min(count, max_pairs - result.pairs)
-            matchup = tuple(sorted((key_a, key_b)))
+            low, high = sorted((key_a, key_b))
+            matchup = (low, high)
             seeds = deals_of(config, store)
             games = [g for k in range(first, first + batch)
-                     for g in pair_games(matchup, k, seeds)]  # type: ignore[arg-type]
+                     for g in pair_games(matchup, k, seeds)]
             play_games(config, store, entrants, games, count, on_game)
             played += batch
             result = evaluate(store, key_a, key_b, elo0, elo1, alpha, beta)

@@ -333,7 +333,9 @@ class Store:
             if problem:
                 raise ArenaError(f"{self.path}: not a usable tournament store: entrant "
                                  f"{shown(key)}: {problem}")
-        return [EntrantRow(*r[:7], bool(r[7])) for r in rows]
+        return [EntrantRow(key, name, version, bot_version, language, folder, source,
+                           bool(retired))
+                for key, name, version, bot_version, language, folder, source, retired in rows]
 
     def add_submission(self, folder: Path) -> None:
         with self.transaction() as db:
@@ -418,7 +420,8 @@ class Store:
             "SELECT game_id, pair_id, pair_index, game_index, seed, team0, team1, score0, "
             "score1, winner, rounds, termination, fault_seat, fault_message, seconds, record, "
             "finished_at FROM games ORDER BY pair_index, game_id").fetchall()
-        return [StoredGame(*r[:5], (r[5], r[6]), (r[7], r[8]), *r[9:]) for r in rows]
+        return [StoredGame(r[0], r[1], r[2], r[3], r[4], (r[5], r[6]), (r[7], r[8]), *r[9:])
+                for r in rows]
 
     def failures(self) -> dict[str, dict[str, int]]:
         """Per entrant key: bot-fault kind -> games forfeited so."""

@@ -36,12 +36,12 @@ import signal
 import sys
 import threading
 import traceback
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from arena.errors import ArenaError
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
@@ -416,7 +416,7 @@ def _start(setup: Setup, count: int, handles: list[_Handle]) -> None:
 
 
 def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int
-              ) -> Iterator[Finished]:
+              ) -> Generator[Finished, None, None]:
     """Play the games on `workers` processes; yield each as it finishes, in any order.
 
     Closing the iterator (or an exception in the consumer, such as KeyboardInterrupt) stops
@@ -433,8 +433,11 @@ def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int
         _start(setup, count, handles)
         live = {h.outbox: (wid, h) for wid, h in enumerate(handles)}
         while live:
-            for conn in wait(list(live)):
+            for ready in wait(list(live)):
+                conn = cast(Connection, ready)  # (`wait` hands back what it was given)
                 wid, handle = live[conn]
+                kind: str
+                payload: Any
                 try:
                     kind, payload = conn.recv()
                 except (EOFError, OSError):
