@@ -68,6 +68,7 @@ def test_one_run_per_store_a_second_run_and_sprt_play_are_refused(tmp_path):
             gate.touch()
         reap(*runs)
     assert_records_agree(tmp_path, 2)
+    assert not (tmp_path / "t.sqlite.lock").exists()  # a run leaves no lock file behind
 
 
 def test_workers_stopped_or_killed_alone_end_the_run_clearly_and_it_resumes(tmp_path,
