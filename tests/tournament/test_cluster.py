@@ -109,6 +109,8 @@ def worker_in_a_game(run: subprocess.Popen) -> int | None:
     return next((w for w in workers_of(run.pid) if children(w)), None)
 
 
+@pytest.mark.slow  # two 24-game tournaments, one killed twice: a soak test, `make test-slow`
+@pytest.mark.timeout(600)  # a hang guard, not a bound: 100 s alone, 240+ s on a loaded machine
 def test_a_killed_worker_and_a_killed_coordinator_lose_nothing_and_count_nothing_twice(
         tmp_path):
     reference, remote = tmp_path / "reference", tmp_path / "remote"
