@@ -62,6 +62,7 @@ def test_the_referee_work_counted_under_callgrind_replays_every_asked_decision()
 
 
 @pytest.mark.slow  # valgrind runs the referee at 50x: a benchmark, in `make test-slow`
+@pytest.mark.timeout(900)  # a hang guard: about 140 s alone, over 180 s on a loaded machine
 def test_the_referee_instructions_are_counted_net_of_the_recorded_games():
     from arena.cli.bench import count_referee_instructions
 
