@@ -70,13 +70,24 @@ class _Listener:
 
     def game(self, row: Any, pair_done: bool, standings: str) -> None:
         game = row.game
-        names = " vs ".join(key.split("@")[0] for key in game.matchup)
-        pair = f"{names}: pair {game.pair_index + 1} of {self.pairs_per_matchup}"
+        pair = f"{_pair_name(game)}: pair {game.pair_index + 1} of {self.pairs_per_matchup}"
         self.progress.advance(1, standings, pair if pair_done else None)
 
     def close(self) -> None:
         if self.progress is not None:
             self.progress.close()
+
+
+def _pair_name(game: Any) -> str:
+    """'a vs b', or with mixed partners 'a & b vs c & d' (bot names)."""
+    def name(key: str) -> str:
+        return key.split("@")[0]
+
+    first, second = game.matchup
+    if game.partners is None:
+        return f"{name(first)} vs {name(second)}"
+    return (f"{name(first)} & {name(game.partners[0])} vs {name(second)} & "
+            f"{name(game.partners[1])}")
 
 
 @click.command(cls=ArenaCommand)
@@ -123,7 +134,7 @@ def tournament(config: str, workers: int | None, show_standings: bool,
         _print_plan(_config(config), workers, cluster, fmt or "terminal")
         return
     cfg = _with_pin(_config(config), pin)
-    listener = _Listener(cfg.games_per_matchup // 2)
+    listener = _Listener(cfg.cycles if cfg.mixed else cfg.games_per_matchup // 2)
     try:
         summary = run_tournament(cfg, workers, listener, skip_unbuildable, cluster)
     except TournamentInterrupted as exc:
@@ -238,22 +249,25 @@ def _rating_options(store: Any, options: dict[str, Any]) -> dict[str, Any]:
 
 def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchups: bool,
                     bootstrap: int, current: bool, fmt: str) -> str:
-    from arena.presentation.tables import matchup_table, matrix_tables, standings_table
-    from arena.ratings.standings import compute_standings
+    from arena.presentation.tables import (
+        matchup_table,
+        matrix_tables,
+        standings_table,
+        synergy_table,
+    )
     from arena.tournament.runner import labels
     from arena.tournament.store import Store
 
     with Store(storage, create=False) as store:
         keys = [e.key for e in store.entrants() if not e.retired or not current]
-        results = store.results(keys if current else None)
-        if not results:
-            raise ArenaError(f"{store.path}: no games stored yet")
-        rating = _rating_options(store, options)
-        result = compute_standings(results, bootstrap=bootstrap, entrants=keys, **rating)
+        result = _compute_standings(store, keys, current, bootstrap, options)
         names = labels(store)
         header = _header(store)
     sections: list[tuple[str, Callable[[], str]]] = [
         ("standings", lambda: header.get(fmt, "") + standings_table(result, names, fmt))]
+    synergy = result.synergy
+    if synergy is not None:
+        sections.append(("synergy", lambda: synergy_table(synergy, names, fmt)))
     if matrix:
         sections.append(("matrix", lambda: matrix_tables(result, names, fmt)))
     if matchups:
@@ -263,6 +277,26 @@ def _standings_text(storage: Path, options: dict[str, Any], matrix: bool, matchu
         return json.dumps({name: json.loads(make()) for name, make in sections},
                           indent=2) + "\n"
     return "\n".join(make() for _, make in sections)
+
+
+def _compute_standings(store: Any, keys: list[str], current: bool, bootstrap: int,
+                       options: dict[str, Any]) -> Any:
+    """The store's standings: individual ones (with the synergy) if it holds mixed partners;
+    ArenaError if it holds no games."""
+    from arena.ratings.standings import compute_mixed_standings, compute_standings
+
+    wanted = keys if current else None
+    if store.partners() == "mixed":
+        teams = store.team_results(wanted)
+        if not teams:
+            raise ArenaError(f"{store.path}: no games stored yet")
+        return compute_mixed_standings(teams, bootstrap=bootstrap, entrants=keys,
+                                       **_rating_options(store, options))
+    games = store.results(wanted)
+    if not games:
+        raise ArenaError(f"{store.path}: no games stored yet")
+    return compute_standings(games, bootstrap=bootstrap, entrants=keys,
+                             **_rating_options(store, options))
 
 
 def _header(store: Any) -> dict[str, str]:
@@ -280,6 +314,9 @@ def _header(store: Any) -> dict[str, str]:
         lines.append("Isolation: none in " + ("every run" if levels == ["none"] else "some runs")
                      + ": bots ran as the referee's user, unsandboxed, so a hostile entrant "
                        "could have read or changed what it must not (arena doctor says why).")
+    movement = store.meta("movement")
+    if store.partners() == "mixed" and movement:
+        lines.append(f"Partners: {movement}.")
     deals = stored_deals(store)
     if deals is not None and deals != "secret":
         lines.append(f"Deals: fixed seed {deals.split()[1]} (tournament.seed): reproducible, "
@@ -330,7 +367,9 @@ def standings(target: str, matrix: bool, matchups: bool, fmt: str, anchor: str |
 
     Forfeits count as losses for the offender; a harness fault voids its pair. One row per
     bot, its current version (rated on the games between current versions); --all-versions
-    ranks every version that played, older ones marked retired.
+    ranks every version that played, older ones marked retired. A tournament of mixed
+    partners shows individual ratings and, under them, the synergy of every partnership
+    (pairs far outside the field flagged).
     """
     storage, cfg = _storage(target)
     options = _anchor_options(cfg, anchor, anchor_elo, prior)
@@ -464,7 +503,8 @@ def report(target: str, output: str | None, anchor: str | None, anchor_elo: floa
         out.mkdir(parents=True, exist_ok=True)
         (out / ".gitignore").write_text("# A tournament's web report (arena report).\n*\n")
     builder = ReportBuilder(storage, out, rating, cfg.games_per_matchup if cfg else None,
-                            cfg.name if cfg else None)
+                            cfg.name if cfg else None,
+                            cfg.cycles if cfg is not None and cfg.mixed else None)
     refresh = max(2, int(round(interval))) if watch else None
     result = builder.build(refresh)
     echo(_built(result))

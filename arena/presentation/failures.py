@@ -38,7 +38,7 @@ class SeatFailure:
     output: str
     """The end of the seat's output (stdout and stderr), as it wrote it; "" if none."""
     entrant: str = ""
-    """The entrant key of the failed seat's team."""
+    """The entrant key of the failed seat (its team's, with fixed partners)."""
 
 
 def last_lines(text: str | None) -> str:
@@ -50,7 +50,9 @@ def seat_failures(game_id: str, record: Mapping[str, Any],
                   teams: Sequence[str] = ("", "")) -> list[SeatFailure]:
     """The seats charged with a fault in a game record (its JSON form): the forfeiting seat,
     or each failed seat of a game void because seats of both teams failed together; none
-    for a normal end or a fault of the harness. `teams`: the entrant keys of teams 0 and 1."""
+    for a normal end or a fault of the harness. `teams`: the entrant keys of teams 0 and 1,
+    or of each seat 0 to 3 (`StoredGame.seats`: with mixed partners, the only way to name
+    the seat's own entrant)."""
     fault = record.get("fault")
     if not fault or not Termination(record["termination"]).is_bot_fault:
         return []
@@ -60,7 +62,7 @@ def seat_failures(game_id: str, record: Mapping[str, Any],
                [f for f in details.get("faults", []) if f.get("seat") is not None])
     return [SeatFailure(game_id, f["seat"], f.get("kind", fault["kind"]),
                         f.get("message", ""), fault.get("round", 0), fault.get("decision", 0),
-                        last_lines(outputs[f["seat"]]), teams[f["seat"] & 1])
+                        last_lines(outputs[f["seat"]]), teams[f["seat"] % len(teams)])
             for f in charged]
 
 
@@ -70,18 +72,18 @@ def failures_of(store: Store, keys: Iterable[str]) -> list[SeatFailure]:
     wanted = set(keys)
     found: list[SeatFailure] = []
     for game in store.games():
-        if not wanted & set(game.teams) or not Termination(game.termination).is_bot_fault:
+        if not wanted & set(game.seats) or not Termination(game.termination).is_bot_fault:
             continue
         try:
             record = record_json(store.record_path(game.record))
         except ArenaError:
-            if game.fault_seat is not None and game.teams[game.fault_seat & 1] in wanted:
+            if game.fault_seat is not None and game.seats[game.fault_seat] in wanted:
                 found.append(SeatFailure(game.game_id, game.fault_seat, game.termination,
                                          game.fault_message or "", 0, 0,
                                          "(the game's record cannot be read)",
-                                         game.teams[game.fault_seat & 1]))
+                                         game.seats[game.fault_seat]))
             continue
-        found += [f for f in seat_failures(game.game_id, record, game.teams)
+        found += [f for f in seat_failures(game.game_id, record, game.seats)
                   if f.entrant in wanted]
     return found
 

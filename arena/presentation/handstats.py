@@ -5,7 +5,9 @@ points and call bonuses (net: a failed call costs), Tichu and Grand Tichu calls 
 the caller went out first, double victories for and against, who went out first, bombs
 played; for every decision a bot made, its latency (the referee's automatic passes left out);
 and, for the two games of each duplicate pair, the duplicate score of each shared deal (see
-`arena.ratings.duplicate`). Means come with pair-clustered 95% intervals.
+`arena.ratings.duplicate`). Means come with pair-clustered 95% intervals. With mixed
+partners an entrant gets its team's figures (shared with its partner) and its own seat's
+decision times; the duplicate score, which compares two entrants, is of fixed partners only.
 
 Records are read as JSON (`arena.tournament.records.record_json`), not as the referee's record
 class, so that fields added by newer arenas (such as `isolation`) are kept rather than refused.
@@ -167,16 +169,25 @@ class GameFacts:
     pair_id: str
     game_index: int
     teams: tuple[str, str]
+    """The entrants of seats 0 and 1."""
     sides: tuple[list[TeamRound], list[TeamRound]]
     """Every complete round from team 0's and team 1's side."""
-    latencies: tuple[array, array]
-    """Decision latencies (ms) of team 0's and team 1's seats, automatic passes left out."""
+    latencies: tuple[array, ...]
+    """Decision latencies (ms) of each seat, 0 to 3, automatic passes left out."""
+    seats: tuple[str, str, str, str] | None = None
+    """With mixed partners, the entrant of each seat (None: teams of copies)."""
+
+    def seat_entrants(self) -> tuple[str, str, str, str]:
+        a, b = self.teams
+        return self.seats or (a, b, a, b)
 
 
 def game_facts(pair_id: str, game_index: int, teams: tuple[str, str],
-               record: Mapping[str, Any]) -> GameFacts:
+               record: Mapping[str, Any],
+               seats: tuple[str, str, str, str] | None = None) -> GameFacts:
+    """The facts of one game; `seats`: each seat's entrant, with mixed partners."""
     return GameFacts(pair_id, game_index, teams, team_rounds(record),
-                     (array("d", _latencies(record, 0)), array("d", _latencies(record, 1))))
+                     tuple(array("d", _latencies(record, s)) for s in range(4)), seats)
 
 
 @dataclass(frozen=True)
@@ -194,21 +205,25 @@ def hand_report(games: Iterable[GameFacts], reference: str | None = None) -> Han
     tallies: dict[str, _Tally] = {}
     by_pair: dict[str, dict[int, GameFacts]] = {}
     for game in games:
-        for team, key in enumerate(game.teams):
-            tally = tallies.setdefault(key, _Tally())
-            tally.games += 1
-            tally.rounds.setdefault(game.pair_id, []).extend(game.sides[team])
-            tally.latencies.extend(game.latencies[team])
-        by_pair.setdefault(game.pair_id, {})[game.game_index] = game
+        seats = game.seat_entrants()
+        for team in (0, 1):  # each entrant of a team gets the team's rounds once
+            for key in dict.fromkeys((seats[team], seats[team + 2])):
+                tally = tallies.setdefault(key, _Tally())
+                tally.games += 1
+                tally.rounds.setdefault(game.pair_id, []).extend(game.sides[team])
+        for seat, key in enumerate(seats):  # and its own seats' decision times
+            tallies[key].latencies.extend(game.latencies[seat])
+        if game.seats is None:  # the duplicate score compares two entrants, not partners
+            by_pair.setdefault(game.pair_id, {})[game.game_index] = game
     scores = tuple(s for pair in by_pair.values() if len(pair) == 2
                    for s in [_deal_score(pair[0], pair[1])] if s is not None)
     return HandReport({k: _summarise(t) for k, t in sorted(tallies.items())},
                       duplicate_ratings(scores, reference), scores)
 
 
-def _latencies(record: Mapping[str, Any], team: int) -> list[float]:
+def _latencies(record: Mapping[str, Any], seat: int) -> list[float]:
     return [float(d["latency_ms"]) for d in record.get("decisions", ())
-            if d.get("seat", -1) & 1 == team and not d.get("auto")
+            if d.get("seat", -1) == seat and not d.get("auto")
             and isinstance(d.get("latency_ms"), (int, float))]
 
 

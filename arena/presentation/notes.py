@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from arena.ratings.fit import Bound
 from arena.ratings.standings import Note, NoteKind, Standings
+from arena.ratings.synergy import SynergyTable
 
 Labels = Mapping[str, tuple[str, str]]
 
@@ -74,23 +75,35 @@ def standings_notes(standings: Standings, labels: Labels | None) -> list[str]:
 def column_notes(standings: Standings, bootstrap: bool, labels: Labels | None = None) -> list[str]:
     """What the columns mean (human formats)."""
     fit = standings.fit
-    lines = [f"±95% CI: half-width of the 95% interval of the rating, {INTERVAL_METHOD}; "
-             f"ratings are Bradley-Terry maximum-likelihood fits on the Elo scale "
-             f"({_scale(standings, labels)}); prior: {fit.prior:g} virtual draws, only on matchups "
-             "between groups that never lost to each other."]
+    if standings.individual:
+        lines = [f"Individual ratings (mixed partners): a team's Elo is the sum of its "
+                 "partners' ratings, so an entrant's rating is what it adds to any team in "
+                 "place of an entrant rated 0. ±95% CI: half-width of the 95% interval of the "
+                 f"rating, {INTERVAL_METHOD}; Bradley-Terry maximum-likelihood fits on the Elo "
+                 f"scale ({_scale(standings, labels)}); prior: {fit.prior:g} virtual draws, "
+                 "only between entrants of groups that never lost to each other."]
+    else:
+        lines = [f"±95% CI: half-width of the 95% interval of the rating, {INTERVAL_METHOD}; "
+                 f"ratings are Bradley-Terry maximum-likelihood fits on the Elo scale "
+                 f"({_scale(standings, labels)}); prior: {fit.prior:g} virtual draws, only on "
+                 "matchups between groups that never lost to each other."]
     if bootstrap:
         lines.append("Boot 95% CI: 2.5th to 97.5th percentile of the rating over bootstrap "
                      "resamples of the pairs (a cross-check).")
     lines.append("Margin: mean of own minus opponent's final score per rated game that ended "
-                 "normally (forfeited games left out).")
+                 "normally (forfeited games left out)."
+                 + (" Games, wins and margin are those of the entrant's team; a forfeit is "
+                    "counted for the entrant whose seat failed, not for its partner (who loses "
+                    "the game with it)." if standings.individual else ""))
     if any(s.void_games for s in standings.stats.values()):
         lines.append("Void: games left out of the rating: no winner and no seat to charge "
                      "(seats of both teams failed together), or in a pair with a harness "
                      "fault. Harness faults: of those, the games of pairs voided by the "
                      "referee's own failure, which no bot caused.")
     lines.append(f"K-Elo: classic incremental Elo (K = {standings.k_factor:g}) over the games "
-                 "in schedule order; it depends on that order: for comparison only, never the "
-                 "ranking.")
+                 "in schedule order" + (" (each partner moving half its team's change)"
+                                        if standings.individual else "")
+                 + "; it depends on that order: for comparison only, never the ranking.")
     lines.append("Ranks: ratings are rounded to one decimal before ranking; equal ones share "
                  "a rank (=).")
     return lines
@@ -132,6 +145,12 @@ def note_text(note: Note, standings: Standings, labels: Labels | None) -> str:
     if kind is NoteKind.UNRATED:
         return (f"No rated games yet: {_names(note.entrants, labels)} (listed without a "
                 "rating).")
+    if kind is NoteKind.SEPARATED:
+        return (f"Prior on {note.detail['foursomes']} foursome(s): some foursomes were won (or "
+                "lost) in every game in a way that leaves the maximum-likelihood estimate "
+                f"without a maximum, so each such foursome got {standings.fit.prior:g} virtual "
+                "draws: the ratings are pulled a little toward each other (play more of the "
+                "movement to lift this).")
     if kind is NoteKind.BOOTSTRAP_SKIPPED:
         return (f"Bootstrap: {note.detail['skipped']} of {note.detail['replicates']} resamples "
                 "could not be fitted (an entrant without games, entrants left unconnected, or "
@@ -154,11 +173,12 @@ def _bound_text(note: Note, standings: Standings, labels: Labels | None) -> str:
         word = "at least" if bound is Bound.LOWER else "at most"
         parts.append(f"{name(labels, key)}{record}: {word} {number(limit, signed=True)} "
                      f"(ranked at {number(fit.elo[key], signed=True)})")
+    where = ("between entrants of groups that never lost to each other" if standings.individual
+             else "on each matchup between groups that never lost to each other")
     return ("≥/≤: a perfect (or zero) record: the maximum-likelihood rating is infinite, so "
             "there is no estimate and no interval. The rating shown is the one-sided 95% bound "
             "the record alone supports; the order (and the chart) use a figure set by the "
-            f"prior ({standings.fit.prior:g} virtual draws on each matchup between groups that "
-            "never lost to each other): " + "; ".join(parts) + ".")
+            f"prior ({standings.fit.prior:g} virtual draws {where}): " + "; ".join(parts) + ".")
 
 
 def scale_text(standings: Standings, key: str, labels: Labels | None) -> str:
@@ -174,3 +194,21 @@ def scale_text(standings: Standings, key: str, labels: Labels | None) -> str:
     if standings.anchor is not None:
         missing = f" (anchor {name(labels, standings.anchor)} not rated here)"
     return f"{where}mean-centred at {number(fit.anchor_elo)}{missing}"
+
+
+def synergy_notes(table: SynergyTable) -> list[str]:
+    """What the synergy table says and how far to trust a flag (every format)."""
+    count = len(table.pairs)
+    return [
+        "Synergy: the Elo a team of these two partners gains beyond the sum of their "
+        "individual ratings, fitted together with the ratings (the pair's own results do not "
+        f"lift its members' ratings), with its pair-clustered 95% interval; {table.prior:g} "
+        "virtual games, half won, on each synergy keep a perfect record finite and pull every "
+        "synergy a little toward 0. Expected: the wins together that the ratings alone "
+        "predict.",
+        f"Flagged: |z| (synergy over its standard error) beyond {table.threshold:.2f}, the "
+        f"Bonferroni bound for {count} partnership{'s' if count != 1 else ''} at 5%: in a "
+        "field without synergy, at most one tournament in twenty shows a flag. A pair flagged "
+        "above does far better together than the field's partnerships: two programs that "
+        "signal to each other through their plays (no isolation of processes can stop that), "
+        "or two styles that suit each other; below, two that clash."]

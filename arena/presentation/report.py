@@ -41,8 +41,11 @@ from arena.presentation.report_pages import (
     replay_page,
 )
 from arena.ratings.fit import GameResult, RatingsError
-from arena.ratings.standings import Standings, compute_standings
+from arena.ratings.individual import TeamResult
+from arena.ratings.standings import Standings, compute_mixed_standings, compute_standings
+from arena.tournament.movement import movement
 from arena.tournament.records import record_json
+from arena.tournament.schedule import mixed_schedule
 from arena.tournament.store import Store, StoredGame
 
 ASSETS = ("report.css", "report.js", "replay.js")
@@ -105,7 +108,9 @@ def replay_payload(game: StoredGame, record: dict[str, Any],
         "seed": None if record.get("seed") is None else str(record["seed"]),  # 64-bit: JS
                                                        # numbers are exact below 2**53 only
         "target": record.get("target"),
-        "teams": [full_name(names, k) for k in game.teams],
+        "teams": [" & ".join(full_name(names, k) for k in dict.fromkeys(side))
+                  for side in game.sides],  # with mixed partners, both partners' names
+        "seats": None if game.partners is None else [full_name(names, k) for k in game.seats],
         "scores": list(game.scores), "winner": game.winner, "rounds": game.rounds,
         "termination": game.termination,
         "fault": None if not fault else {k: fault.get(k) for k in
@@ -141,12 +146,15 @@ class ReportBuilder:
     """Builds, and rebuilds as games arrive, the report of one tournament store."""
 
     def __init__(self, storage: Path, out: Path, rating: Mapping[str, Any],
-                 games_per_matchup: int | None = None, title: str | None = None) -> None:
+                 games_per_matchup: int | None = None, title: str | None = None,
+                 cycles: int | None = None) -> None:
         """`rating`: anchor (key), anchor_elo and prior for the standings;
-        `games_per_matchup` (from the config) lets the header count the scheduled games."""
+        `games_per_matchup` (or with mixed partners `cycles`, from the config) lets the
+        header count the scheduled games."""
         self.storage, self.out = Path(storage), Path(out)
         self.rating = dict(rating)
         self.games_per_matchup = games_per_matchup
+        self.cycles = cycles
         self.title = title
         self.facts: dict[str, GameFacts] = {}
         self.isolation: dict[str, str] = {}
@@ -174,13 +182,16 @@ class ReportBuilder:
         # The tables rank the current version of each bot; a retired version is rated with
         # every version's games, shown on its own page.
         current = [e.key for e in entrants if not e.retired]
-        standings, error = self._standings(store.results(current), current)
+        mixed = store.partners() == "mixed"
+        results = store.team_results if mixed else store.results
+        standings, error = self._standings(results(current), current, mixed)
         everyone = standings
         if len(current) < len(entrants):
-            everyone, _ = self._standings(store.results(), [e.key for e in entrants])
+            everyone, _ = self._standings(results(), [e.key for e in entrants], mixed)
         anchor = self.rating.get("anchor")
         facts = [self.facts[g.game_id] for g in games if g.game_id in self.facts]
-        hands = hand_report((f for f in facts if set(f.teams) <= set(current)), anchor)
+        hands = hand_report((f for f in facts if set(f.seat_entrants()) <= set(current)),
+                            anchor)
         all_hands = hands if everyone is standings else hand_report(facts, anchor)
         data = ReportData(
             title=self.title or store.meta("name") or self.storage.stem, entrants=entrants,
@@ -190,13 +201,15 @@ class ReportBuilder:
             all_standings=everyone, all_hands=all_hands)
         return data, new
 
-    def _standings(self, results: Sequence[GameResult],
-                   keys: Sequence[str]) -> tuple[Standings | None, str]:
-        """The standings of these entrants, or None and why there are none."""
+    def _standings(self, results: Sequence[GameResult] | Sequence[TeamResult],
+                   keys: Sequence[str], mixed: bool) -> tuple[Standings | None, str]:
+        """The standings of these entrants (individual ratings with mixed partners), or None
+        and why there are none."""
         if not results:
             return None, "no games stored yet"
+        compute = compute_mixed_standings if mixed else compute_standings
         try:
-            return compute_standings(results, entrants=keys, **self.rating), ""
+            return compute(results, entrants=keys, **self.rating), ""  # type: ignore[arg-type]
         except RatingsError as exc:
             return None, str(exc)
 
@@ -211,10 +224,11 @@ class ReportBuilder:
                 record = record_json(store.record_path(game.record))
             except ArenaError:
                 continue  # a record missing or unreadable: the game is listed without it
-            self.facts[game.game_id] = game_facts(game.pair_id, game.game_index, game.teams,
-                                                  record)
+            self.facts[game.game_id] = game_facts(
+                game.pair_id, game.game_index, game.teams, record,
+                None if game.partners is None else game.seats)
             self.isolation[game.game_id] = _isolation_text(record.get("isolation"))
-            failed = seat_failures(game.game_id, record, game.teams)
+            failed = seat_failures(game.game_id, record, game.seats)
             if failed:
                 self.failed[game.game_id] = failed
             payload = json.dumps(replay_payload(game, record, names), separators=(",", ":"))
@@ -235,12 +249,18 @@ class ReportBuilder:
             isolation[text] = isolation.get(text, 0) + 1
         levels = "; ".join(f"{k} ({v} games)" if len(isolation) > 1 else k
                            for k, v in sorted(isolation.items())) or "not recorded"
-        items = [("Tournament", self.title or store.meta("name") or self.storage.stem),
-                 ("Games", self._games_text(store, games)), ("Pairs", str(pairs)),
-                 ("Anchor", f"{name(names, anchor)} = {self.rating.get('anchor_elo', 0.0):g}"
-                  if anchor else "none: mean-centred"),
-                 ("Prior", f"{self.rating.get('prior', 2.0):g} virtual draws, only on matchups "
-                           "between groups that never lost to each other"),
+        mixed = store.partners() == "mixed"
+        where = ("between entrants of groups" if mixed else "on matchups between groups")
+        items = [("Tournament", self.title or store.meta("name") or self.storage.stem)]
+        if mixed:
+            items.append(("Partners", f"{store.meta('movement') or 'mixed partners'}; "
+                                      "individual ratings (a team's Elo is the sum of its "
+                                      "partners')"))
+        items += [("Games", self._games_text(store, games)), ("Pairs", str(pairs)),
+                  ("Anchor", f"{name(names, anchor)} = {self.rating.get('anchor_elo', 0.0):g}"
+                   if anchor else "none: mean-centred"),
+                  ("Prior", f"{self.rating.get('prior', 2.0):g} virtual draws, only {where} "
+                            "that never lost to each other"),
                  ("Interval method", INTERVAL_METHOD),
                  ("Isolation", levels),
                  ("Generated", time.strftime("%Y-%m-%d %H:%M:%S %Z"))]
@@ -248,6 +268,8 @@ class ReportBuilder:
 
     def _games_text(self, store: Store, games: Sequence[StoredGame]) -> str:
         text = f"{len(games)} stored"
+        if store.partners() == "mixed":
+            return text + self._mixed_games_text(store, games)
         if self.games_per_matchup:
             active = [e.key for e in store.entrants() if not e.retired]
             scheduled = len(active) * (len(active) - 1) // 2 * self.games_per_matchup
@@ -256,6 +278,18 @@ class ReportBuilder:
             state = "complete" if done >= scheduled else "in progress"
             text += f"; {done} of {scheduled} scheduled for the current entrants ({state})"
         return text
+
+    def _mixed_games_text(self, store: Store, games: Sequence[StoredGame]) -> str:
+        """How many of the current movement's games are stored (mixed partners)."""
+        active = [e.key for e in store.entrants() if not e.retired]
+        if not self.cycles or len(active) < 4:
+            return ""
+        plan = movement(active)
+        scheduled = self.cycles * plan.games_per_cycle
+        wanted = {g.game_id for g in mixed_schedule(active, self.cycles, 0)}
+        done = sum(1 for g in games if g.game_id in wanted)
+        state = "complete" if done >= scheduled else "in progress"
+        return f"; {done} of {scheduled} scheduled for the current entrants ({state})"
 
     # ----- writing ---------------------------------------------------------------------------
 

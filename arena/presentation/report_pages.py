@@ -18,17 +18,21 @@ from arena.presentation.notes import (
     number,
     shown_rating,
     standings_notes,
+    synergy_notes,
 )
 from arena.presentation.pages import Cell, cell, esc, facts, frame, grid, link, notes, table
 from arena.ratings.duplicate import Mean
 from arena.ratings.fit import Bound
 from arena.ratings.standings import Standings
+from arena.ratings.synergy import Synergy
 from arena.tournament.store import EntrantRow, StoredGame
 
 MATCHUP_NOTE = ("Fit Elo diff: the difference of the two fitted ratings, from every game of the "
                 "tournament (not this matchup's games alone), with its 95% interval; LOS: the "
                 "probability that the first entrant is the stronger.")
-HAND_NOTE = ("Per round, from the entrant's side (both its seats), with pair-clustered 95% "
+HAND_NOTE = ("Per round, from the entrant's side (both its seats; with mixed partners, its "
+             "team's, shared with its partner, but for the decision time, its own), with "
+             "pair-clustered 95% "
              "intervals: points = card points + double victories (200) + call bonuses (net: a "
              "failed call costs its bonus); margin = own minus opponent's points. Tichu and "
              "Grand Tichu: calls per round and the share made good (the caller went out "
@@ -103,6 +107,10 @@ def index_page(data: ReportData, refresh: int | None) -> str:
     if data.standings is None:
         parts.append(f'<p class="empty" id="no-standings">No standings yet: '
                      f"{esc(data.standings_error)}.</p>")
+    elif data.standings.individual:
+        s = data.standings
+        parts += [_standings_section(data, s), _synergy_section(data, s),
+                  _grids_section(data, s)]
     else:
         s = data.standings
         parts += [_standings_section(data, s), _grids_section(data, s),
@@ -168,11 +176,47 @@ def _grids_section(data: ReportData, s: Standings) -> str:
             row_l.append(("" if math.isnan(p) else f"{100 * p:.0f}", None if math.isnan(p) else p))
         cross.append(row_h)
         los.append(row_l)
+    head = ("Head to head: row's team's wins-losses against a team of column"
+            if s.individual else "Head to head: row's wins-losses against column")
     return ('<section id="grids"><h2>Crosstable and LOS</h2>'
-            + grid(labels, cross, "crosstable", "Head to head: row's wins-losses against column")
+            + grid(labels, cross, "crosstable", head)
             + grid(labels, los, "los-matrix",
                    "Likelihood of superiority, %: row stronger than column")
             + "</section>")
+
+
+def _synergy_rows(data: ReportData, pairs: Sequence[Synergy], root: str) -> list[list[Cell]]:
+    rows = []
+    for p in pairs:
+        flag = "" if not p.flagged else ("flagged: above" if p.elo > 0 else "flagged: below")
+        rows.append([link(data.entrant_href(p.a, root), name(data.names, p.a), p.a),
+                     link(data.entrant_href(p.b, root), name(data.names, p.b), p.b),
+                     cell(p.games), cell(f"{p.wins}-{p.games - p.wins}", p.wins),
+                     cell(number(p.expected), p.expected),
+                     cell(number(p.elo, signed=True), p.elo),
+                     cell(number(p.interval), p.interval),
+                     cell(number(p.z, 2, signed=True), p.z),
+                     cell(flag, 1 if p.flagged else 0,
+                          "font-weight: bold; color: #a40000" if p.flagged else "")])
+    return rows
+
+
+SYNERGY_HEADERS = ["Partner", "Partner", "Games", "Won-lost", "Expected wins", "Synergy Elo",
+                   "±95% CI", "z", "Flag"]
+SYNERGY_NUMERIC = [False, False] + [True] * 6 + [False]
+
+
+def _synergy_section(data: ReportData, s: Standings) -> str:
+    table_ = s.synergy
+    if table_ is None:
+        return ""
+    flagged = [f"Flagged: {name(data.names, p.a)} & {name(data.names, p.b)}, "
+               f"{number(p.elo, signed=True)} ± {number(p.interval)} Elo together (z "
+               f"{number(p.z, 2, signed=True)})." for p in table_.flagged]
+    return ('<section id="synergy"><h2>Partnership synergy</h2>'
+            + table(SYNERGY_HEADERS, _synergy_rows(data, table_.pairs, "."), "synergy-table",
+                    numeric=SYNERGY_NUMERIC)
+            + notes(flagged + synergy_notes(table_)) + "</section>")
 
 
 def _bound_mark(fit: Any, a: str, b: str, diff: float) -> str:
@@ -265,8 +309,10 @@ def _duplicate_section(data: ReportData) -> str:
 def _game_rows(data: ReportData, games: Sequence[StoredGame], root: str) -> list[list[Cell]]:
     rows = []
     for g in games:
-        a, b = (full_name(data.names, k) for k in g.teams)
-        winner = "" if g.winner is None else name(data.names, g.teams[g.winner])
+        a, b = (" & ".join(full_name(data.names, k) for k in dict.fromkeys(side))
+                for side in g.sides)  # with mixed partners, both partners
+        winner = "" if g.winner is None else " & ".join(
+            name(data.names, k) for k in dict.fromkeys(g.sides[g.winner]))
         fault = "" if g.fault_seat is None else f"seat {g.fault_seat}: {g.fault_message or ''}"
         rows.append([link(data.replay_href(g.game_id, root), g.game_id), cell(g.pair_index),
                      cell(a), cell(b), cell(f"{g.scores[0]}-{g.scores[1]}", g.scores[0] -
@@ -317,7 +363,7 @@ def entrant_page(data: ReportData, key: str, refresh: int | None) -> str:
                              "entrant-hands-table", numeric=numeric)
                      + notes([HAND_NOTE]) + "</section>")
     parts.append(_entrant_failures(data, key, root))
-    mine = [g for g in data.games if key in g.teams]
+    mine = [g for g in data.games if key in g.seats]
     parts.append(f'<section id="entrant-games"><h2>Games ({len(mine)})</h2>'
                  + table(GAME_HEADERS, _game_rows(data, mine, root), "entrant-games-table",
                          numeric=GAME_NUMERIC) + "</section>")
@@ -339,11 +385,24 @@ def _entrant_rating(data: ReportData, key: str) -> str:
         lines.append(f"A perfect (or zero) record has no estimate: {text} is the one-sided "
                      f"95% bound its record alone supports; it is ranked at "
                      f"{number(fit.elo[key], signed=True)}, a figure set by the prior.")
+    if s.individual:
+        return ('<section id="entrant-rating"><h2>Rating</h2>' + notes(lines)
+                + _entrant_partners(data, s, key) + "</section>")
     rows = [_entrant_matchup(data, fit, key, m) for m in s.matchups if key in (m.a, m.b)]
     return ('<section id="entrant-rating"><h2>Rating</h2>' + notes(lines)
             + table(["Opponent", "Pairs", "Both won", "Split", "Both lost", "Score %",
                      "Fit Elo diff", "LOS %"], rows, "entrant-matchups",
                     numeric=[False] + [True] * 7) + "</section>")
+
+
+def _entrant_partners(data: ReportData, s: Standings, key: str) -> str:
+    """Mixed partners: the entrant's partnerships, with their synergy."""
+    mine = [p for p in (s.synergy.pairs if s.synergy else ()) if key in (p.a, p.b)]
+    if not mine:
+        return ""
+    return ("<h3>Partnerships</h3>"
+            + table(SYNERGY_HEADERS, _synergy_rows(data, mine, ".."), "entrant-synergy",
+                    numeric=SYNERGY_NUMERIC))
 
 
 def _entrant_matchup(data: ReportData, fit: Any, key: str, m: Any) -> list[Cell]:

@@ -35,12 +35,14 @@ from arena.presentation.notes import (
     scale_text,
     shown_rating,
     standings_notes,
+    synergy_notes,
     version,
 )
 from arena.presentation.safe import csv_cell, html_text, markdown_cell, terminal
 from arena.ratings.fit import Bound
 from arena.ratings.sprt import SprtResult, sprt_summary
 from arena.ratings.standings import MatchupSummary, Standings
+from arena.ratings.synergy import Synergy, SynergyTable
 
 FORMATS = ("terminal", "markdown", "html", "csv", "json")
 _TABLEFMT = {"terminal": "simple", "markdown": "github", "html": "html"}
@@ -251,7 +253,8 @@ def standings_table(standings: Standings, labels: Labels | None = None,
     if fmt == "json":
         for row in rows:
             row["forfeits"] = {k.value: row.pop(k.value) for k in ForfeitKind}
-        return _json({"anchor": fit.anchor, "anchor_requested": standings.anchor,
+        return _json({"ratings": "individual" if standings.individual else "team",
+                      "anchor": fit.anchor, "anchor_requested": standings.anchor,
                       "anchor_elo": fit.anchor_elo, "prior": fit.prior,
                       "interval_method": INTERVAL_METHOD, "pairs": fit.pairs,
                       "games": fit.games, "groups": len(standings.fits),
@@ -312,7 +315,9 @@ def matrix_tables(standings: Standings, labels: Labels | None = None,
         return "" if a == b else number(100.0 * standings.los(a, b), 0)
 
     parts = []
-    for title, cell in (("Head to head: row's wins-losses against column", crosstable_cell),
+    head = ("Head to head: row's team's wins-losses against a team of column"
+            if standings.individual else "Head to head: row's wins-losses against column")
+    for title, cell in ((head, crosstable_cell),
                         ("Likelihood of superiority, %: row stronger than column", los_cell)):
         body, headers = _matrix_rows(standings, labels, cell)
         align = ["left"] + ["right"] * len(order)
@@ -361,12 +366,16 @@ def matchup_table(matchups: Sequence[MatchupSummary], labels: Labels | None = No
              "los": _round(m.los, 4)} for m, bound in zip(matchups, bounds, strict=True)]
     keys = ["a", "b", "pairs", "both_lost", "split", "both_won", "incomplete", "wins",
             "losses", "score_pct", "elo_difference", "bound", "interval", "los"]
+    note = _MATCHUP_NOTE
+    if standings is not None and standings.individual:
+        note = ("No matchups with mixed partners: no two entrants play each other alone. See "
+                "the head to head (--matrix) and the synergy of each partnership.")
     if fmt == "json":
         return _json({"matchups": [{k: row[k] for k in keys} for row in rows],
-                      "note": _MATCHUP_NOTE})
+                      "note": note})
     if fmt == "csv":
         return _csv(rows, keys)
-    return _human(rows, _MATCHUP_COLUMNS, fmt) + "\n" + _notes_block([_MATCHUP_NOTE], fmt)
+    return _human(rows, _MATCHUP_COLUMNS, fmt) + "\n" + _notes_block([note], fmt)
 
 
 def _matchup_bounds(matchups: Sequence[MatchupSummary],
@@ -383,6 +392,67 @@ def _matchup_bounds(matchups: Sequence[MatchupSummary],
         a, b = fit.bounds.get(m.a), fit.bounds.get(m.b)
         out.append(None if a == b else a if a else flip[b] if b else None)
     return out
+
+
+# --- Partnership synergy (mixed partners) -------------------------------------------------
+
+def _flag_text(s: Synergy) -> str:
+    if not s.flagged:
+        return ""
+    return "FLAGGED: above" if s.elo > 0 else "FLAGGED: below"
+
+
+def _synergy_rows(table: SynergyTable, labels: Labels | None,
+                  machine: bool) -> list[dict[str, Any]]:
+    rows = []
+    for s in table.pairs:
+        rows.append({
+            "a": s.a if machine else _full_name(labels, s.a),
+            "b": s.b if machine else _full_name(labels, s.b),
+            "partners": f"{_name(labels, s.a)} & {_name(labels, s.b)}",
+            "games": s.games, "wins": s.wins, "losses": s.games - s.wins,
+            "record": f"{s.wins}-{s.games - s.wins}",
+            "expected_wins": _round(s.expected, 2),
+            "synergy": _round(s.elo), "ci95": _round(s.interval), "z": _round(s.z, 2),
+            "flagged": s.flagged, "flag": _flag_text(s)})
+    return rows
+
+
+_SYNERGY_COLUMNS = [
+    _Column("partners", "Partners", align="left"), _Column("games", "Games"),
+    _Column("record", "Won-lost"), _Column("expected_wins", "Expected wins", _fixed(1)),
+    _Column("synergy", "Synergy Elo", _signed), _Column("ci95", "±95% CI", _fixed(1)),
+    _Column("z", "z", lambda v: number(v, 2, signed=True)), _Column("flag", "Flag", align="left"),
+]
+
+
+def synergy_table(table: SynergyTable, labels: Labels | None = None,
+                  fmt: str = "terminal") -> str:
+    """Each partnership's synergy (mixed partners): games and record together, the wins the
+    individual ratings alone predict, the synergy in Elo with its 95% interval and z-score,
+    and a flag for a pair far outside the field (|z| beyond the Bonferroni bound), with
+    notes saying what a flag means. Highest z first."""
+    _check(fmt)
+    machine = fmt in ("json", "csv")
+    rows = _synergy_rows(table, labels, machine)
+    keys = ["a", "b", "games", "wins", "losses", "expected_wins", "synergy", "ci95", "z",
+            "flagged"]
+    notes = synergy_notes(table)
+    if fmt == "json":
+        return _json({"threshold": _round(table.threshold, 3), "prior": table.prior,
+                      "flagged": [[s.a, s.b] for s in table.flagged],
+                      "notes": notes, "synergy": [{k: row[k] for k in keys} for row in rows]})
+    if fmt == "csv":
+        return _csv(rows, keys)
+    flagged = [f"Flagged: {_name(labels, s.a)} & {_name(labels, s.b)} "
+               f"({number(s.elo, signed=True)} ± {number(s.interval)} Elo together, z "
+               f"{number(s.z, 2, signed=True)})." for s in table.flagged]
+    title = _title("Partnership synergy: how much better each pair does together than its "
+                   "ratings predict", fmt)
+    if not rows:
+        return title + _notes_block(["No partnership has rated games yet."], fmt)
+    return (title + _human(rows, _SYNERGY_COLUMNS, fmt) + "\n"
+            + _notes_block(flagged + notes, fmt))
 
 
 # --- SPRT ----------------------------------------------------------------------------------

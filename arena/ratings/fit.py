@@ -399,6 +399,9 @@ class RatingFit:
     duplicate pairs split more often than independent games, which makes it conservative)."""
     prior_matchups: int = 0
     """Matchups that received the prior's virtual draws."""
+    separated: int = 0
+    """Individual ratings (`arena.ratings.individual`): foursomes that received the prior
+    because the estimate did not exist otherwise (0 for fixed partners)."""
 
     def _k(self, key: str) -> int:
         return self.entrants.index(key)

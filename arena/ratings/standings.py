@@ -1,7 +1,9 @@
 """Standings: per-entrant counts, head to head, matchups and the bundle the tables show.
 
 Pure functions of game results (see `arena.ratings.fit` for which games are rated); the rating
-fit itself lives in `arena.ratings.fit`. `compute_standings` gives a table whenever one can be
+fit itself lives in `arena.ratings.fit`, and for mixed partners in `arena.ratings.individual`
+(`compute_mixed_standings`: individual ratings, counts from each entrant's team, opponents
+head to head, and the partnership synergy of `arena.ratings.synergy`). `compute_standings` gives a table whenever one can be
 computed: entrants not connected by games are rated as separate groups, a missing anchor falls
 back to mean-centred ratings, entrants without rated games are listed unrated, and each such
 fallback is a `Note` for the tables to print.
@@ -30,6 +32,13 @@ from arena.ratings.fit import (
     rated_pairs,
 )
 from arena.ratings.graph import connected_groups
+from arena.ratings.individual import (
+    TeamResult,
+    bootstrap_individual,
+    fit_individual,
+    rated_team_pairs,
+)
+from arena.ratings.synergy import SynergyTable, synergies
 
 # --- Counts: per entrant, head to head, per matchup ----------------------------------------
 
@@ -215,6 +224,9 @@ class NoteKind(enum.StrEnum):
     """Entrants with no rated games: listed without a rating."""
     BOOTSTRAP_SKIPPED = "bootstrap_skipped"
     """Bootstrap resamples that could not be fitted were left out."""
+    SEPARATED = "separated"
+    """Individual ratings: foursomes won or lost in every game got the prior, because the
+    estimate did not exist otherwise."""
 
 
 @dataclass(frozen=True)
@@ -225,7 +237,7 @@ class Note:
     entrants: tuple[str, ...] = ()
     detail: Mapping[str, Any] = field(default_factory=dict)
     """Kind-specific facts: `anchor` and `reason` (ANCHOR_MISSING), `groups` (GROUPS),
-    `skipped` and `replicates` (BOOTSTRAP_SKIPPED)."""
+    `skipped` and `replicates` (BOOTSTRAP_SKIPPED), `foursomes` (SEPARATED)."""
 
 
 # --- Everything the standings need ---------------------------------------------------------
@@ -264,6 +276,11 @@ class Standings:
     anchor: str | None = None
     """The anchor asked for (a key), whether or not it could be used."""
     k_factor: float = 16.0
+    individual: bool = False
+    """Individual ratings from games with mixed partners (a team's rating is the sum of its
+    partners'); head to head then counts games against a team the other entrant was on."""
+    synergy: SynergyTable | None = None
+    """With mixed partners: each partnership's synergy (`arena.ratings.synergy`)."""
 
     @property
     def fit(self) -> RatingFit:
@@ -402,9 +419,126 @@ def _notes(standings: Standings, anchor: str | None, known: set[str]) -> list[No
         notes.append(Note(NoteKind.INFINITE, tuple(infinite)))
     if standings.unrated():
         notes.append(Note(NoteKind.UNRATED, standings.unrated()))
+    separated = sum(f.separated for f in standings.fits)
+    if separated:
+        notes.append(Note(NoteKind.SEPARATED, (), {"foursomes": separated}))
     skipped = sum(b.skipped for b in standings.bootstraps if b is not None)
     if skipped:
         total = sum(b.skipped + b.replicates for b in standings.bootstraps if b is not None)
         notes.append(Note(NoteKind.BOOTSTRAP_SKIPPED, (),
                           {"skipped": skipped, "replicates": total}))
     return notes
+
+
+# --- Mixed partners ------------------------------------------------------------------------
+
+def compute_mixed_standings(results: Iterable[TeamResult], *, anchor: str | None = None,
+                            anchor_elo: float = 0.0, prior: float = 2.0,
+                            k_factor: float = 16.0, bootstrap: int = 0, seed: int = 0,
+                            entrants: Iterable[str] = ()) -> Standings:
+    """Individual ratings (`arena.ratings.individual`), counts from each entrant's side, head
+    to head as opponents, and the partnership synergy, with the same fallbacks and notes as
+    `compute_standings` (groups of entrants never in a game together are rated apart).
+    There are no matchups. Raises RatingsError only when nothing can be rated."""
+    results, entrants = list(results), list(entrants)
+    pairs = rated_team_pairs(results)
+    groups = [g for g in _mixed_groups(pairs) if len(g) > 1]
+    if not groups:
+        raise RatingsError("no rated games between two entrants yet")
+    if anchor is not None:
+        groups.sort(key=lambda g: anchor not in g)
+    fits, boots = [], []
+    for group in groups:
+        members = set(group)
+        own_pairs = pairs if len(groups) == 1 else \
+            {p: games for p, games in pairs.items() if games[0].entrants[0] in members}
+        own = anchor if anchor in members else None
+        fits.append(fit_individual(own_pairs, anchor=own, anchor_elo=anchor_elo, prior=prior))
+        boots.append(bootstrap_individual(own_pairs, anchor=own, anchor_elo=anchor_elo,
+                                          prior=prior, replicates=bootstrap, seed=seed)
+                     if bootstrap else None)
+    rated_list = [g for games in pairs.values() for g in games]
+    order = {id(g): k for k, g in enumerate(results)}
+    rated_list.sort(key=lambda g: order[id(g)])
+    stats = _mixed_stats(results, rated_list)
+    rated = [e for f in fits for e in fit_order(f)]
+    listed = tuple(rated) + tuple(sorted((set(entrants) | set(stats)) - set(rated)))
+    main = groups[0]
+    main_pairs = pairs if len(groups) == 1 else \
+        {p: games for p, games in pairs.items() if games[0].entrants[0] in set(main)}
+    standings = Standings(
+        tuple(fits), stats, _mixed_head_to_head(rated_list), (),
+        _mixed_incremental(rated_list, k_factor, anchor, anchor_elo), tuple(boots), listed,
+        (), anchor, k_factor, individual=True,
+        synergy=synergies(main_pairs, fits[0], prior=prior))
+    return dataclasses.replace(
+        standings, notes=tuple(_notes(standings, anchor, known=set(entrants) | set(stats))))
+
+
+def _mixed_groups(pairs: Mapping[str, Sequence[TeamResult]]) -> list[list[str]]:
+    """Entrants connected by rated games (in a game together), largest group first."""
+    keys = sorted({e for games in pairs.values() for g in games for e in g.entrants})
+    index = {e: k for k, e in enumerate(keys)}
+    edges = {(index[a], index[b]) for games in pairs.values()
+             for a in games[0].entrants for b in games[0].entrants if a < b}
+    return [[keys[k] for k in group] for group in connected_groups(len(keys), edges)]
+
+
+def _mixed_stats(results: Sequence[TeamResult],
+                 rated_list: Sequence[TeamResult]) -> dict[str, EntrantStats]:
+    """EntrantStats from each entrant's side: its team's wins and margin; a forfeit counted
+    for the entrant whose seat caused it, not for its partner."""
+    rated = {id(g) for g in rated_list}
+    harness = {g.pair_id for g in results if g.harness_fault}
+    rows: dict[str, list[float]] = {}
+    forfeits: dict[str, dict[ForfeitKind, int]] = {}
+    for g in results:
+        for team, side in enumerate(g.teams):
+            for e in set(side):
+                row = rows.get(e)
+                if row is None:
+                    row = rows[e] = [0, 0, 0.0, 0, 0, 0]
+                    forfeits[e] = {k: 0 for k in ForfeitKind}
+                if id(g) not in rated:
+                    row[3] += 1
+                    row[5] += g.pair_id in harness
+                    continue
+                row[0] += 1
+                row[1] += g.rated_winner == team
+                if g.forfeit is None:
+                    row[2] += g.scores[team] - g.scores[1 - team]
+                    row[4] += 1
+                elif g.forfeit[0] == team and g.offender in (None, e):
+                    forfeits[e][ForfeitKind(g.forfeit[1])] += 1
+    return {e: EntrantStats(int(r[0]), int(r[1]), r[2] / r[4] if r[4] else 0.0, forfeits[e],
+                            int(r[3]), int(r[5]))
+            for e, r in sorted(rows.items())}
+
+
+def _mixed_head_to_head(rated: Iterable[TeamResult]) -> dict[tuple[str, str], tuple[int, int]]:
+    """(a, b) -> (games a's team won against a team b was on, games it lost)."""
+    counts: dict[tuple[str, str], list[int]] = {}
+    for g in rated:
+        winner = g.rated_winner
+        for team, side in enumerate(g.teams):
+            for a in set(side):
+                for b in set(g.teams[1 - team]):
+                    row = counts.setdefault((a, b), [0, 0])
+                    row[0 if winner == team else 1] += 1
+    return {key: (w, lost) for key, (w, lost) in counts.items()}
+
+
+def _mixed_incremental(games: Iterable[TeamResult], k_factor: float, anchor: str | None,
+                       anchor_elo: float) -> dict[str, float]:
+    """K-factor Elo over teams in game order: a team's rating is the sum of its seats', and
+    each seat moves by half the team's change (order-dependent: for comparison only)."""
+    elo: dict[str, float] = {}
+    for g in games:
+        ratings = [sum(elo.setdefault(e, anchor_elo) for e in side) for side in g.teams]
+        expected = 1.0 / (1.0 + 10.0 ** ((ratings[1] - ratings[0]) / 400.0))
+        delta = k_factor * ((1.0 if g.rated_winner == 0 else 0.0) - expected) / 2.0
+        for team, sign in ((0, 1.0), (1, -1.0)):
+            for e in g.teams[team]:
+                elo[e] += sign * delta
+    shift = elo[anchor] - anchor_elo if anchor in elo else 0.0
+    return {e: r - shift for e, r in elo.items()}

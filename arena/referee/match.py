@@ -1,8 +1,9 @@
 """The referee: complete games between bot processes, from a spec to a record.
 
-A `Match` keeps the four bot processes of a matchup (two copies of each entrant) and the
-socket they connect to; it plays one game at a time (`Match.play`), seating each entrant's
-copies opposite each other, asking each decision of the rules engine of the seat concerned,
+A `Match` keeps the four bot processes of a matchup (two copies of each entrant, or with mixed
+partners one process for each of four entrants) and the socket they connect to; it plays one
+game at a time (`Match.play`), seating each entrant's copies opposite each other (or each
+entrant at the seat the spec gives it), asking each decision of the rules engine of the seat concerned,
 checking every reply, and recording everything. Processes that said `multi_game` at hello
 are reused for the next game; the others, and any that crashed or misbehaved, are started
 anew. Whatever a bot does (crash, hang, garbage, lies) becomes a recorded `Fault` and a
@@ -113,20 +114,34 @@ class Guest:
 @dataclass(frozen=True)
 class GameSpec:
     """One game to referee. Team 0 (seats 0 and 2) is `entrants[0]`, team 1 `entrants[1]`,
-    but for the seat a `guest` plays, if any."""
+    but for the seat a `guest` plays, if any; with mixed partners, `partners` are the entrants
+    of seats 2 and 3."""
 
     game_id: str
     seed: int
     entrants: tuple[Entrant, Entrant]
+    """The entrants of seats 0 and 1 (each also of the seat opposite, without `partners`)."""
     target: int = 1000
     time: TimeControl = field(default_factory=TimeControl)
     guest: Guest | None = None
+    partners: tuple[Entrant, Entrant] | None = None
+    """Mixed partners: the entrants of seats 2 and 3, others than those of seats 0 and 1."""
+
+    def __post_init__(self) -> None:
+        if self.guest is not None and self.partners is not None:
+            raise ValueError("a guest plays only in a game of fixed partners")
+
+    def seat_entrants(self) -> tuple[Entrant, Entrant, Entrant, Entrant]:
+        """The entrant of each seat, 0 to 3 (a guest's seat still names its team's entrant)."""
+        a, b = self.entrants
+        c, d = self.partners or self.entrants
+        return (a, b, c, d)
 
     def entrant_at(self, seat: int) -> Entrant:
-        """Who plays `seat`: the guest at its seat, else the seat's team's entrant."""
+        """Who plays `seat`: the guest at its seat, else the seat's entrant."""
         guest = self.guest
         return guest.entrant if guest is not None and guest.seat == seat else \
-            self.entrants[seat & 1]
+            self.seat_entrants()[seat]
 
     def time_of(self, seat: int) -> TimeControl:
         """The time control of `seat`: the guest's own at its seat, else the game's."""
@@ -202,21 +217,30 @@ def _new_token() -> str:
 
 
 class Match:
-    """The bot processes of one matchup, playing consecutive games; a context manager."""
+    """The bot processes of one matchup, playing consecutive games; a context manager.
+
+    Two copies of `first` and of `second`; or, with `partners` (mixed partners: two more
+    entrants), one process for each of the four, which may play any seat."""
 
     def __init__(self, first: Entrant, second: Entrant, transport: str = "tcp",
-                 isolation: Isolation | None = None, guest: Guest | None = None) -> None:
+                 isolation: Isolation | None = None, guest: Guest | None = None,
+                 partners: tuple[Entrant, Entrant] | None = None) -> None:
         collector.settle()
         self.isolation = level = resolve("auto") if isolation is None else isolation
         self.guest = guest
         self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES, transport,
                                     classify=self._classify)
-        copies = [2, 2]
-        if guest is not None:  # it takes the place of one copy of its team's entrant
-            copies[guest.seat & 1] = 1
-        self.conns = [_Conn(e, f"{e.name}#{copy}", level)
-                      for e, n in zip((first, second), copies, strict=True)
-                      for copy in range(1, n + 1)]
+        if partners is not None:
+            if guest is not None:
+                raise ValueError("a guest plays only in a game of fixed partners")
+            self.conns = [_Conn(e, f"{e.name}#1", level) for e in (first, second, *partners)]
+        else:
+            copies = [2, 2]
+            if guest is not None:  # it takes the place of one copy of its team's entrant
+                copies[guest.seat & 1] = 1
+            self.conns = [_Conn(e, f"{e.name}#{copy}", level)
+                          for e, n in zip((first, second), copies, strict=True)
+                          for copy in range(1, n + 1)]
         if guest is not None:
             self.conns.append(_Conn(guest.entrant, f"{guest.entrant.name}@{guest.seat}",
                                     Isolation.NONE, guest=True))
@@ -249,9 +273,12 @@ class Match:
 
     def seat_conns(self, spec: GameSpec) -> list[_Conn]:
         """The connection taking each seat: each entrant's two copies sit opposite (the
-        guest, if any, in place of one)."""
+        guest, if any, in place of one; with mixed partners, each entrant's process takes
+        that entrant's seat)."""
         if spec.guest != self.guest:
             raise ValueError(f"game {spec.game_id} does not have this match's guest")
+        if spec.partners is not None:
+            return self._mixed_seats(spec)
         guest = spec.guest
         room = [2, 2]
         if guest is not None:
@@ -270,6 +297,14 @@ class Match:
         copies = [iter(pools[0]), iter(pools[1])]
         return [self.conns[-1] if seat == guest.seat else next(copies[seat & 1])
                 for seat in range(4)]
+
+    def _mixed_seats(self, spec: GameSpec) -> list[_Conn]:
+        """With mixed partners: the process of each seat's entrant."""
+        by_entrant = {conn.entrant: conn for conn in self.conns}
+        seats = [by_entrant.get(entrant) for entrant in spec.seat_entrants()]
+        if len(by_entrant) != 4 or None in seats or len(set(map(id, seats))) != 4:
+            raise ValueError(f"game {spec.game_id} is not between this match's entrants")
+        return seats  # type: ignore[return-value]  # no None: checked
 
     def start(self, conn: _Conn, seat: int) -> None:
         """Start a seat's process, confined at the match's isolation level (a sandboxed one
@@ -385,7 +420,9 @@ class _GameRun:
         self.game = Game(spec.seed, spec.target)
         self.record = GameRecord(spec.game_id, spec.seed, spec.target,
                                  (spec.entrants[0].info(), spec.entrants[1].info()),
-                                 isolation=match.isolation.value, guest=_guest_info(spec.guest))
+                                 isolation=match.isolation.value, guest=_guest_info(spec.guest),
+                                 seats=None if spec.partners is None else
+                                 tuple(e.info() for e in spec.seat_entrants()))
         self.events = packing.EventFeed(self.game)  # each event converted once, for all seats
         self.pending: _Pending | None = None
         self.playing = False  # the welcomes are sent
@@ -509,7 +546,7 @@ class _GameRun:
 
     def _welcome(self) -> None:
         spec = self.spec
-        names = [spec.entrant_at(s).name for s in range(4)]
+        names = [spec.entrant_at(s).name for s in range(4)]  # mixed partners: the partner's
         for seat, conn in enumerate(self.seats):
             seed = wire.seat_seed(spec.seed, spec.game_id, seat) if conn.seeded else None
             limits = spec.time_of(seat)
@@ -857,7 +894,8 @@ def run_game(spec: GameSpec, transport: str = "tcp",
              isolation: Isolation | None = None) -> GameRecord:
     """Referee one game with fresh processes (sandboxed where the machine allows, unless
     `isolation` says otherwise; a guest's seat never is); the record says how it ended."""
-    with Match(spec.entrants[0], spec.entrants[1], transport, isolation, spec.guest) as match:
+    with Match(spec.entrants[0], spec.entrants[1], transport, isolation, spec.guest,
+               spec.partners) as match:
         return match.play(spec)
 
 

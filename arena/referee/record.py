@@ -1,7 +1,8 @@
 """Game records: everything one refereed game produced, as JSON, and re-simulated exactly.
 
-A record holds the seed, the entrants and their versions (and the seat a guest played, if one
-did: `arena play human`), every decision (seat, request id,
+A record holds the seed, the entrants and their versions (with mixed partners, each seat's
+in `seats`; and the seat a guest played, if one did: `arena play human`), every decision
+(seat, request id,
 kind, the action in wire form, latency; `"auto": true` on a pass the referee made for an
 `auto_pass` seat that had nothing else to do), every event in wire form with who could see it,
 the scores per round, how the game ended, and the isolation its bot processes ran under.
@@ -79,7 +80,7 @@ class Fault:
 
 @dataclass(frozen=True)
 class EntrantInfo:
-    """One team's entrant as the record names it."""
+    """One team's (or, with mixed partners, one seat's) entrant as the record names it."""
 
     name: str
     version: str
@@ -104,7 +105,7 @@ class GameRecord:
     game_id: str
     seed: int
     target: int
-    entrants: tuple[EntrantInfo, EntrantInfo]  # team 0's, team 1's
+    entrants: tuple[EntrantInfo, EntrantInfo]  # team 0's, team 1's (mixed: seats 0 and 1)
     decisions: list[dict[str, Any]] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     round_scores: list[tuple[int, int]] = field(default_factory=list)
@@ -120,15 +121,26 @@ class GameRecord:
     """How the bot processes were isolated: "sandbox" or "none" (arena.sandbox.Isolation)."""
     guest: GuestInfo | None = None
     """The seat played by a guest, if one was (always unsandboxed); None in a tournament."""
+    seats: tuple[EntrantInfo, ...] | None = None
+    """With mixed partners, the entrant of each seat, 0 to 3 (partners are then different
+    entrants); None (and absent from the file): each team is one entrant's two copies."""
+
+    def seat_entrants(self) -> tuple[EntrantInfo, ...]:
+        """The entrant of each seat, 0 to 3."""
+        if self.seats is not None:
+            return self.seats
+        return (self.entrants[0], self.entrants[1], self.entrants[0], self.entrants[1])
 
     def seat_name(self, seat: int) -> str:
-        """Who played `seat`: the guest at its seat, else its team's entrant."""
+        """Who played `seat`: the guest at its seat, else that seat's entrant."""
         guest = self.guest
         return guest.name if guest is not None and guest.seat == seat else \
-            self.entrants[seat & 1].name
+            self.seat_entrants()[seat].name
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        if self.seats is None:
+            del data["seats"]  # a record of fixed partners is as it always was
         data["format"] = RECORD_FORMAT
         data["termination"] = self.termination.value
         if self.fault is not None:
@@ -142,6 +154,8 @@ class GameRecord:
         data = dict(data)
         data.pop("format")
         data["entrants"] = tuple(EntrantInfo(**e) for e in data["entrants"])
+        if data.get("seats") is not None:
+            data["seats"] = tuple(EntrantInfo(**e) for e in data["seats"])
         data["termination"] = Termination(data["termination"])
         data["round_scores"] = [tuple(s) for s in data["round_scores"]]
         data["scores"] = tuple(data["scores"])

@@ -1,7 +1,8 @@
 """The tournament: config -> schedule -> games played by workers -> store, resumable.
 
 It owns tournament configs (`config.py`), the round robin of duplicate pairs (`schedule.py`),
-the worker processes that play them (`workers.py`) or the Dask cluster that does
+with mixed partners the movement of foursomes that its cycles play (`movement.py`), the worker
+processes that play them (`workers.py`) or the Dask cluster that does
 (`cluster.py`: the only importer of Dask, the cluster extra), the SQLite store and its game
 writer (`store.py`), record files, written, read and linked to their stored games
 (`records.py`), the run lock that keeps one run per store (`lock.py`), progress lines

@@ -6,7 +6,7 @@ files. Only the executor differs: instead of local worker processes (`workers.ru
 Dask tasks play the games, and each task returns plain data (rows and record bytes) that the
 coordinator stores as it arrives, through the same path as a local run (`runner.play_games`).
 
-- A task plays a batch of pairs of one matchup (up to `PAIRS_PER_TASK`, as the local
+- A task plays a batch of pairs of one lineup (a matchup or a foursome; up to `PAIRS_PER_TASK`, as the local
   dispatcher's batches) with `workers.PairPlayer`, the local workers' own code, in a referee
   process of its own on the worker: the first games of its pairs with one set of bot
   processes, the second games with a fresh set, so no bot process plays both games of a
@@ -23,7 +23,7 @@ coordinator stores as it arrives, through the same path as a local run (`runner.
   the run asks for, resolved on the worker, under the run's build limits).
   Before the first game, every worker builds every entrant: one that fails anywhere is
   reported as an entrant that cannot be built (`Unbuildable`, its reason naming the host).
-- What a task holds: its games (each with its own seed), the two entrants' manifests and
+- What a task holds: its games (each with its own seed), its entrants' manifests and
   versions, the time control and limits. Never the tournament's deal secret.
 - CPU placement on a worker follows the local rule (`placement.pinned`): a task claims a free
   CPU of its host for its games, or runs unpinned if none is free.
@@ -207,12 +207,13 @@ def ensure_built(key: str, entrant: Entrant, bundle: bytes, policy: IntakePolicy
 
 @dataclass(frozen=True)
 class Task:
-    """A unit of work: pairs of one matchup, played whole in one place, as plain data. It
-    names each game's seed, never the tournament's deal secret."""
+    """A unit of work: pairs of one lineup (a matchup, or a foursome of mixed partners),
+    played whole in one place, as plain data. It names each game's seed, never the
+    tournament's deal secret."""
 
     pairs: tuple[tuple[ScheduledGame, ...], ...]
     entrants: tuple[tuple[str, Entrant], ...]
-    """The matchup's two entrants by key (their folders are the coordinator's)."""
+    """The lineup's entrants by key (their folders are the coordinator's)."""
     target: int
     time: TimeControl
     isolation: str
@@ -246,6 +247,8 @@ class _Collector(PairPlayer):
     def deliver(self, game: ScheduledGame, record: GameRecord) -> None:
         team0, team1 = (self.shipped[k].info() for k in game.teams)
         record.entrants = (team0, team1)
+        if record.seats is not None:
+            record.seats = tuple(self.shipped[k].info() for k in game.seat_keys)
         self.games.append((GameRow.from_record(game, record, ""), record_bytes(record)))
 
 
@@ -414,7 +417,7 @@ class Cluster:
             batch: Batch = dispatcher.next(0)
             if not batch:
                 return
-            task = Task(tuple(batch), tuple((k, entrants[k]) for k in batch[0][0].matchup),
+            task = Task(tuple(batch), tuple((k, entrants[k]) for k in batch[0][0].keys),
                         setup.target, setup.time, self.isolation, setup.transport,
                         setup.pin_cpus)
             future = self.client.submit(play_task, task, self.bundles, self.policy, pure=False,

@@ -8,6 +8,13 @@ entrants = [                  # bot folders, relative to this file; one line per
     "../bots/heuristic",
 ]
 games_per_matchup = 20        # even: games come in duplicate pairs
+# partners = "mixed"          # optional; "fixed" (default): each entrant partners a copy of
+                              # itself, a round robin of matchups. "mixed": four different
+                              # entrants a game, every entrant partnering every other (the
+                              # movement of arena.tournament.movement; needs 4 entrants or
+                              # more, and `cycles` instead of games_per_matchup)
+# cycles = 4                  # with partners = "mixed": times the movement is played, each
+                              # foursome one duplicate pair per cycle (default 4)
 target = 1000                 # score that ends a game
 # seed = 1                    # optional; fixes the deals (reproducible, but public: anyone who
                               # knows it can compute every hand). Default: secret deals, from
@@ -92,7 +99,9 @@ from arena.sandbox import (
 
 _TOURNAMENT_KEYS = {"name", "entrants", "games_per_matchup", "target", "seed", "concurrency",
                     "pin_cpus", "storage", "records", "skip_unbuildable", "isolation",
-                    "cluster"}
+                    "cluster", "partners", "cycles"}
+PARTNERS = ("fixed", "mixed")
+"""Who partners whom: each entrant a copy of itself, or every entrant every other."""
 _TIME_KEYS = ("hello", "decision", "bank", "grace")
 _RATINGS_KEYS = {"anchor", "anchor_elo", "prior"}
 _MAX_SEED = 2**63 - 1
@@ -146,6 +155,15 @@ class TournamentConfig:
     """The limits of every bot's build ([build])."""
     build_network: bool = False
     """Whether a bot whose build asks for the network gets it ([build] network)."""
+    partners: str = "fixed"
+    """'fixed': each entrant partners a copy of itself (a round robin of matchups); 'mixed':
+    every game seats four different entrants (`arena.tournament.movement`)."""
+    cycles: int = 4
+    """With mixed partners: how many times the movement is played."""
+
+    @property
+    def mixed(self) -> bool:
+        return self.partners == "mixed"
 
     @property
     def pairs_per_matchup(self) -> int:
@@ -218,6 +236,7 @@ def load_config(path: str | Path, bots: bool = True) -> TournamentConfig:
     entrants = _entrants(path, section) if bots else ()
     for manifest in entrants:
         check_outside(path, manifest, storage, records)
+    partners, cycles = _partners(path, section)
     intake, intake_folder = _intake(path, data)
     build, build_network = _build(path, data)
     return TournamentConfig(path, name, entrants, games, target, seed,
@@ -226,7 +245,33 @@ def load_config(path: str | Path, bots: bool = True) -> TournamentConfig:
                             limits_from(path, data.get("limits", {}), "limits"), pin_cpus,
                             skip_unbuildable=skip, isolation=isolation, cluster=cluster,
                             intake=intake, intake_folder=intake_folder, build=build,
-                            build_network=build_network)
+                            build_network=build_network, partners=partners, cycles=cycles)
+
+
+def _partners(path: Path, section: dict[str, Any]) -> tuple[str, int]:
+    """tournament.partners and, for mixed partners, tournament.cycles (each key only where it
+    means something)."""
+    partners = _get(path, section, "tournament.partners", str, "fixed")
+    if partners not in PARTNERS:
+        raise ConfigError(f"{path}: key 'tournament.partners': must be one of "
+                          f"{', '.join(map(repr, PARTNERS))}, not {partners!r}")
+    if partners == "fixed":
+        if "cycles" in section:
+            raise ConfigError(f"{path}: key 'tournament.cycles': only for partners = "
+                              "\"mixed\" (fixed partners play games_per_matchup)")
+        return partners, 4
+    if "games_per_matchup" in section:
+        raise ConfigError(f"{path}: key 'tournament.games_per_matchup': with partners = "
+                          "\"mixed\" there are no matchups; say how many times the movement "
+                          "is played with `cycles`")
+    cycles = _get(path, section, "tournament.cycles", int, 4)
+    if cycles < 1:
+        raise ConfigError(f"{path}: key 'tournament.cycles': must be at least 1, not {cycles}")
+    if len(section.get("entrants", [])) < 4:
+        raise ConfigError(f"{path}: key 'tournament.entrants': mixed partners need at least "
+                          f"four entrants (a game seats four different ones), not "
+                          f"{len(section['entrants'])}")
+    return partners, cycles
 
 
 def _intake(path: Path, data: dict[str, Any]) -> tuple[IntakeLimits, Path | None]:

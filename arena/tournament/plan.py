@@ -28,6 +28,7 @@ import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
+from arena.errors import ConfigError
 from arena.intake import IntakeRefused, folder_version
 from arena.ratings.fit import GameResult
 from arena.ratings.planning import (
@@ -335,7 +336,12 @@ def plan_tournament(config: TournamentConfig, workers: int | None = None,
                     cluster: str | None = None) -> TournamentPlan:
     """The plan of `config` as it stands: its bot folders now and its store (read-only; a
     config without a store gets a plan of a fresh tournament, and still no store).
-    ConfigError if a submitted folder is gone or two folders share a name (as for a run)."""
+    ConfigError if a submitted folder is gone or two folders share a name (as for a run), or
+    for mixed partners, which a plan does not cover (its intervals are those of matchups)."""
+    if config.mixed:
+        raise ConfigError(f"{config.path}: key 'tournament.partners': --plan covers "
+                          "tournaments of fixed partners; with mixed partners each cycle plays "
+                          "the movement the run's first line describes")
     if not config.storage.is_file():
         sources = _sources([(m, "config") for m in config.entrants])
         return build_plan(config, sources, StoreRows(), workers, cluster=cluster)

@@ -30,14 +30,23 @@ from arena.errors import ArenaError, ConfigError
 from arena.intake import IntakeFailed, Unbuildable, take_bot
 from arena.ratings.fit import GameResult, RatingsError, ranking_of
 from arena.ratings.fit import rate as rate_points
+from arena.ratings.individual import rate_individual, rated_team_pairs
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import Entrant
 from arena.sandbox import Isolation, describe
 from arena.sandbox import resolve as resolve_isolation
 from arena.tournament.config import TournamentConfig, check_outside
 from arena.tournament.lock import run_lock
+from arena.tournament.movement import movement
 from arena.tournament.records import sweep_pending
-from arena.tournament.schedule import Deals, ScheduledGame, entrant_key, missing, round_robin
+from arena.tournament.schedule import (
+    Deals,
+    ScheduledGame,
+    entrant_key,
+    missing,
+    mixed_schedule,
+    round_robin,
+)
 from arena.tournament.store import EntrantRow, GameRow, GameWriter, Store
 from arena.tournament.workers import Finished, Setup, WorkerError, ignore_sigint, run_games
 
@@ -128,6 +137,7 @@ def open_store(config: TournamentConfig, create: bool = True) -> Store:
     store = Store(config.storage, create=create)
     try:
         _bind_deals(config, store)
+        _bind_partners(config, store)
         store.bind(config.path, {"target": str(config.target)},
                    {"name": config.name, "config": str(config.path),
                     "anchor": config.ratings.anchor or "",
@@ -154,6 +164,19 @@ def _bind_deals(config: TournamentConfig, store: Store) -> None:
                           f"{words.get(wanted, wanted.replace(' ', ' = '))}; its games would "
                           f"not match ({fix}, or use a new storage path)")
     store.set_meta({"deals": wanted})
+
+
+def _bind_partners(config: TournamentConfig, store: Store) -> None:
+    """A store holds one kind of tournament, fixed or mixed partners, for its whole life
+    (ConfigError naming 'tournament.partners' if the config says otherwise; a store of an
+    older arena holds fixed partners)."""
+    stored = store.meta("partners") or ("fixed" if store.game_count() else None)
+    if stored is not None and stored != config.partners:
+        raise ConfigError(f"{config.path}: key 'tournament.partners': the tournament in "
+                          f"{store.path} was played with {stored} partners, not "
+                          f"{config.partners}; its games would not mix (use a new storage "
+                          "path)")
+    store.set_meta({"partners": config.partners})
 
 
 def stored_deals(store: Store) -> str | None:
@@ -325,6 +348,10 @@ def resolve_entrant(store: Store, name: str) -> str:
 
 def scheduled_games(config: TournamentConfig, store: Store,
                     keys: Iterable[str]) -> list[ScheduledGame]:
+    """The schedule of the config's format: the round robin of matchups, or with mixed
+    partners the cycles of the movement (`mixed_schedule`)."""
+    if config.mixed:
+        return mixed_schedule(keys, config.cycles, deals_of(config, store))
     return round_robin(keys, config.pairs_per_matchup, deals_of(config, store))
 
 
@@ -422,10 +449,16 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
         store.set_meta({"left_out": json.dumps([[f.name, f.reason]
                                                 for f in left_out]),
                         "isolation": json.dumps(sorted({*isolations(store), *levels}))})
-        if len(entrants) < 2:
-            raise ConfigError(f"{config.path}: key 'tournament.entrants': a tournament needs "
-                              f"at least two entrants, it has {len(entrants)}"
+        least = 4 if config.mixed else 2
+        if len(entrants) < least:
+            raise ConfigError(f"{config.path}: key 'tournament.entrants': a tournament "
+                              + ("with mixed partners " if config.mixed else "")
+                              + f"needs at least {least} entrants, it has {len(entrants)}"
                               + (" that can be built" if left_out else ""))
+        if config.mixed:
+            plan = movement(entrants)
+            store.set_meta({"movement": plan.describe()})
+            listener.note(plan.describe())
         seeds = deals_of(config, store)
         if seeds.public:
             listener.note(f"deals: {seeds.describe()}")
@@ -434,7 +467,8 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
         before = store.game_count()
         if not todo:  # nothing left to play: no standings to fit for a progress line
             return RunSummary(0, 0, before, 0.0, 0, tuple(left_out))
-        live = LiveStandings(store, list(entrants), labels(store), config.ratings.anchor)
+        live = LiveStandings(store, list(entrants), labels(store), config.ratings.anchor,
+                             mixed=config.mixed)
         listener.started(len(todo), live.line())
         start = time.monotonic()
 
@@ -481,17 +515,19 @@ class LiveStandings:
     the store has committed, through a read-only connection of its own: storing and handing
     out pairs go on meanwhile. A fit that takes long is done less often (at most a sixth of
     the time), so that a large league's fits do not take the coordinator's CPU. The line
-    ranks by ratings without intervals (`rate`, which takes the results and the anchor key);
-    `close` stops the thread (a fit under way is dropped).
+    ranks by ratings without intervals (`rate`, which takes the results and the anchor key;
+    with `mixed`, individual ratings of `Store.team_results`); `close` stops the thread (a
+    fit under way is dropped).
     """
 
     def __init__(self, store: Store, keys: list[str], names: dict[str, tuple[str, str]],
                  anchor: str | None, every: float = 2.0, shown: int = 5,
                  rate: Callable[[list[GameResult], str | None], Mapping[str, float]]
-                 | None = None) -> None:
+                 | None = None, mixed: bool = False) -> None:
         self.path, self.keys, self.names = store.path, keys, names
         self.anchor = next((k for k in keys if anchor in (k, names.get(k, ("",))[0])), None)
         self.every, self.shown = every, shown
+        self.mixed = mixed
         self.rate = rate or (lambda results, key: rate_points(results, anchor=key))
         self.text = ""
         self._wanted = threading.Event()
@@ -526,8 +562,13 @@ class LiveStandings:
                 pause = max(self.every, 5.0 * (time.monotonic() - last))
 
     def _compute(self, store: Store) -> str:
+        elo: Mapping[str, float]
         try:
-            elo = self.rate(store.results(self.keys), self.anchor)
+            if self.mixed:
+                elo = rate_individual(rated_team_pairs(store.team_results(self.keys)),
+                                      anchor=self.anchor)
+            else:
+                elo = self.rate(store.results(self.keys), self.anchor)
         except RatingsError:
             return ""
         return "  ".join(f"{self.names.get(k, (k,))[0]} {elo[k]:+.0f}"

@@ -1,10 +1,17 @@
 """The schedule: matchups, duplicate pairs and their seeds, deterministic from the config.
 
-Every two entrants form a matchup; each matchup plays `pairs` duplicate pairs. Pair `k` of
-every matchup has the same seed (`Deals.pair_seed(k)`), so every matchup sees the same
-deals, and an entrant added later plays the deals the others played. In game 0 of a pair the
-matchup's first entrant (in key order) is team 0; in game 1 the entrants swap seats, on the
-same deals. Entrant keys are "name@version" (see `entrant_key`).
+Fixed partners (the default): every two entrants form a matchup, each entrant partnering a
+copy of itself; each matchup plays `pairs` duplicate pairs. Pair `k` of every matchup has the
+same seed (`Deals.pair_seed(k)`), so every matchup sees the same deals, and an entrant added
+later plays the deals the others played. In game 0 of a pair the matchup's first entrant (in
+key order) is team 0; in game 1 the entrants swap seats, on the same deals.
+
+Mixed partners: the games are the foursomes of the movement (`arena.tournament.movement`),
+each cycle once (or as often as the movement says; each cycle relabels the entrants), pair
+`k` of a foursome on the seed of pair `k`, so that every foursome of a cycle plays its deals: in game 0 the first partnership is team 0 (its first entrant at seat 0,
+its second at seat 2), in game 1 the partnerships swap seats. A game's `matchup` is then the
+entrants of seats 0 and 1 in game 0, and `partners` their partners. Entrant keys are
+"name@version" (see `entrant_key`).
 
 Seeds come from the tournament's secret (`Deals.secret`: 256 random bits made with its store,
 kept only there), so nothing a bot sees (the game id holds the pair index, the code is
@@ -21,6 +28,8 @@ import itertools
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from arena.tournament.movement import cycle_movement
 
 SECRET_BYTES = 32
 """A tournament secret's size: 256 random bits."""
@@ -85,20 +94,38 @@ def new_secret() -> bytes:
     return secrets.token_bytes(SECRET_BYTES)
 
 
+Lineup = tuple[tuple[str, str], tuple[str, str] | None]
+"""Who plays a pair whatever the seating: its matchup and, with mixed partners, their partners
+(`ScheduledGame.lineup`)."""
+
+
 @dataclass(frozen=True)
 class ScheduledGame:
     """One game of the schedule: which pair, which seating, which seed."""
 
     matchup: tuple[str, str]
-    """The two entrant keys, in key order."""
+    """The two entrant keys, in key order; with mixed partners, the entrants of seats 0 and 1
+    in game 0 of the pair."""
     pair_index: int
     game_index: int
-    """0: matchup[0] is team 0; 1: the entrants swap seats."""
+    """0: matchup[0] is team 0; 1: the teams swap seats."""
     seed: int
+    partners: tuple[str, str] | None = None
+    """With mixed partners, the partners of matchup[0] and matchup[1] (seats 2 and 3 in game 0
+    of the pair); None: each entrant partners a copy of itself."""
+
+    @property
+    def sides(self) -> tuple[str, str]:
+        """How each side of the pair is written in ids: an entrant key, or with mixed
+        partners two keys joined by '+' (no bot name holds a '+')."""
+        if self.partners is None:
+            return self.matchup
+        return (f"{self.matchup[0]}+{self.partners[0]}", f"{self.matchup[1]}+{self.partners[1]}")
 
     @property
     def pair_id(self) -> str:
-        return f"{self.matchup[0]}~{self.matchup[1]}#{self.pair_index}"
+        first, second = self.sides
+        return f"{first}~{second}#{self.pair_index}"
 
     @property
     def game_id(self) -> str:
@@ -106,14 +133,35 @@ class ScheduledGame:
 
     @property
     def teams(self) -> tuple[str, str]:
-        """Entrant keys of team 0 and team 1."""
+        """Entrant keys of seats 0 and 1: of team 0 and team 1 (with mixed partners, of
+        their first seats; `seat_keys` names all four)."""
         a, b = self.matchup
         return (a, b) if self.game_index == 0 else (b, a)
 
     @property
+    def seat_keys(self) -> tuple[str, str, str, str]:
+        """The entrant key of each seat, 0 to 3."""
+        a, b = self.matchup
+        c, d = self.partners or self.matchup
+        return (a, b, c, d) if self.game_index == 0 else (b, a, d, c)
+
+    @property
+    def lineup(self) -> Lineup:
+        """Who plays the pair, whatever the seating: the unit a worker's bot processes serve."""
+        return self.matchup, self.partners
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The different entrants playing, matchup first."""
+        return self.matchup + (self.partners or ())
+
+    @property
     def record_name(self) -> str:
-        """The record file's path below the records folder."""
-        return f"{self.matchup[0]}~{self.matchup[1]}/{self.pair_index:05d}-{self.game_index}"
+        """The record file's path below the records folder (with mixed partners a folder per
+        side, each name at most 2 * 81 + 1 characters)."""
+        first, second = self.sides
+        folder = f"{first}~{second}" if self.partners is None else f"{first}/{second}"
+        return f"{folder}/{self.pair_index:05d}-{self.game_index}"
 
 
 def matchups(keys: Iterable[str]) -> list[tuple[str, str]]:
@@ -144,6 +192,26 @@ def round_robin(keys: Iterable[str], pairs: int, deals: Deals | int,
     return games
 
 
+def mixed_schedule(keys: Iterable[str], cycles: int, deals: Deals | int,
+                   first_cycle: int = 0) -> list[ScheduledGame]:
+    """Every game of `cycles` cycles of the movement of `keys` (`cycle_movement`: relabelled
+    each cycle), cycle by cycle (each foursome's pair in cycle k is its pair k, or pairs
+    k*t .. k*t + t - 1 for a foursome the movement holds t times), so that the standings fill
+    evenly; pair k of every foursome is dealt `deals.pair_seed(k)` (an int `deals` is a fixed
+    base seed). ValueError with fewer than four entrants."""
+    deals = _deals(deals)
+    keys = list(keys)
+    games: list[ScheduledGame] = []
+    for cycle in range(first_cycle, cycles):
+        plan = cycle_movement(keys, cycle)
+        for (first, second), times in zip(plan.foursomes, plan.times, strict=True):
+            for index in range(cycle * times, (cycle + 1) * times):
+                seed = deals.pair_seed(index)
+                games += (ScheduledGame((first[0], second[0]), index, g, seed,
+                                        (first[1], second[1])) for g in (0, 1))
+    return games
+
+
 def _deals(deals: Deals | int) -> Deals:
     return deals if isinstance(deals, Deals) else Deals.fixed(deals)
 
@@ -155,18 +223,18 @@ def missing(games: Iterable[ScheduledGame], done: set[str]) -> list[ScheduledGam
 
 def pairs_of(games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, ...]]:
     """Games grouped by pair, in order of each pair's first game."""
-    pairs: dict[tuple[tuple[str, str], int], list[ScheduledGame]] = {}
+    pairs: dict[tuple[object, int], list[ScheduledGame]] = {}
     for game in games:  # keyed as the pair id is made, without making it
-        pairs.setdefault((game.matchup, game.pair_index), []).append(game)
+        pairs.setdefault((game.lineup, game.pair_index), []).append(game)
     return [tuple(p) for p in pairs.values()]
 
 
 class Dispatcher:
     """Hands out batches of pairs to workers on request, in schedule order, each batch of one
-    matchup, with matchup affinity.
+    lineup (a matchup, or with mixed partners a foursome), with lineup affinity.
 
-    A worker that has just played a matchup gets more of its pairs while any are left (so
-    that its bot processes are reused); otherwise it gets the matchup of the first pair not
+    A worker that has just played a lineup gets more of its pairs while any are left (so
+    that its bot processes are reused); otherwise it gets the lineup of the first pair not
     handed out yet. A batch is at most `max_batch` pairs, and smaller when few are left, so
     that the last pairs spread over all `workers`. Every pair is handed out exactly once.
     """
@@ -178,22 +246,22 @@ class Dispatcher:
         self.left = len(self.pairs)
         self.workers = max(1, workers)
         self.max_batch = max_batch
-        self.current: dict[int, tuple[str, str]] = {}  # worker: its last matchup
+        self.current: dict[int, Lineup] = {}  # worker: its last lineup
         self._order = collections.deque(range(len(self.pairs)))  # not given, lazily
-        self._by_matchup: dict[tuple[str, str], collections.deque[int]] = {}
+        self._by_lineup: dict[Lineup, collections.deque[int]] = {}
         for k, pair in enumerate(self.pairs):
-            self._by_matchup.setdefault(pair[0].matchup, collections.deque()).append(k)
+            self._by_lineup.setdefault(pair[0].lineup, collections.deque()).append(k)
 
     def next(self, worker: int) -> list[tuple[ScheduledGame, ...]]:
         """The next batch for `worker` (each pair: its games still to play); [] when all
         pairs are handed out."""
         current = self.current.get(worker)
-        queue = self._by_matchup.get(current) if current is not None else None
+        queue = self._by_lineup.get(current) if current is not None else None
         if self._first(queue) is None:
             first = self._first(self._order)
             if first is None:
                 return []
-            queue = self._by_matchup[self.pairs[first][0].matchup]
+            queue = self._by_lineup[self.pairs[first][0].lineup]
         assert queue is not None  # (a pair not handed out is in it)
         size = max(1, min(self.max_batch, -(-self.left // self.workers)))
         batch: list[tuple[ScheduledGame, ...]] = []
@@ -202,7 +270,7 @@ class Dispatcher:
             self.given[pick] = True
             batch.append(self.pairs[pick])
         self.left -= len(batch)
-        self.current[worker] = batch[0][0].matchup
+        self.current[worker] = batch[0][0].lineup
         return batch
 
     def _first(self, queue: collections.deque[int] | None) -> int | None:

@@ -60,7 +60,12 @@ def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float,
     first batch and after each game stored; `note` gets the lines of building entrants.
     ConfigError if a or b is unknown, the same, or (to play) not a current entrant; with
     `play`, StoreBusy if another run holds the store and ArenaError if a or b cannot be
-    built."""
+    built; ConfigError for a tournament of mixed partners (no two entrants play a matchup
+    there)."""
+    if config.mixed:
+        raise ConfigError(f"{config.path}: key 'tournament.partners': arena sprt tests two "
+                          "entrants that each partner a copy of themselves, and this tournament "
+                          "mixes partners; test them in a tournament of fixed partners")
     lock = run_lock(config.storage, f"arena sprt --play {config.path}") if play \
         else contextlib.nullcontext()
     with lock, open_store(config) as store:

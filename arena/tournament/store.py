@@ -16,10 +16,16 @@ and is not to be trusted.
 Tables (see `_SCHEMA`): `meta` (key/value: name, deals, target, ratings anchor, the deal
 secret...), `entrants` (key "name@version", folder, content hash, retired flag),
 `submissions` (bot folders added with `arena submit`), `games` (one row per finished game:
-pair, seats, seed, scores, rounds, termination, fault, link to its record), `failures` (per
-entrant and bot fault kind: how many games it forfeited so, or failed in a game voided
-because seats of both teams failed), `build_outputs` (unused since builds moved into intake's
-own copies of each bot; kept so that every store has the same tables).
+pair, seats, seed, scores, rounds, termination, fault, link to its record; `team0` and
+`team1` are the entrants of seats 0 and 1, and with mixed partners `partner0` and `partner1`
+those of seats 2 and 3, NULL when each team is one entrant), `failures` (per entrant and bot
+fault kind: how many games a seat of it forfeited so, or failed in a game voided because
+seats of both teams failed), `build_outputs` (unused since builds moved into intake's own
+copies of each bot; kept so that every store has the same tables).
+
+Schema 3 added `games.partner0` and `games.partner1` (mixed partners); a store of schema 1
+or 2 gains them, NULL in every existing row, when it is opened for writing, and reads as it
+did. Meta `partners` says which kind of tournament the store holds ("fixed" when absent).
 
 The store holds the tournament's deal secret (meta `deal_secret`, made with the store): it
 must stay where no bot can read it, as the sandbox keeps the tournament folder.
@@ -42,12 +48,13 @@ from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
 from arena.ratings.fit import GameResult
+from arena.ratings.individual import TeamResult
 from arena.referee.manifest import NAME_RULE, shown, valid_name
 from arena.referee.record import GameRecord, Termination
 from arena.tournament.records import RECORDS_CLEAN, pending_record, sync_files
 from arena.tournament.schedule import ScheduledGame, entrant_key, new_secret
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -88,6 +95,8 @@ CREATE TABLE IF NOT EXISTS games (
     seconds REAL NOT NULL,
     record TEXT NOT NULL,               -- the record file, relative to the store's folder
     finished_at TEXT NOT NULL,
+    partner0 TEXT REFERENCES entrants(key),  -- mixed partners: seat 2 (NULL: team0's copy)
+    partner1 TEXT REFERENCES entrants(key),  -- mixed partners: seat 3 (NULL: team1's copy)
     UNIQUE (pair_id, game_index)
 );
 CREATE INDEX IF NOT EXISTS games_by_team0 ON games (team0);
@@ -104,8 +113,13 @@ CREATE TABLE IF NOT EXISTS build_outputs (  -- unused (see the module docstring)
     PRIMARY KEY (folder, path)
 );
 """
-_RESULT_COLUMNS = ("seed", "team0", "team1", "score0", "score1", "winner", "rounds",
-                   "termination", "fault_seat", "fault_message")
+_RESULT_COLUMNS = ("seed", "team0", "team1", "partner0", "partner1", "score0", "score1",
+                   "winner", "rounds", "termination", "fault_seat", "fault_message")
+_GAME_COLUMNS = ("game_id", "pair_id", "pair_index", "game_index", "seed", "team0", "team1",
+                 "score0", "score1", "winner", "rounds", "termination", "fault_seat",
+                 "fault_team", "fault_message", "seconds", "record", "finished_at", "partner0",
+                 "partner1")
+_PARTNER_COLUMNS = ("partner0", "partner1")
 
 
 _VERSION = re.compile(r"[A-Za-z0-9]{1,64}")
@@ -156,35 +170,37 @@ class GameRow:
     seconds: float
     record: str
     """The record file, relative to the store's folder."""
-    team_faults: tuple[tuple[int, str], ...] = ()
-    """(team, bot fault kind) of each team whose seat failed: the forfeiting team, or both
-    teams of a game voided because seats of both failed together (empty: the forfeiting
-    team of `fault_seat` alone)."""
+    seat_faults: tuple[tuple[int, str], ...] = ()
+    """(seat, bot fault kind) of each seat that failed in a game voided because seats of both
+    teams failed together (empty: at most the seat `fault_seat`, which forfeited)."""
 
-    def failed_teams(self) -> tuple[tuple[int, str], ...]:
-        """(team, bot fault kind) of each team whose seat failed."""
-        if self.team_faults:
-            return self.team_faults
-        if self.termination.is_bot_fault and self.fault_seat is not None:
-            return ((self.fault_seat & 1, self.termination.value),)
-        return ()
+    def failed_entrants(self) -> dict[str, str]:
+        """Entrant key -> bot fault kind, for each entrant a seat of which failed (the first
+        kind of its seats, in seat order: two copies of one entrant count once)."""
+        seats = self.seat_faults
+        if not seats and self.termination.is_bot_fault and self.fault_seat is not None:
+            seats = ((self.fault_seat, self.termination.value),)
+        kinds: dict[str, str] = {}
+        for seat, kind in seats:
+            kinds.setdefault(self.game.seat_keys[seat], kind)
+        return kinds
 
     @classmethod
     def from_record(cls, game: ScheduledGame, record: GameRecord, path: str) -> GameRow:
         fault = record.fault
         return cls(game, record.scores, record.winner, record.rounds, record.termination,
                    fault.seat if fault else None, fault.message if fault else None,
-                   record.seconds, path, _team_faults(record))
+                   record.seconds, path, _seat_faults(record))
 
 
-def _team_faults(record: GameRecord) -> tuple[tuple[int, str], ...]:
-    """Each team's first fault kind in a game voided because seats of both teams failed."""
+def _seat_faults(record: GameRecord) -> tuple[tuple[int, str], ...]:
+    """Each failed seat's fault kind in a game voided because seats of both teams failed."""
     fault = record.fault
     if fault is None or fault.seat is not None or not record.termination.is_bot_fault:
         return ()
     kinds: dict[int, str] = {}  # both teams failed: each seat's fault is in the details
     for each in (fault.details or {}).get("faults", []):
-        kinds.setdefault(each["seat"] & 1, each["kind"])
+        kinds.setdefault(each["seat"], each["kind"])
     return tuple(sorted(kinds.items()))
 
 
@@ -198,7 +214,8 @@ class StoredGame:
     game_index: int
     seed: int
     teams: tuple[str, str]
-    """Entrant keys of team 0 (seats 0 and 2) and team 1."""
+    """Entrant keys of team 0 (seats 0 and 2) and team 1; with mixed partners, of seats 0
+    and 1 (`seats` names all four)."""
     scores: tuple[int, int]
     winner: int | None
     rounds: int
@@ -209,6 +226,26 @@ class StoredGame:
     record: str
     """The record file, relative to the store's folder (`Store.record_path`)."""
     finished_at: str
+    partners: tuple[str, str] | None = None
+    """With mixed partners, the entrant keys of seats 2 and 3; None: each team is one
+    entrant's two copies."""
+
+    @property
+    def seats(self) -> tuple[str, str, str, str]:
+        """The entrant key of each seat, 0 to 3."""
+        a, b = self.teams
+        c, d = self.partners or self.teams
+        return (a, b, c, d)
+
+    @property
+    def sides(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        """Each team's entrant keys (its seats, in order; the same key twice for copies)."""
+        a, b, c, d = self.seats
+        return (a, c), (b, d)
+
+    def team_of(self, key: str) -> int | None:
+        """The team `key` played on (None: it did not play)."""
+        return next((t for t, side in enumerate(self.sides) if key in side), None)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -242,6 +279,7 @@ class Store:
         if read_only:
             self.db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=30.0,
                                       isolation_level=None)
+            self._partners_sql = self._partner_columns()
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -249,12 +287,13 @@ class Store:
             # schema 1 lacked build_outputs and the deal secret: both are added here
             self.db.executescript(
                 f"BEGIN IMMEDIATE; {_SCHEMA} INSERT OR IGNORE INTO meta VALUES "
-                f"('schema_version', '{SCHEMA_VERSION}'); UPDATE meta SET value = "
-                f"'{SCHEMA_VERSION}' WHERE key = 'schema_version' AND value = '1'; "
+                f"('schema_version', '{SCHEMA_VERSION}'); "
                 f"INSERT OR IGNORE INTO meta VALUES ('deal_secret', '{new_secret().hex()}'); "
                 "COMMIT;")
+            self._upgrade()
         except sqlite3.DatabaseError as exc:
             raise ArenaError(f"{self.path}: not a usable tournament store: {exc}") from None
+        self._partners_sql = self._partner_columns()
         version = self.meta("schema_version")
         if version != str(SCHEMA_VERSION):
             raise ArenaError(f"{self.path}: store schema {version}, this arena reads "
@@ -262,6 +301,29 @@ class Store:
 
     def __enter__(self) -> Store:
         return self
+
+    def _upgrade(self) -> None:
+        """Bring a store of schema 1 or 2 to this schema in one transaction: the games' partner
+        columns (NULL in every existing row: its teams are copies) are added."""
+        with self.transaction() as db:
+            for column in _PARTNER_COLUMNS:
+                if column not in self._columns("games"):
+                    db.execute(f"ALTER TABLE games ADD COLUMN {column} TEXT "
+                               "REFERENCES entrants(key)")
+            db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version' AND "
+                       "value IN ('1', '2')", (str(SCHEMA_VERSION),))
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+
+    def _partner_columns(self) -> str:
+        """What to select for the partner columns: themselves, or NULLs in a store of an
+        older schema opened read-only (it has none, and every game of it has copies)."""
+        try:
+            present = set(_PARTNER_COLUMNS) <= self._columns("games")
+        except sqlite3.DatabaseError as exc:
+            raise ArenaError(f"{self.path}: not a usable tournament store: {exc}") from None
+        return ", ".join(_PARTNER_COLUMNS) if present else "NULL, NULL"
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
@@ -398,14 +460,14 @@ class Store:
         """Stored games as the ratings see them, in schedule order (pair index, then game id),
         so that even the order-dependent incremental Elo does not depend on when games
         finished or how often a run was interrupted; with `keys`, only games between those
-        entrants."""
+        entrants. Games with mixed partners are left out (see `team_results`)."""
         wanted = None if keys is None else set(keys)
         results = []
         for (pair_id, team0, team1, s0, s1, winner, termination,
-             fault_team) in self.db.execute(
-                "SELECT pair_id, team0, team1, score0, score1, winner, termination, fault_team "
-                "FROM games ORDER BY pair_index, game_id"):
-            if wanted is not None and not {team0, team1} <= wanted:
+             fault_team, partner0, _) in self.db.execute(
+                "SELECT pair_id, team0, team1, score0, score1, winner, termination, fault_team, "
+                f"{self._partners_sql} FROM games ORDER BY pair_index, game_id"):
+            if partner0 is not None or wanted is not None and not {team0, team1} <= wanted:
                 continue
             kind = Termination(termination)
             forfeit = (fault_team, kind.value) if kind.is_bot_fault and fault_team is not None \
@@ -414,14 +476,40 @@ class Store:
                                       kind is Termination.HARNESS_FAULT))
         return results
 
+    def team_results(self, keys: Iterable[str] | None = None) -> list[TeamResult]:
+        """Stored games as individual ratings see them (each team its two seats' entrants,
+        `arena.ratings.individual`), in schedule order; with `keys`, only games whose four
+        seats are all among those entrants."""
+        wanted = None if keys is None else set(keys)
+        results = []
+        for game in self.games():
+            if wanted is not None and not set(game.seats) <= wanted:
+                continue
+            kind = Termination(game.termination)
+            forfeit = None
+            if kind.is_bot_fault and game.fault_seat is not None:
+                forfeit = (game.fault_seat & 1, kind.value)
+            offender = None if game.fault_seat is None else game.seats[game.fault_seat]
+            results.append(TeamResult(game.pair_id, game.sides, game.scores, game.winner,
+                                      forfeit, kind is Termination.HARNESS_FAULT,
+                                      offender if forfeit else None))
+        return results
+
     def games(self) -> list[StoredGame]:
         """Every stored game with its record file, in schedule order (pair index, game id)."""
         rows = self.db.execute(
             "SELECT game_id, pair_id, pair_index, game_index, seed, team0, team1, score0, "
             "score1, winner, rounds, termination, fault_seat, fault_message, seconds, record, "
-            "finished_at FROM games ORDER BY pair_index, game_id").fetchall()
-        return [StoredGame(r[0], r[1], r[2], r[3], r[4], (r[5], r[6]), (r[7], r[8]), *r[9:])
-                for r in rows]
+            f"finished_at, {self._partners_sql} FROM games ORDER BY pair_index, game_id"
+            ).fetchall()
+        return [StoredGame(r[0], r[1], r[2], r[3], r[4], (r[5], r[6]), (r[7], r[8]), r[9],
+                           r[10], r[11], r[12], r[13], r[14], r[15], r[16],
+                           None if r[17] is None else (r[17], r[18])) for r in rows]
+
+    def partners(self) -> str:
+        """Which kind of tournament the store holds: "fixed" (each team one entrant's two
+        copies) or "mixed" (`tournament.partners` in the config)."""
+        return self.meta("partners") or "fixed"
 
     def failures(self) -> dict[str, dict[str, int]]:
         """Per entrant key: bot-fault kind -> games forfeited so."""
@@ -440,8 +528,9 @@ def _insert_game(db: sqlite3.Connection, row: GameRow, path: Path) -> bool:
     with another."""
     g = row.game
     teams = g.teams
+    partners = _stored_partners(g)
     fault_team = None if row.fault_seat is None else row.fault_seat & 1
-    values = (g.seed, teams[0], teams[1], row.scores[0], row.scores[1], row.winner,
+    values = (g.seed, teams[0], teams[1], *partners, row.scores[0], row.scores[1], row.winner,
               row.rounds, row.termination.value, row.fault_seat, row.fault_message)
     stored = db.execute(f"SELECT game_id, {', '.join(_RESULT_COLUMNS)} FROM games "
                         "WHERE game_id = ? OR (pair_id = ? AND game_index = ?)",
@@ -450,14 +539,21 @@ def _insert_game(db: sqlite3.Connection, row: GameRow, path: Path) -> bool:
         if stored[0] == g.game_id and tuple(stored[1:]) == values:
             return False
         raise IntegrityError(_conflict(path, g.game_id, stored, values))
-    db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    db.execute(f"INSERT INTO games ({', '.join(_GAME_COLUMNS)}) VALUES "
+               f"({', '.join('?' * len(_GAME_COLUMNS))})",
                (g.game_id, g.pair_id, g.pair_index, g.game_index, g.seed, teams[0], teams[1],
                 row.scores[0], row.scores[1], row.winner, row.rounds, row.termination.value,
-                row.fault_seat, fault_team, row.fault_message, row.seconds, row.record, _now()))
+                row.fault_seat, fault_team, row.fault_message, row.seconds, row.record, _now(),
+                *partners))
     db.executemany("INSERT INTO failures VALUES (?, ?, 1) ON CONFLICT (entrant, kind) "
-                   "DO UPDATE SET count = count + 1",
-                   [(teams[team], kind) for team, kind in row.failed_teams()])
+                   "DO UPDATE SET count = count + 1", row.failed_entrants().items())
     return True
+
+
+def _stored_partners(game: ScheduledGame) -> tuple[str | None, str | None]:
+    """The partner columns of a game: the entrants of seats 2 and 3 with mixed partners."""
+    seats = game.seat_keys
+    return (None, None) if game.partners is None else (seats[2], seats[3])
 
 
 def _conflict(path: Path, game_id: str, stored: tuple, values: tuple) -> str:

@@ -1,13 +1,14 @@
 """Worker processes that play games in parallel, each with its own referee and bot processes.
 
-The main process hands out batches of pairs of one matchup on request (`schedule.Dispatcher`,
-which keeps a worker on its matchup while pairs are left). A worker plays a batch's first
+The main process hands out batches of pairs of one lineup (a matchup, or a foursome of mixed
+partners) on request (`schedule.Dispatcher`, which keeps a worker on its lineup while pairs
+are left). A worker plays a batch's first
 games with one set of bot processes, stops them, then plays its second games with a fresh
 set. So no process ever plays both games of a pair (they share the deals: a process that
 remembered game 0 would know every hand of game 1), and none that saw a pair's deals is even
 alive while the other game of that pair is played. The set that played the second games has
 seen none of the next batch's deals: it plays that batch's first games if the batch is of the
-same matchup. So bots that play several games per session (`multi_game`) start about once
+same lineup. So bots that play several games per session (`multi_game`) start about once
 per batch, not once per game: start-up is costly for some languages (a JVM takes seconds). A
 worker writes each record file under a name of its own (`records.pending_record`) and sends
 back a small `GameRow`; only the main process writes the store, and it gives the record its
@@ -49,7 +50,7 @@ from arena.referee.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
 from arena.referee.record import GameRecord
 from arena.sandbox import Isolation
 from arena.tournament.records import pending_record, write_record
-from arena.tournament.schedule import Dispatcher, ScheduledGame
+from arena.tournament.schedule import Dispatcher, Lineup, ScheduledGame
 from arena.tournament.store import GameRow
 
 logger = logging.getLogger(__name__)
@@ -81,10 +82,10 @@ class Setup:
         return self.records / f"{game.record_name}.json.gz"
 
     def spec(self, game: ScheduledGame) -> GameSpec:
-        teams = game.teams
-        return GameSpec(game.game_id, game.seed,
-                        (self.entrants[teams[0]], self.entrants[teams[1]]), self.target,
-                        self.time)
+        seats = [self.entrants[k] for k in game.seat_keys]
+        return GameSpec(game.game_id, game.seed, (seats[0], seats[1]), self.target,
+                        self.time,
+                        partners=None if game.partners is None else (seats[2], seats[3]))
 
 
 @dataclass(frozen=True)
@@ -170,10 +171,11 @@ Batch = list[tuple[ScheduledGame, ...]]
 
 
 class PairPlayer:
-    """Plays batches of pairs of one matchup, by the rule that no bot process plays both games
-    of a pair: a batch's first games with one set of bot processes, closed afterwards; its
-    second games with a fresh set. The set that played second games, which never saw the next
-    batch's deals, plays the next batch's first games if it is of the same matchup.
+    """Plays batches of pairs of one lineup (a matchup, or a foursome of mixed partners), by
+    the rule that no bot process plays both games of a pair: a batch's first games with one
+    set of bot processes, closed afterwards; its second games with a fresh set. The set that
+    played second games, which never saw the next batch's deals, plays the next batch's first
+    games if it is of the same lineup.
 
     Subclasses say where the next batch comes from (`ask`) and where a finished game goes
     (`deliver`): the local worker asks the main process through its pipes and writes the
@@ -183,7 +185,7 @@ class PairPlayer:
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
         self.spare: Match | None = None  # the last second games' set, kept for reuse
-        self.spare_matchup: tuple[str, str] | None = None
+        self.spare_lineup: Lineup | None = None
 
     def ask(self) -> Batch:
         """The next batch ([]: no more)."""
@@ -204,12 +206,12 @@ class PairPlayer:
     def play_batch(self, batch: Batch) -> Batch:
         """Play a batch; the next one, asked for before its last game so that the set
         playing it can be told whether more games follow."""
-        matchup = batch[0][0].matchup
+        lineup = batch[0][0].lineup
         firsts = [g for pair in batch for g in pair if g.game_index == 0]
         seconds = [g for pair in batch for g in pair if g.game_index == 1]
         following: Batch = []
         if firsts:
-            match = self.take_spare(matchup) or self.new_match(matchup)
+            match = self.take_spare(lineup) or self.new_match(lineup)
             try:
                 for k, game in enumerate(firsts):
                     if k == len(firsts) - 1 and not seconds:
@@ -218,36 +220,38 @@ class PairPlayer:
             finally:
                 match.close()  # it knows these deals: it plays none of their second games
         if seconds:
-            match = self.take_spare(matchup) or self.new_match(matchup)
+            match = self.take_spare(lineup) or self.new_match(lineup)
             keep = False
             try:
                 for k, game in enumerate(seconds):
                     if k == len(seconds) - 1:
                         following = self.ask()
-                        keep = bool(following) and following[0][0].matchup == matchup
+                        keep = bool(following) and following[0][0].lineup == lineup
                     self.play(match, game, last=k == len(seconds) - 1 and not keep)
             except BaseException:
                 match.close()
                 raise
             if keep:
-                self.spare, self.spare_matchup = match, matchup
+                self.spare, self.spare_lineup = match, lineup
             else:
                 match.close()
         return following
 
-    def take_spare(self, matchup: tuple[str, str] | None) -> Match | None:
-        """The spare set if it is of `matchup` (it is handed over), else None (it is closed)."""
+    def take_spare(self, lineup: Lineup | None) -> Match | None:
+        """The spare set if it is of `lineup` (it is handed over), else None (it is closed)."""
         spare, self.spare = self.spare, None
-        if spare is not None and self.spare_matchup == matchup:
+        if spare is not None and self.spare_lineup == lineup:
             return spare
         if spare is not None:
             spare.close()
         return None
 
-    def new_match(self, matchup: tuple[str, str]) -> Match:
-        a, b = matchup
-        return Match(self.setup.entrants[a], self.setup.entrants[b], self.setup.transport,
-                     self.setup.isolation)
+    def new_match(self, lineup: Lineup) -> Match:
+        (a, b), partners = lineup
+        entrants = self.setup.entrants
+        return Match(entrants[a], entrants[b], self.setup.transport, self.setup.isolation,
+                     partners=None if partners is None else (entrants[partners[0]],
+                                                             entrants[partners[1]]))
 
     def play(self, match: Match, game: ScheduledGame, last: bool) -> None:
         self.deliver(game, match.play(self.setup.spec(game), last=last))

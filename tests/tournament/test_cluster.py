@@ -104,6 +104,29 @@ def test_local_2_stores_the_schedule_with_the_results_of_a_local_run_which_impor
     assert levels[0] == levels[1] and len(levels[0]) == 1
 
 
+def test_mixed_partners_on_a_cluster_store_what_a_local_run_does(tmp_path):
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    configs = []
+    for folder in (local, remote):
+        folder.mkdir()
+        entrants = three_bots(folder) + ["random-c"]
+        copy_bot("random", folder / "random-c", name="random-c")
+        config = write_config(folder, entrants, target=150, seed=7, extra=COORDINATOR)
+        config.write_text(config.read_text().replace("games_per_matchup = 2\n",
+                                                     'partners = "mixed"\ncycles = 1\n'))
+        configs.append(config)
+    assert invoke(str(configs[0]), "-j", "2").exit_code == 0
+    result = invoke(str(configs[1]), "--cluster", "local:1")
+    assert result.exit_code == 0, result.output
+    assert "6 games played" in result.output
+    rows = game_rows(remote / "t.sqlite")
+    assert rows == game_rows(local / "t.sqlite") and len(rows) == 6
+    for row in rows:  # every seat's entrant, named by its folder as the coordinator knows it
+        record = read_record(remote / row[9])
+        assert record.seats is not None and len({e.name for e in record.seats}) == 4
+        assert {e.folder for e in record.seats} <= {str(remote / e) for e in entrants}
+
+
 def worker_in_a_game(run: subprocess.Popen) -> int | None:
     """A Dask worker process of the run that is playing a game (it has bot processes)."""
     return next((w for w in workers_of(run.pid) if children(w)), None)

@@ -3,6 +3,8 @@ nothing starts."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -106,6 +108,62 @@ def test_a_store_started_with_secret_deals_refuses_a_fixed_seed(tmp_path, two_bo
     open_store(load_config(path)).close()
     path.write_text(path.read_text().replace("concurrency = 2", "seed = 1\nconcurrency = 2"))
     with pytest.raises(ConfigError, match="started with secret deals.*remove the seed"):
+        open_store(load_config(path))
+
+
+def mixed_config(tmp_path, extra: str = "cycles = 2") -> Path:
+    """A config of mixed partners over four copies of the random bot."""
+    names = ["random", "r2", "r3", "r4"]
+    for name in names:
+        copy_bot("random", tmp_path / name, None if name == "random" else name)
+    path = write_config(tmp_path, names)
+    path.write_text(path.read_text().replace("games_per_matchup = 2\n",
+                                             f'partners = "mixed"\n{extra}\n'))
+    return path
+
+
+def test_mixed_partners_are_chosen_in_the_config_and_played_in_cycles(tmp_path):
+    config = load_config(mixed_config(tmp_path))
+    assert config.mixed and config.partners == "mixed" and config.cycles == 2
+    assert not load_config(ROOT / "tournaments" / "demo.toml").mixed  # the default: fixed
+
+
+@pytest.mark.parametrize("extra, key, problem", [
+    ("cycles = 0", "tournament.cycles", "at least 1"),
+    ("cycles = 2\ngames_per_matchup = 4", "tournament.games_per_matchup",
+     "there are no matchups"),
+])
+def test_a_bad_mixed_config_names_file_key_and_problem(tmp_path, extra, key, problem):
+    path = mixed_config(tmp_path, extra)
+    with pytest.raises(ConfigError, match=f"'{key}'.*{problem}"):
+        load_config(path)
+
+
+def test_fixed_partners_have_no_cycles_and_mixed_ones_need_four_entrants(tmp_path, two_bots):
+    path = write_config(tmp_path, ["random", "heuristic"])
+    path.write_text(path.read_text().replace("games_per_matchup = 2", "cycles = 2"))
+    with pytest.raises(ConfigError, match="'tournament.cycles': only for partners"):
+        load_config(path)
+    path.write_text(path.read_text().replace("cycles = 2", 'partners = "mixed"'))
+    with pytest.raises(ConfigError, match="'tournament.entrants': mixed partners need at "
+                                          "least four entrants"):
+        load_config(path)
+    path.write_text(path.read_text().replace('"mixed"', '"random"'))
+    with pytest.raises(ConfigError, match="'tournament.partners': must be one of 'fixed', "
+                                          "'mixed'"):
+        load_config(path)
+
+
+def test_a_store_of_fixed_partners_refuses_a_config_of_mixed_ones(tmp_path):
+    from arena.tournament.runner import open_store
+
+    path = mixed_config(tmp_path)
+    fixed = path.read_text().replace('partners = "mixed"\ncycles = 2\n',
+                                     "games_per_matchup = 2\n")
+    path.with_name("fixed.toml").write_text(fixed)
+    open_store(load_config(path.with_name("fixed.toml"))).close()
+    with pytest.raises(ConfigError, match="'tournament.partners'.*played with fixed partners, "
+                                          "not mixed"):
         open_store(load_config(path))
 
 

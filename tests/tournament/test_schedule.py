@@ -1,5 +1,7 @@
 """The schedule: every matchup, duplicate pairs with swapped seats on the same seed,
-deterministic; the dispatcher hands each pair out once, keeping workers on their matchup."""
+deterministic; with mixed partners every foursome of the movement each cycle, the
+partnerships swapping seats; the dispatcher hands each pair out once, keeping workers on
+their matchup (or foursome)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from arena.tournament.schedule import (
     Dispatcher,
     matchups,
     missing,
+    mixed_schedule,
     new_secret,
     pair_seed,
     round_robin,
@@ -92,3 +95,45 @@ def test_dispatcher_gives_a_half_played_pair_only_its_missing_game():
     games = round_robin(["a@1", "b@2"], 1, 1)
     (pair,) = Dispatcher(missing(games, {games[0].game_id})).next(0)
     assert [g.game_index for g in pair] == [1]
+
+
+FIVE = ["e@5", "d@4", "c@3", "b@2", "a@1"]
+
+
+def test_mixed_partners_play_every_foursome_each_cycle_partnerships_swapping_seats():
+    games = mixed_schedule(FIVE, cycles=2, deals=Deals.fixed(5))
+    assert len(games) == 2 * 5 * 2  # 5 foursomes of 5 entrants, a pair each, per cycle
+    pairs: dict[str, list] = {}
+    for game in games:
+        pairs.setdefault(game.pair_id, []).append(game)
+    for first, second in pairs.values():
+        assert first.seed == second.seed == pair_seed(5, first.pair_index)
+        a, b, c, d = first.seat_keys
+        assert len({a, b, c, d}) == 4
+        assert second.seat_keys == (b, a, d, c)  # each partnership on the other side
+        assert first.pair_id == f"{a}+{c}~{b}+{d}#{first.pair_index}"
+        assert first.record_name == f"{a}+{c}/{b}+{d}/{first.pair_index:05d}-0"
+    assert len({g.game_id for g in games}) == len(games)
+    assert [g.pair_index for g in games[:10]] == [0] * 10  # cycle by cycle
+    cycles = [{g.lineup for g in games if g.pair_index == k} for k in (0, 1)]
+    assert cycles[0] != cycles[1]  # each cycle relabels the entrants
+    assert {(g.pair_index, g.seed) for g in games} == {(k, pair_seed(5, k)) for k in (0, 1)}
+
+
+def test_mixed_schedule_is_deterministic_and_needs_four_entrants():
+    assert mixed_schedule(FIVE, 2, 9) == mixed_schedule(sorted(FIVE), 2, 9)
+    assert mixed_schedule(FIVE, 3, 9)[20:] == mixed_schedule(FIVE, 3, 9, first_cycle=2)
+    with pytest.raises(ValueError, match="at least four"):
+        mixed_schedule(FIVE[:3], 1, 9)
+
+
+def test_dispatcher_hands_out_pairs_of_one_foursome_per_batch():
+    games = mixed_schedule(FIVE, 4, 1)
+    dispatcher = Dispatcher(games, workers=1, max_batch=3)
+    handed = []
+    while batch := dispatcher.next(0):
+        handed.append(batch)
+    for batch in handed:
+        assert len({p[0].lineup for p in batch}) == 1
+    assert sorted(g.game_id for b in handed for p in b for g in p) == sorted(
+        g.game_id for g in games)

@@ -1,16 +1,18 @@
 """The store: one transaction per game, never counted twice, failure counters, results as the
-ratings see them, atomic record files."""
+ratings see them, atomic record files; games of mixed partners with all four seats, and a
+store made before them (schema 2) still read."""
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from pathlib import Path
 
 import pytest
 
 from arena.referee.record import EntrantInfo, GameRecord, Termination
 from arena.tournament.records import read_record, write_record
-from arena.tournament.schedule import round_robin
+from arena.tournament.schedule import mixed_schedule, round_robin
 from arena.tournament.store import EntrantRow, GameRow, IntegrityError, Store
 
 pytestmark = pytest.mark.timeout(30)
@@ -37,7 +39,7 @@ def store(tmp_path):
 
 def test_the_store_is_one_sqlite_file_in_wal_mode(store):
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert store.meta("schema_version") == "2"
+    assert store.meta("schema_version") == "3"
 
 
 def test_a_new_store_makes_a_secret_of_256_random_bits_and_keeps_it(tmp_path):
@@ -54,7 +56,7 @@ def test_a_store_of_schema_1_is_upgraded_keeping_its_games(store):
     store.set_meta({"schema_version": "1"})
     store.db.execute("DROP TABLE build_outputs")
     with Store(store.path) as upgraded:
-        assert upgraded.meta("schema_version") == "2" and upgraded.game_count() == 1
+        assert upgraded.meta("schema_version") == "3" and upgraded.game_count() == 1
         tables = {r[0] for r in upgraded.db.execute("SELECT name FROM sqlite_master")}
         assert "build_outputs" in tables
 
@@ -121,3 +123,92 @@ def test_records_are_written_atomically_compressed_and_read_back(tmp_path):
     assert path.read_bytes()[:2] == b"\x1f\x8b"
     assert read_record(path) == record
     assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temp file left
+
+
+# ----- mixed partners, and a store of schema 2 ---------------------------------------------
+
+OLD_STORE = Path(__file__).with_name("store-schema-2.sql")
+"""A store of schema 2, as the arena before mixed partners wrote it (dumped as SQL): two
+entrants, one pair, the second game forfeited by seat 2 (b) on time."""
+
+
+def old_store(folder: Path) -> Path:
+    path = folder / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript(OLD_STORE.read_text())
+    return path
+
+
+def test_a_store_of_schema_2_reads_as_before_read_only_and_upgraded(tmp_path):
+    path = old_store(tmp_path)
+    with Store(path, read_only=True) as old:  # not upgraded: read as it is
+        before = (old.results(), old.games(), old.failures())
+        assert old.meta("schema_version") == "2" and old.partners() == "fixed"
+    assert [r.forfeit for r in before[0]] == [None, (0, "timeout")]
+    assert [g.partners for g in before[1]] == [None, None]
+    assert before[2] == {"b@v1": {"timeout": 1}}
+    with Store(path) as upgraded:
+        assert upgraded.meta("schema_version") == "3"
+        columns = {r[1] for r in upgraded.db.execute("PRAGMA table_info(games)")}
+        assert {"partner0", "partner1"} <= columns
+        assert (upgraded.results(), upgraded.games(), upgraded.failures()) == before
+        assert upgraded.deal_secret() == bytes(32)
+        teams = [r.teams for r in upgraded.team_results()]
+        assert teams == [(("a@v1", "a@v1"), ("b@v1", "b@v1")),
+                         (("b@v1", "b@v1"), ("a@v1", "a@v1"))]
+        (g0, g1) = upgraded.games()
+        assert g1.seats == ("b@v1", "a@v1", "b@v1", "a@v1")
+    with Store(path, read_only=True) as again:  # and reads the same once upgraded
+        assert (again.results(), again.games(), again.failures()) == before
+
+
+KEYS = ["a@v1", "b@v1", "c@v1", "d@v1"]
+
+
+@pytest.fixture
+def mixed_store(tmp_path):
+    with Store(tmp_path / "m.sqlite") as store:
+        for name in "abcd":
+            store.register_entrant(entrant(name))
+        yield store
+
+
+def test_a_game_of_mixed_partners_keeps_all_four_seats(mixed_store):
+    game = mixed_schedule(KEYS, 1, 3)[1]  # game 1 of the first pair: the teams swapped
+    assert mixed_store.add_game(row(game, winner=0))
+    assert not mixed_store.add_game(row(game, winner=0))
+    (stored,) = mixed_store.games()
+    assert stored.seats == game.seat_keys and stored.partners == game.seat_keys[2:]
+    assert len(set(stored.seats)) == 4
+    (result,) = mixed_store.team_results()
+    assert result.teams == ((game.seat_keys[0], game.seat_keys[2]),
+                            (game.seat_keys[1], game.seat_keys[3]))
+    assert mixed_store.results() == []  # the ratings of fixed partners never see it
+
+
+def test_a_mixed_game_stored_with_other_partners_is_an_integrity_error(mixed_store):
+    game = mixed_schedule(KEYS, 1, 3)[0]
+    mixed_store.add_game(row(game))
+    a, b = game.partners
+    mixed_store.db.execute("UPDATE games SET partner0 = ?, partner1 = ?", (b, a))  # forged
+    with pytest.raises(IntegrityError, match=f"partner0 {b!r} stored, {a!r} played"):
+        mixed_store.add_game(row(game))
+
+
+def test_a_mixed_forfeit_is_charged_to_the_seat_that_failed_not_its_partner(mixed_store):
+    game = mixed_schedule(KEYS, 1, 3)[0]
+    mixed_store.add_game(row(game, winner=1, termination=Termination.CRASH, fault_seat=2))
+    offender = game.seat_keys[2]
+    assert mixed_store.failures() == {offender: {"crash": 1}}
+    (result,) = mixed_store.team_results()
+    assert result.forfeit == (0, "crash") and result.offender == offender
+
+
+def test_a_void_game_of_both_teams_counts_each_failed_seat_once(mixed_store):
+    game = mixed_schedule(KEYS, 1, 3)[0]
+    void = GameRow(game, (0, 0), None, 0, Termination.START_FAILURE, None, "both", 0.1, "r",
+                   seat_faults=((1, "start_failure"), (2, "handshake_failure")))
+    mixed_store.add_game(void)
+    seats = game.seat_keys
+    assert mixed_store.failures() == {seats[1]: {"start_failure": 1},
+                                      seats[2]: {"handshake_failure": 1}}

@@ -40,7 +40,8 @@
   }
 
   function seatName(seat) {
-    return "Seat " + seat + " (" + view.game.teams[seat % 2] + ")";
+    var who = view.game.seats ? view.game.seats[seat] : view.game.teams[seat % 2];  // mixed partners: each seat's own
+    return "Seat " + seat + " (" + who + ")";
   }
 
   function without(hand, gone) {

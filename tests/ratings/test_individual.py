@@ -1,0 +1,134 @@
+"""Individual ratings from team results (mixed partners): known answers, the prior where the
+estimate does not exist, and, on simulated tournaments whose games follow the model, unbiased
+ratings whose 95% intervals hold the true rating 93-97% of the time (the full study is
+`scripts/mixed_study.py`, its table in README)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from arena.ratings.fit import ELO_PER_LOGIT, Bound, RatingsError
+from arena.ratings.individual import (
+    TeamResult,
+    bootstrap_individual,
+    fit_individual,
+    rate_individual,
+    rated_team_pairs,
+)
+from arena.ratings.standings import NoteKind, compute_mixed_standings
+from tests.ratings.mixed import evenly, mixed_coverage
+
+pytestmark = pytest.mark.timeout(300)
+
+SPLITS = [(("a", "b"), ("c", "d")), (("a", "c"), ("b", "d")), (("a", "d"), ("b", "c"))]
+
+
+def pair(pair_id: str, first, second, first_wins: tuple[bool, bool]) -> list[TeamResult]:
+    """A duplicate pair: `first` is team 0 in game 0, team 1 in game 1."""
+    g0 = TeamResult(pair_id, (first, second), (1000, 500) if first_wins[0] else (500, 1000),
+                    0 if first_wins[0] else 1)
+    g1 = TeamResult(pair_id, (second, first), (500, 1000) if first_wins[1] else (1000, 500),
+                    1 if first_wins[1] else 0)
+    return [g0, g1]
+
+
+def every_split(records: list[list[tuple[bool, bool]]]) -> list[TeamResult]:
+    """Pairs of the three splits of a, b, c, d: records[k] are split k's pairs."""
+    return [g for k, split in enumerate(SPLITS) for n, wins in enumerate(records[k])
+            for g in pair(f"s{k}-{n}", *split, wins)]
+
+
+def test_a_team_is_as_strong_as_the_sum_of_its_partners():
+    # {a, b} won 3 of 4 games against {c, d}; the other splits are even. Four entrants and
+    # three comparisons: the fit reproduces each, so a + b - c - d = log 3 and the other two
+    # differences are 0: a = b = log(3) / 2 logits, c = d.
+    results = every_split([[(True, True), (True, False)], [(True, False)] * 2,
+                           [(False, True)] * 2])
+    fit = fit_individual(rated_team_pairs(results), anchor="d")
+    half = math.log(3.0) / 2.0 * ELO_PER_LOGIT  # 95.4 Elo: 400 log10(3) / 2
+    assert fit.elo["a"] == pytest.approx(half, abs=1e-6)
+    assert fit.elo["b"] == pytest.approx(half, abs=1e-6)
+    assert fit.elo["c"] == pytest.approx(0.0, abs=1e-6) and fit.elo["d"] == 0.0
+    assert fit.interval("d") == 0.0 and fit.interval("a") > 0.0
+    assert fit.pairs == 6 and fit.games == 12 and not fit.bounds
+    assert rate_individual(rated_team_pairs(results), anchor="d") == pytest.approx(fit.elo)
+
+
+def test_copies_of_one_entrant_count_twice_in_their_team():
+    # fixed partners seen by the individual model: a team of two a's beat two b's 3 of 4
+    results = pair("p0", ("a", "a"), ("b", "b"), (True, True)) + \
+        pair("p1", ("a", "a"), ("b", "b"), (True, False))
+    fit = fit_individual(rated_team_pairs(results), anchor="b")
+    assert fit.elo["a"] == pytest.approx(math.log(3.0) / 2.0 * ELO_PER_LOGIT, abs=1e-6)
+
+
+def test_an_entrant_that_never_lost_is_a_bound_set_by_the_prior():
+    records = [[(True, True)] * 2, [(True, True)] * 2, [(True, True)] * 2]
+    fit = fit_individual(rated_team_pairs(every_split(records)), anchor="d")
+    assert fit.bounds == {"a": Bound.LOWER}
+    assert math.isfinite(fit.elo["a"]) and fit.elo["a"] > 0
+    assert fit.confidence_bounds["a"] < fit.elo["a"]
+
+
+def test_a_separation_the_components_do_not_show_gets_the_prior_on_its_foursomes():
+    # {a, b} won all of its games and {a, c} lost all of theirs: everyone beat everyone
+    # through some chain, but a + b - c - d and a + c - b - d run off to +-infinity
+    results = every_split([[(True, True)] * 2, [(False, False)] * 2,
+                           [(True, False), (False, True)]])
+    standings = compute_mixed_standings(results, anchor="d")
+    fit = standings.fit
+    assert fit.separated == 2 and not fit.bounds
+    assert all(math.isfinite(fit.elo[k]) and abs(fit.elo[k]) < 1000 for k in "abc")
+    assert NoteKind.SEPARATED in {n.kind for n in standings.notes}
+
+
+def test_games_that_do_not_tell_partners_apart_are_refused():
+    with pytest.raises(RatingsError, match="do not tell every entrant's rating apart"):
+        fit_individual(rated_team_pairs(pair("p", ("a", "b"), ("c", "d"), (True, False))),
+                       anchor="d")
+
+
+def test_a_pair_holds_one_foursome_and_a_harness_fault_voids_it():
+    with pytest.raises(RatingsError, match="mixes teams"):
+        rated_team_pairs([*pair("p", ("a", "b"), ("c", "d"), (True, True))[:1],
+                          *pair("p", ("a", "c"), ("b", "d"), (True, True))[1:]])
+    results = every_split([[(True, False)] * 2] * 3)
+    broken = [results[0], TeamResult("s0-0", SPLITS[0][::-1], (0, 0), None,
+                                     harness_fault=True)]
+    assert len(rated_team_pairs([*broken, *results[2:]])) == 5  # pair s0-0 is void
+
+
+def test_standings_count_a_forfeit_for_the_offender_and_the_team_result_for_both():
+    results = every_split([[(True, False)] * 2] * 3)
+    crash = TeamResult("x", (("a", "b"), ("c", "d")), (0, 0), None, (0, "crash"), False, "b")
+    standings = compute_mixed_standings([*results, crash], anchor="d")
+    stats = standings.stats
+    assert stats["b"].forfeits["crash"] == 1 and stats["a"].forfeits["crash"] == 0
+    assert stats["a"].games == stats["b"].games == stats["c"].games == 13
+    assert stats["a"].wins == 6 and stats["c"].wins == 7  # a's team lost the forfeited game
+    # head to head: games a's team won against a team c was on (splits 0 and 2, the crash)
+    assert standings.head_to_head[("a", "c")] == (4, 5)
+    assert standings.individual and standings.matchups == ()
+    assert standings.synergy is not None and len(standings.synergy.pairs) == 6
+
+
+def test_the_bootstrap_resamples_pairs_and_is_seeded():
+    results = every_split([[(True, False), (True, True)], [(True, False)] * 2,
+                           [(False, True), (False, False)]])
+    pairs = rated_team_pairs(results)
+    one = bootstrap_individual(pairs, anchor="d", replicates=40, seed=3)
+    assert one == bootstrap_individual(pairs, anchor="d", replicates=40, seed=3)
+    assert one.replicates + one.skipped == 40
+
+
+@pytest.mark.parametrize("size, cycles, tournaments", [(5, 32, 150), (6, 8, 150), (7, 8, 150)])
+def test_individual_ratings_are_unbiased_and_their_intervals_hold_95_percent(size, cycles,
+                                                                             tournaments):
+    # true ratings evenly over 0-400 (teams up to 800 Elo apart); 32 games against each other
+    # entrant (64 for 5 entrants: the smallest field is slower to lose its small-sample bias);
+    # the study (scripts/mixed_study.py) has the full table
+    result = mixed_coverage(evenly(size), cycles, tournaments, seed=31 + size)
+    assert 0.93 <= result.share <= 0.97, result
+    assert 0.95 <= result.slope <= 1.05, result

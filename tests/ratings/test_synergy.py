@@ -1,0 +1,63 @@
+"""Partnership synergy: a pair that does better together than its ratings predict is found,
+with an interval holding its true synergy, and flagged; in a field without synergy, flags are
+as rare as the Bonferroni bound promises (5% of tournaments)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from arena.ratings.individual import fit_individual, rated_team_pairs
+from arena.ratings.synergy import bonferroni, normal_quantile, synergies
+from tests.ratings.mixed import evenly, simulate_mixed
+from tests.ratings.test_individual import every_split
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def table_of(results, anchor: str, prior: float = 2.0):
+    pairs = rated_team_pairs(results)
+    return synergies(pairs, fit_individual(pairs, anchor=anchor), prior=prior)
+
+
+def test_the_flag_is_the_two_sided_bonferroni_bound():
+    assert normal_quantile(0.975) == pytest.approx(1.959964, abs=1e-5)
+    assert bonferroni(1) == pytest.approx(1.959964, abs=1e-5)
+    assert bonferroni(10) == pytest.approx(2.807034, abs=1e-5)  # 1 - 0.05 / 20
+
+
+def test_a_planted_synergy_is_found_and_flagged():
+    true = evenly(6, 200.0)
+    keys = sorted(true)
+    planted = frozenset(keys[1:3])
+    results = simulate_mixed(true, 8, random.Random(11), synergy={planted: 300.0})
+    table = table_of(results, keys[0])
+    (flagged,) = table.flagged
+    assert {flagged.a, flagged.b} == planted and flagged.elo > 0
+    assert abs(flagged.elo - 300.0) <= flagged.interval
+    assert flagged.wins > flagged.expected  # they won more together than ratings predict
+    assert flagged.games == 2 * 2 * 8  # 2 foursomes a cycle (6 entrants), 2 games each
+    assert table.threshold == pytest.approx(bonferroni(15))
+    assert table.pairs[0] is flagged  # highest z first
+
+
+def test_a_field_without_synergy_is_flagged_as_rarely_as_promised():
+    true = evenly(6, 200.0)
+    rng = random.Random(5)
+    flagged = sum(bool(table_of(simulate_mixed(true, 4, rng), "e00").flagged)
+                  for _ in range(40))
+    assert flagged <= 5  # about 2 expected; 6 or more would happen in 1.4% of such tests
+
+
+def test_a_perfect_record_together_stays_finite_with_the_prior():
+    # {a, b} won all four of its games; the other splits are even
+    results = every_split([[(True, True)] * 2, [(True, False)] * 2, [(False, True)] * 2])
+    table = table_of(results, "d")
+    ab = next(s for s in table.pairs if {s.a, s.b} == {"a", "b"})
+    assert ab.games == 4 and ab.wins == 4 and math.isfinite(ab.elo) and ab.elo > 0
+    assert 0.0 < ab.expected < 4.0
+    unshrunk = next(s for s in table_of(results, "d", prior=0.5).pairs
+                    if {s.a, s.b} == {"a", "b"})
+    assert unshrunk.elo > ab.elo  # the prior pulls toward 0
