@@ -71,7 +71,8 @@ GAME_COLUMNS: dict[str, tuple[str, str]] = {
     "game_id": ("str [games]", "the game's id in the store"),
     "game_seed": ("int64 [games]", "the engine seed of its deals"),
     "game_target": ("int32 [games]", "its target score"),
-    "game_entrants": ("int16 [games, 2]", "team 0's and team 1's entrant (index into "
+    "game_entrants": ("int16 [games, 2]", "team 0's and team 1's entrant (with mixed partners, "
+                      "seat 0's and seat 1's; index into "
                       "entrants)"),
     "entrants": ("str [entrants]", "entrant keys (name@version)"),
 }
@@ -111,6 +112,7 @@ class Rows:
                                              "game_target": [], "game_entrants": []}
         self._entrants: dict[str, int] = {}
         self._game_start = 0
+        self._seats: list[int] = []  # the entrant index of each seat of the open game
 
     def __len__(self) -> int:
         return len(self._rows["action"])
@@ -122,13 +124,16 @@ class Rows:
     def entrant_index(self, key: str) -> int:
         return self._entrants.setdefault(key, len(self._entrants))
 
-    def start_game(self, game_id: str, seed: int, target: int, teams: Sequence[str]) -> None:
-        """Open a game whose team 0 and team 1 are the entrants `teams`."""
+    def start_game(self, game_id: str, seed: int, target: int, teams: Sequence[str],
+                   seats: Sequence[str] | None = None) -> None:
+        """Open a game whose team 0 and team 1 are the entrants `teams` (with mixed partners,
+        `seats` names each seat's entrant, and `teams` those of seats 0 and 1)."""
         games = self._games
         games["game_id"].append(game_id)
         games["game_seed"].append(seed)
         games["game_target"].append(target)
         games["game_entrants"].append([self.entrant_index(k) for k in teams])
+        self._seats = [self.entrant_index(k) for k in (seats or (*teams, *teams))]
         self._game_start = len(self)
 
     def add(self, request: dict[str, Any], action: dict[str, Any], call_tichu: bool,
@@ -145,7 +150,6 @@ class Rows:
         main = next(a for a in taken if not (a == CALL and request["kind"] in
                                              ("exchange", "play", "bomb")))
         seat = request["observation"]["seat"]
-        teams = self._games["game_entrants"][-1]
         cards = action.get("cards") or action.get("give") or ()
         card_bits = np.zeros(56, np.uint8)
         card_bits[[CARD_IDS[c] for c in cards]] = 1
@@ -163,7 +167,7 @@ class Rows:
         row["canonical"].append(option is None or chosen == option)
         row["kind"].append(KINDS.index(request["kind"]))
         row["game"].append(self.games - 1)
-        row["entrant"].append(teams[seat & 1])
+        row["entrant"].append(self._seats[seat])
         row["seat"].append(seat)
         row["round"].append(request["observation"]["round"])
         row["decision"].append(decision)
@@ -222,8 +226,9 @@ def schema_path(path: Path) -> Path:
 # ----- from records ---------------------------------------------------------------------------
 
 def add_record(rows: Rows, record: GameRecord, teams: Sequence[str], seats: Iterable[int],
-               source: str) -> int:
-    """Add the decisions of `seats` in one finished game; the decisions added.
+               source: str, entrants: Sequence[str] | None = None) -> int:
+    """Add the decisions of `seats` in one finished game; the decisions added. `entrants`:
+    with mixed partners, the entrant of each seat.
 
     ArenaError naming `source` if the record does not replay through the engine.
     """
@@ -233,7 +238,7 @@ def add_record(rows: Rows, record: GameRecord, teams: Sequence[str], seats: Iter
         raise ArenaError(f"{source}: {exc}") from None
     wanted = set(seats)
     game = Game(record.seed, record.target)
-    rows.start_game(record.game_id, record.seed, record.target, teams)
+    rows.start_game(record.game_id, record.seed, record.target, teams, entrants)
     added = 0
     for i, d in enumerate(record.decisions):
         seat = d["seat"]
@@ -284,22 +289,20 @@ def export_store(storage: str | Path, out: str | Path, entrants: Sequence[str] =
     skipped = 0
     with Store(storage, create=False) as store:
         wanted = _entrant_keys(store, entrants)
-        games = store.db.execute("SELECT game_id, team0, team1, termination, record FROM games "
-                                 "ORDER BY pair_index, game_id").fetchall()
-        chosen = [g for g in games if wanted is None or {g[1], g[2]} & wanted]
+        chosen = [g for g in store.games() if wanted is None or set(g.seats) & wanted]
         if not chosen:
             raise ConfigError(f"{store.path}: no stored game to export"
                               + (" for those entrants" if wanted is not None else ""))
-        for _game_id, team0, team1, termination, relative in chosen:
+        for game in chosen:
             if max_games is not None and rows.games >= max_games:
                 break
-            if termination != Termination.NORMAL.value:
+            if game.termination != Termination.NORMAL.value:
                 skipped += 1
                 continue
-            path = store.record_path(relative)
-            teams = (team0, team1)
-            seats = [s for s in range(4) if wanted is None or teams[s & 1] in wanted]
-            add_record(rows, read_record(path), teams, seats, str(path))
+            path = store.record_path(game.record)
+            seats = [s for s in range(4) if wanted is None or game.seats[s] in wanted]
+            add_record(rows, read_record(path), game.teams, seats, str(path),
+                       None if game.partners is None else game.seats)
     size = rows.save(out)
     return ExportFigures(rows.games, skipped, len(rows), size, time.perf_counter() - start)
 

@@ -169,3 +169,34 @@ def test_without_the_train_extra_export_says_what_to_install(store, monkeypatch)
     result, _ = export(store)
     assert result.exit_code == 1 and "train extra" in result.output
     assert "pip install -e '.[train]'" in result.output
+
+
+def test_a_mixed_partner_export_takes_the_seats_of_the_chosen_entrant_alone(tmp_path):
+    # four different entrants a game: the heuristic's rows are those of its own seat
+    config = tmp_path / "m.toml"
+    listed = ", ".join(f'"{ROOT / "bots" / b}"' for b in ("random", "heuristic",
+                                                          "heuristic-twin", "signal-a"))
+    config.write_text(f"""[tournament]
+entrants = [{listed}]
+partners = "mixed"
+cycles = 1
+target = 150
+seed = 5
+storage = "t.sqlite"
+
+[time]
+decision = 3.0
+bank = 60.0
+""")
+    played = CliRunner().invoke(main, ["tournament", str(config), "-j", "2", "--no-standings"])
+    assert played.exit_code == 0, played.output
+    result, out = export(config, "--entrant", "heuristic")
+    assert result.exit_code == 0, result.output
+    data = load(out)
+    assert len(data["game_id"]) == 6  # the heuristic plays every foursome of 4 entrants
+    assert all(key.startswith("heuristic@") for key in data["entrants"][data["entrant"]])
+    with sqlite3.connect(tmp_path / "t.sqlite") as conn:
+        seats = {g: (t0, t1, p0, p1) for g, t0, t1, p0, p1 in conn.execute(
+            "SELECT game_id, team0, team1, partner0, partner1 FROM games")}
+    for game, seat in zip(data["game"], data["seat"], strict=True):
+        assert seats[str(data["game_id"][game])][seat].startswith("heuristic@")

@@ -154,6 +154,14 @@ def test_fixed_partners_have_no_cycles_and_mixed_ones_need_four_entrants(tmp_pat
         load_config(path)
 
 
+def test_a_plan_covers_fixed_partners_only(tmp_path):
+    from arena.tournament.plan import plan_tournament
+
+    with pytest.raises(ConfigError, match="'tournament.partners': --plan covers tournaments "
+                                          "of fixed partners"):
+        plan_tournament(load_config(mixed_config(tmp_path)))
+
+
 def test_a_store_of_fixed_partners_refuses_a_config_of_mixed_ones(tmp_path):
     from arena.tournament.runner import open_store
 
