@@ -5,6 +5,8 @@ every partnership (every format), `arena report` a synergy section."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import signal
 import sqlite3
@@ -102,4 +104,10 @@ def test_a_mixed_tournament_runs_resumes_after_a_kill_and_rates_individuals(tmp_
     index = (tmp_path / "site" / "index.html").read_text()
     assert 'id="synergy"' in index and "Partnership synergy" in index
     assert f"{total} of {total} scheduled for the current entrants (complete)" in index
+    # the replay names each seat's own entrant, and both partners of each team
+    script = next((tmp_path / "site" / "games").glob("*.js")).read_text()
+    packed = script.split('"')[3]
+    payload = json.loads(gzip.decompress(base64.b64decode(packed)))
+    assert len(payload["seats"]) == 4 and len({n.split()[0] for n in payload["seats"]}) == 4
+    assert all(" & " in team for team in payload["teams"])
     assert no_bots_left(*bots, wait=2.0)
