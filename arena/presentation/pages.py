@@ -1,10 +1,9 @@
-"""HTML building blocks of the web report: the page frame, sortable tables, colour grids.
+"""HTML building blocks of the web pages: sortable tables, colour grids, notes, facts.
 
 Plain strings with every text escaped (`esc`: `safe.html_text`, so that what a bot or its
-author wrote shows as text, in element content and in quoted attributes alike); the pages link
-to `assets/` (one stylesheet, one script that sorts tables) and to nothing outside the
-report's folder. Only `Cell.html` and a `frame`'s body are markup: they are built here and in
-`report_pages` from escaped text.
+author wrote shows as text, in element content and in quoted attributes alike); the sorting
+is `assets/report.js`. Only `Cell.html` is markup: it is built here, in `views` and in
+`report_pages` from escaped text. The page shell and the larger views are in `views`.
 """
 
 from __future__ import annotations
@@ -98,20 +97,6 @@ def notes(lines: Sequence[str]) -> str:
     if not lines:
         return ""
     return '<ul class="notes">' + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>"
-
-
-def frame(title: str, body: str, root: str = ".", refresh: int | None = None,
-          scripts: Sequence[str] = ("report.js",), nav: bool = True) -> str:
-    """A whole page: head with the stylesheet (and a refresh while watching), navigation,
-    body, scripts. `root` is the relative path to the report's top folder."""
-    meta = f'<meta http-equiv="refresh" content="{refresh}">' if refresh else ""
-    links = (f'<nav><a href="{root}/index.html">Standings</a> <a href="{root}/games.html">'
-             f'Games</a> <a href="{root}/replay.html">Replay viewer</a></nav>') if nav else ""
-    js = "".join(f'<script src="{root}/assets/{s}"></script>' for s in scripts)
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">{meta}'
-            f'<title>{esc(title)}</title><link rel="stylesheet" href="{root}/assets/report.css">'
-            f"</head><body>{links}{body}{js}</body></html>\n")
 
 
 def facts(items: Sequence[tuple[str, str]], facts_id: str = "facts") -> str:

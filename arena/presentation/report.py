@@ -48,7 +48,8 @@ from arena.tournament.records import record_json
 from arena.tournament.schedule import mixed_schedule
 from arena.tournament.store import Store, StoredGame
 
-ASSETS = ("report.css", "report.js", "replay.js")
+ASSETS = ("report.css", "theme.js", "report.js", "replay.js", "live.js")
+"""The stylesheet and scripts every page may use (a server serves the same files)."""
 
 
 _SLUG_KEPT = re.compile(r"[A-Za-z0-9.~@-]")
@@ -119,6 +120,16 @@ def replay_payload(game: StoredGame, record: dict[str, Any],
         "isolation": _isolation_text(record.get("isolation")),
         "events": [_without_visibility(e) for e in record["events"]],
     }
+
+
+def replay_script(game_id: str, payload: Mapping[str, Any]) -> str:
+    """The script that hands one game's `replay_payload` to the replay viewer (loaded by a
+    ``<script>`` tag, so that it works from ``file://``): the JSON, gzipped and base64-encoded,
+    under the game's slug. No JSON in the script: a slug and base64 hold no character that
+    ends a string or a script."""
+    data = json.dumps(payload, separators=(",", ":")).encode()
+    packed = base64.b64encode(gzip.compress(data, 6, mtime=0)).decode()
+    return f'tichuReplay.add("{slug(game_id)}", "{packed}");\n'
 
 
 def _without_visibility(event: dict[str, Any]) -> dict[str, Any]:
@@ -231,11 +242,8 @@ class ReportBuilder:
             failed = seat_failures(game.game_id, record, game.seats)
             if failed:
                 self.failed[game.game_id] = failed
-            payload = json.dumps(replay_payload(game, record, names), separators=(",", ":"))
-            packed = base64.b64encode(gzip.compress(payload.encode(), 6, mtime=0)).decode()
-            # No JSON in the script: a slug and base64 hold no character that ends a string.
             _write(self.out / "games" / f"{slug(game.game_id)}.js",
-                   f'tichuReplay.add("{slug(game.game_id)}", "{packed}");\n')
+                   replay_script(game.game_id, replay_payload(game, record, names)))
             new += 1
         return new
 

@@ -1,4 +1,5 @@
-"""The pages of the web report (see `arena.presentation.report`, which gathers the data)."""
+"""The pages of the web report (see `arena.presentation.report`, which gathers the data): the
+report's data turned into the plain rows of `views`, whose views write them."""
 
 from __future__ import annotations
 
@@ -20,7 +21,17 @@ from arena.presentation.notes import (
     standings_notes,
     synergy_notes,
 )
-from arena.presentation.pages import Cell, cell, esc, facts, frame, grid, link, notes, table
+from arena.presentation.pages import Cell, cell, esc, facts, grid, link, notes, table
+from arena.presentation.views import (
+    GameListRow,
+    LeaderboardRow,
+    failures_section,
+    games_table,
+    leaderboard,
+    page,
+    replay_viewer,
+    report_nav,
+)
 from arena.ratings.duplicate import Mean
 from arena.ratings.fit import Bound
 from arena.ratings.standings import Standings
@@ -89,6 +100,13 @@ class ReportData:
         return f"{root}/replay.html#{self.slug(game_id)}"
 
 
+def _frame(title: str, body: str, root: str, refresh: int | None,
+           scripts: Sequence[str] = ("report.js",)) -> str:
+    """A report page: `root` is the relative path to the report's top folder."""
+    return page(title, body, assets=f"{root}/assets", nav=report_nav(root), refresh=refresh,
+                scripts=scripts)
+
+
 def _figure(mean: Mean | None, digits: int = 1, scale: float = 1.0) -> Cell:
     if mean is None:
         return cell("", None)
@@ -117,7 +135,7 @@ def index_page(data: ReportData, refresh: int | None) -> str:
                   _matchups_section(data, s)]
     parts += [_retired_section(data), _hands_section(data), _duplicate_section(data),
               f'<p><a href="games.html">All {len(data.games)} games, with their replays</a></p>']
-    return frame(f"{data.title}: standings", "".join(parts), ".", refresh)
+    return _frame(f"{data.title}: standings", "".join(parts), ".", refresh)
 
 
 def _standings_section(data: ReportData, s: Standings) -> str:
@@ -130,33 +148,26 @@ def _standings_section(data: ReportData, s: Standings) -> str:
         bound = fit.bounds.get(key) if fit else None
         elo = fit.elo[key] if fit else None
         half = fit.interval(key) if fit and not bound and fit.anchor != key else None
-        rank_text = "-" if rank is None else ("=" if rank.shared else "") + str(rank.position)
         limit = fit.confidence_bounds.get(key) if fit and bound else None
         ci = "anchor" if fit and fit.anchor == key else number(half) if half is not None else (
             ("one-sided" if bound in (Bound.LOWER, Bound.UPPER) and limit is not None else
              "prior-set") if bound and elo is not None and math.isfinite(elo) else "")
-        rows.append([
-            cell(rank_text, rank.position if rank else None),
-            link(data.entrant_href(key), name(data.names, key)),
-            cell(data.names.get(key, ("", ""))[1]),
-            cell("" if elo is None else shown_rating(elo, bound, limit), elo),
-            cell(ci, half),
-            cell(stats.games if stats else 0), cell(stats.wins if stats else 0),
-            cell(number(100 * stats.win_rate) if stats and stats.games else "",
-                 stats.win_rate if stats and stats.games else None),
-            cell(number(stats.score_margin, signed=True) if stats and stats.games else "",
-                 stats.score_margin if stats else None),
-            cell(sum(stats.forfeits.values()) if stats else 0),
-            cell(number(s.incremental.get(key)), s.incremental.get(key))])
+        rows.append(LeaderboardRow(
+            rank=rank.position if rank else None, shared=bool(rank and rank.shared),
+            name=name(data.names, key), href=data.entrant_href(key),
+            version=data.names.get(key, ("", ""))[1], rating=elo,
+            rating_text="" if elo is None else shown_rating(elo, bound, limit),
+            interval=half, interval_text=ci, games=stats.games if stats else 0,
+            wins=stats.wins if stats else 0, win_rate=stats.win_rate if stats else None,
+            margin=stats.score_margin if stats else None,
+            forfeits=sum(stats.forfeits.values()) if stats else 0,
+            incremental=s.incremental.get(key)))
         if fit:
             bars.append(Bar(name(data.names, key), fit.elo[key], half, bound, fit.anchor == key))
-    headers = ["Rank", "Entrant", "Version", "Elo", "±95% CI", "Games", "Wins", "Win %",
-               "Margin", "Forfeits", "K-Elo"]
-    numeric = [True, False, False] + [True] * 8
     chart = error_bars(bars, "Ratings with their 95% intervals")
     text = standings_notes(s, data.names) + column_notes(s, False, data.names)
-    return (f'<section id="standings"><h2>Standings</h2>'
-            f'{table(headers, rows, "standings-table", numeric=numeric)}'
+    table_html = leaderboard(rows, extras=("incremental",))
+    return (f'<section id="standings"><h2>Standings</h2>{table_html}'
             f'<figure>{chart}<figcaption>Elo with 95% intervals; an arrow marks a rating set '
             f"by the prior (a bound); the hollow point is the anchor.</figcaption></figure>"
             f"{notes(text)}</section>")
@@ -306,7 +317,7 @@ def _duplicate_section(data: ReportData) -> str:
 
 # ----- games -------------------------------------------------------------------------------
 
-def _game_rows(data: ReportData, games: Sequence[StoredGame], root: str) -> list[list[Cell]]:
+def _game_rows(data: ReportData, games: Sequence[StoredGame], root: str) -> list[GameListRow]:
     rows = []
     for g in games:
         a, b = (" & ".join(full_name(data.names, k) for k in dict.fromkeys(side))
@@ -314,34 +325,21 @@ def _game_rows(data: ReportData, games: Sequence[StoredGame], root: str) -> list
         winner = "" if g.winner is None else " & ".join(
             name(data.names, k) for k in dict.fromkeys(g.sides[g.winner]))
         fault = "" if g.fault_seat is None else f"seat {g.fault_seat}: {g.fault_message or ''}"
-        rows.append([link(data.replay_href(g.game_id, root), g.game_id), cell(g.pair_index),
-                     cell(a), cell(b), cell(f"{g.scores[0]}-{g.scores[1]}", g.scores[0] -
-                                          g.scores[1]),
-                     cell(winner), cell(g.rounds), cell(g.termination), cell(fault),
-                     cell(f"{g.seconds:.1f}", g.seconds), cell(g.finished_at)])
+        rows.append(GameListRow(g.game_id, data.replay_href(g.game_id, root), g.pair_index,
+                                (a, b), (g.scores[0], g.scores[1]), winner, g.rounds,
+                                g.termination, fault, g.seconds, g.finished_at))
     return rows
-
-
-GAME_HEADERS = ["Game", "Pair", "Team 0 (seats 0, 2)", "Team 1 (seats 1, 3)", "Score",
-                "Winner", "Rounds", "Termination", "Fault", "Seconds", "Finished"]
-GAME_NUMERIC = [False, True, False, False, True, False, True, False, False, True, False]
 
 
 def games_page(data: ReportData, refresh: int | None) -> str:
     body = (f"<h1>{esc(data.title)}: games</h1>{facts(data.header)}"
-            + table(GAME_HEADERS, _game_rows(data, data.games, "."), "games-table",
-                    numeric=GAME_NUMERIC))
-    return frame(f"{data.title}: games", body, ".", refresh)
+            + games_table(_game_rows(data, data.games, ".")))
+    return _frame(f"{data.title}: games", body, ".", refresh)
 
 
 def replay_page(data: ReportData) -> str:
-    body = ('<h1 id="replay-title">Replay</h1><div id="replay-meta"></div>'
-            '<p class="keys">Keys: <kbd>→</kbd>/<kbd>←</kbd> next/previous event, '
-            '<kbd>↓</kbd>/<kbd>↑</kbd> next/previous trick, <kbd>n</kbd>/<kbd>p</kbd> next/'
-            'previous round, <kbd>Home</kbd>/<kbd>End</kbd> start/end.</p>'
-            '<div id="replay" tabindex="0"><p class="empty">Choose a game from the '
-            '<a href="games.html">games list</a>.</p></div>')
-    return frame(f"{data.title}: replay", body, ".", None, ("replay.js",))
+    return _frame(f"{data.title}: replay", replay_viewer("games.html"), ".", None,
+                  ("replay.js",))
 
 
 # ----- entrants ----------------------------------------------------------------------------
@@ -365,9 +363,9 @@ def entrant_page(data: ReportData, key: str, refresh: int | None) -> str:
     parts.append(_entrant_failures(data, key, root))
     mine = [g for g in data.games if key in g.seats]
     parts.append(f'<section id="entrant-games"><h2>Games ({len(mine)})</h2>'
-                 + table(GAME_HEADERS, _game_rows(data, mine, root), "entrant-games-table",
-                         numeric=GAME_NUMERIC) + "</section>")
-    return frame(f"{data.title}: {name(data.names, key)}", "".join(parts), root, refresh)
+                 + games_table(_game_rows(data, mine, root), "entrant-games-table")
+                 + "</section>")
+    return _frame(f"{data.title}: {name(data.names, key)}", "".join(parts), root, refresh)
 
 
 def _entrant_rating(data: ReportData, key: str) -> str:
@@ -421,19 +419,7 @@ def _entrant_matchup(data: ReportData, fit: Any, key: str, m: Any) -> list[Cell]
 
 
 def _entrant_failures(data: ReportData, key: str, root: str) -> str:
-    counts = data.failures.get(key, {})
-    mine = [f for g in data.games for f in data.seat_failures.get(g.game_id, ())
-            if f.entrant == key]
-    rows = [[cell(kind.value), cell(counts.get(kind.value, 0))] for kind in ForfeitKind]
-    listing = "".join(f'<li><a href="{esc(data.replay_href(f.game_id, root))}">'
-                      f"{esc(f.game_id)}</a>: {esc(f.kind)} by seat {f.seat} at round "
-                      f"{f.round}, decision {f.decision}: {esc(f.message)}"
-                      + (f'<pre class="output" title="the end of the bot\'s output">'
-                         f"{esc(f.output)}</pre>" if f.output else
-                         '<p class="empty">It wrote nothing to stdout or stderr.</p>')
-                      + "</li>" for f in mine)
-    return ('<section id="entrant-failures"><h2>Failures by kind</h2>'
-            + table(["Kind", "Games forfeited"], rows, "failures-table",
-                    numeric=[False, True])
-            + (f"<ul>{listing}</ul>" if listing else "<p>No game forfeited.</p>")
-            + "</section>")
+    mine = [(f, data.replay_href(f.game_id, root)) for g in data.games
+            for f in data.seat_failures.get(g.game_id, ()) if f.entrant == key]
+    return failures_section(data.failures.get(key, {}), [kind.value for kind in ForfeitKind],
+                            mine)

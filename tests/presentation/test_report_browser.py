@@ -52,6 +52,12 @@ def column(driver, table: str, index: int) -> list[str]:
             for row in driver.find_elements(By.CSS_SELECTOR, f"#{table} tbody tr")]
 
 
+def shown_cards(driver, css: str) -> list[str]:
+    """The cards drawn inside the elements `css` picks, by their wire names, in order."""
+    return [c.get_attribute("data-card")
+            for c in driver.find_elements(By.CSS_SELECTOR, f"{css} .card")]
+
+
 def screenshot(driver, path: Path) -> None:
     """Save a screenshot and check that something was drawn: the window's size, and more
     than a blank page compresses to (about 5 KB at this size; a table page is 100 KB+)."""
@@ -109,7 +115,7 @@ def test_a_person_reads_the_standings_sorts_and_replays_a_game(report, browser, 
     counts = [int(browser.find_element(By.CSS_SELECTOR, f"#seat-{s} .count").text.strip(" ()"))
               for s in range(4)]
     assert counts == [14, 14, 14, 14]  # all four hands, after the exchange
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#seat-0 .card")) == 14
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#seat-0 .hand .card")) == 14
     body.send_keys(Keys.ARROW_DOWN)  # to the end of the first trick
     assert replay.get_attribute("data-kind") == "trick"
     assert "trick" in browser.find_element(By.ID, "event-text").text
@@ -197,7 +203,9 @@ def test_the_viewer_shows_calls_exchange_wish_bombs_dog_and_dragon(report, brows
         if "wishes" in seen[-1]:
             assert "wish: 7" in browser.find_element(By.ID, "trick").text
         if "exchange" in seen[-1] or "gives 2j" in seen[-1]:
-            assert "Exchange: gave 2j, got 5t" in browser.find_element(By.ID, "seat-0").text
+            assert "Exchange: gave" in browser.find_element(By.ID, "seat-0").text
+            assert shown_cards(browser, "#seat-0 [data-slot=given]") == ["2j"]
+            assert shown_cards(browser, "#seat-0 [data-slot=received]") == ["5t"]
     text = "\n".join(seen)
     for expected in ("Seat 0 (north-south) calls GRAND TICHU!", "gives 2j",
                      "Seat 1 (east-west) calls TICHU!", "wishes for a 7", "BOMB, out of turn",

@@ -1,14 +1,16 @@
 // Tichu Arena replay viewer: steps through a recorded game event by event, trick by trick,
 // round by round, showing all four hands (after the game the record is omniscient).
-// Game data comes from games/<id>.js (a script, so that the page works from file://):
-// tichuReplay.add(id, base64 of the gzipped JSON of the record's events and outcome).
+// Game data comes from a script (so that the page works from file://) that calls
+// tichuReplay.add(id, base64 of the gzipped JSON of the record's events and outcome): by
+// default games/<id>.js for the id in the URL's fragment, or the data-script of #replay.
+// The markup is not written here: the page holds it in <template>s written by the same
+// Python views as the live pages (arena/presentation/table_view.py), and this script
+// clones them and fills the elements marked data-slot.
 (function () {
   "use strict";
-  var ORDER = "23456789TJQKA";
-  var SUIT_NAMES = { j: "jade", s: "sword", p: "pagoda", t: "star" };
-  var SUIT_MARKS = { j: "\u2663", s: "\u2660", p: "\u2666", t: "\u2605" };
   var view = { game: null, steps: [], index: 0 };
   var root = document.getElementById("replay");
+  var faces = {}, order = {}, words = {};
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -17,26 +19,51 @@
     return node;
   }
 
-  function cardValue(card) {
-    if (card === "Dog") return 0;
-    if (card === "Mahjong") return 1;
-    if (card === "Phoenix") return 15;
-    if (card === "Dragon") return 16;
-    return ORDER.indexOf(card[0]) + 2 + "jspt".indexOf(card[1]) / 10;
+  function template(id) {
+    var node = document.getElementById(id);
+    return node ? node.content : document.createDocumentFragment();
   }
 
+  // The card faces, in the order a hand is sorted, and the combinations' words.
+  Array.prototype.forEach.call(template("card-faces").children, function (face, k) {
+    faces[face.getAttribute("data-card")] = face;
+    order[face.getAttribute("data-card")] = k;
+  });
+  Array.prototype.forEach.call(template("combination-words").children, function (word) {
+    words[word.getAttribute("data-combination")] = word.textContent;
+  });
+
   function cardNode(card) {
-    if (card.length > 2) return el("span", "card special", card);
-    var node = el("span", "card " + card[1], card[0] + SUIT_MARKS[card[1]]);
-    node.title = card[0] + " of " + SUIT_NAMES[card[1]];
+    if (faces[card]) return faces[card].cloneNode(true);
+    var node = el("span", "card", card);  // not a card of the game: shown as its text
+    node.setAttribute("data-card", card);
     return node;
   }
 
-  function cards(list) {
-    var span = el("span", "cards");
-    list.slice().sort(function (a, b) { return cardValue(a) - cardValue(b); })
-      .forEach(function (c) { span.appendChild(cardNode(c)); });
-    return span;
+  function cards(list, sort) {
+    var shown = list.slice();
+    if (sort !== false) {
+      shown.sort(function (a, b) { return (order[a] === undefined ? 99 : order[a]) - (order[b] === undefined ? 99 : order[b]); });
+    }
+    var fragment = document.createDocumentFragment();
+    shown.forEach(function (c) { fragment.appendChild(cardNode(c)); });
+    return fragment;
+  }
+
+  function slot(node, name) {
+    return node.querySelector('[data-slot="' + name + '"]');
+  }
+
+  function fill(node, name, content) {
+    var target = slot(node, name);
+    target.textContent = "";
+    if (typeof content === "string") target.textContent = content;
+    else target.appendChild(content);
+  }
+
+  function show(node, name, shown) {
+    var target = slot(node, name);
+    if (shown) target.removeAttribute("hidden"); else target.setAttribute("hidden", "");
   }
 
   function seatName(seat) {
@@ -91,7 +118,7 @@
   }
 
   function apply(s, e, index) {
-    if (s.lastTrick !== null && e.kind !== "trick") { s.trick = []; s.lastTrick = null; }
+    if (s.lastTrick !== null && e.kind !== "trick" && e.kind !== "dog") { s.trick = []; s.lastTrick = null; }
     s.mover = e.seat === undefined ? -1 : e.seat;
     switch (e.kind) {
       case "round_start":
@@ -112,6 +139,7 @@
       case "pass": s.trick.push(e); break;
       case "wish": s.wish = e.rank; break;
       case "wish_fulfilled": s.wish = null; break;
+      case "dog": s.lastTrick = e; break;
       case "trick": s.taken[e.taker] += e.points; s.tricks += 1; s.lastTrick = e; break;
       case "out": s.out.push(e.seat); break;
       case "round_end": s.scores = e.scores.slice(); break;
@@ -129,43 +157,63 @@
     return steps;
   }
 
-  function seatBox(seat, step) {
-    var s = step.state;
-    var box = el("div", "seat s" + seat + (s.mover === seat ? " to-move" : ""));
-    box.id = "seat-" + seat;
-    var title = el("h3", "", seatName(seat));
-    if (s.grand[seat]) title.appendChild(el("span", "badge gt", "Grand Tichu"));
-    if (s.tichu[seat]) title.appendChild(el("span", "badge", "Tichu"));
-    var place = s.out.indexOf(seat);
-    if (place >= 0) title.appendChild(el("span", "badge out", "out #" + (place + 1)));
-    box.appendChild(title);
-    var hand = el("div", "hand");
-    hand.appendChild(cards(s.hands[seat]));
-    hand.appendChild(el("span", "count", " (" + s.hands[seat].length + ")"));
-    box.appendChild(hand);
-    box.appendChild(el("div", "taken", "Points taken: " + s.taken[seat]));
-    var ex = s.exchange[seat];
-    if (ex) box.appendChild(el("div", "exchange", "Exchange: gave " + ex.given.join(" ") + ", got " + ex.received.join(" ")));
-    return box;
+  function isBomb(e) {
+    return e.combination === "four_bomb" || e.combination === "straight_flush";
   }
 
-  function center(step) {
-    var s = step.state, box = el("div", "center");
-    box.id = "trick";
-    box.appendChild(el("div", "", "Round " + s.round + " \u00b7 trick " + (s.tricks + (s.lastTrick ? 0 : 1)) +
-      " \u00b7 scores " + s.scores.join(" : ") + (s.wish ? " \u00b7 wish: " + s.wish : "")));
-    s.trick.forEach(function (e) {
-      var line = el("div", e.kind === "pass" ? "pass" : "play");
-      line.appendChild(el("span", "", "Seat " + e.seat + ": "));
-      if (e.kind === "pass") line.appendChild(el("span", "", "pass"));
-      else {
-        line.appendChild(cards(e.cards));
-        if (e.combination === "four_bomb" || e.combination === "straight_flush") line.appendChild(el("span", "bomb", " BOMB"));
-      }
-      box.appendChild(line);
+  function fillSeat(box, seat, s) {
+    fill(box, "name", view.game.teams[seat % 2]);
+    if (s.mover === seat) box.classList.add("to-move");
+    show(box, "grand", s.grand[seat]);
+    show(box, "tichu", s.tichu[seat]);
+    var place = s.out.indexOf(seat);
+    show(box, "out", place >= 0);
+    fill(box, "place", String(place + 1));
+    fill(box, "hand", cards(s.hands[seat]));
+    fill(box, "count", String(s.hands[seat].length));
+    fill(box, "taken", String(s.taken[seat]));
+    var ex = s.exchange[seat];
+    show(box, "exchange", !!ex);
+    if (ex) { fill(box, "given", cards(ex.given, false)); fill(box, "received", cards(ex.received, false)); }
+  }
+
+  function playTag(e) {
+    if (e.kind === "pass") return "pass";
+    var text = e.combination === "dog" ? "the Dog" : (words[e.combination] || e.combination);
+    if (e.phoenix_as) text += ", Phoenix as " + e.phoenix_as;
+    if (e.out_of_turn) text += ", out of turn";
+    return text;
+  }
+
+  function fillTrick(box, s) {
+    var number = s.tricks + (s.lastTrick && s.lastTrick.kind === "trick" ? 0 : 1);
+    fill(box, "round", "Round " + s.round);
+    fill(box, "trick-number", "trick " + number);
+    fill(box, "scores", s.scores.join(" : "));
+    show(box, "wish", !!s.wish);
+    fill(box, "wish-rank", s.wish || "");
+    var top = -1;
+    s.trick.forEach(function (e, k) { if (e.kind !== "pass") top = k; });
+    var plays = document.createDocumentFragment();
+    s.trick.forEach(function (e, k) {
+      var line = template("play-template").firstElementChild.cloneNode(true);
+      line.className = e.kind === "pass" ? "pass" : "play" + (isBomb(e) ? " bomb" : "") + (k === top ? " top" : "");
+      line.setAttribute("data-seat", String(e.seat));
+      fill(line, "who", "Seat " + e.seat);
+      fill(line, "cards", e.kind === "pass" ? "" : cards(e.cards));
+      fill(line, "tag", playTag(e));
+      plays.appendChild(line);
     });
-    if (s.lastTrick) box.appendChild(el("div", "taken", describe(s.lastTrick)));
-    return box;
+    fill(box, "plays", plays);
+    show(box, "trick-end", !!s.lastTrick);
+    fill(box, "trick-end", s.lastTrick ? describe(s.lastTrick) : "");
+  }
+
+  function drawTable(step) {
+    var table = template("table-template").firstElementChild.cloneNode(true);
+    for (var seat = 0; seat < 4; seat++) fillSeat(table.querySelector("#seat-" + seat), seat, step.state);
+    fillTrick(table.querySelector("#trick"), step.state);
+    return table;
   }
 
   function render() {
@@ -176,13 +224,10 @@
     var counter = el("div", "counter", "Event " + (view.index + 1) + " of " + view.steps.length);
     counter.id = "step-counter";
     root.appendChild(counter);
-    var event = el("div", "event" + (step.event.combination === "four_bomb" || step.event.combination === "straight_flush" ? " bomb" : ""), describe(step.event));
+    var event = el("div", "event" + (isBomb(step.event) ? " bomb" : ""), describe(step.event));
     event.id = "event-text";
     root.appendChild(event);
-    var area = el("div", "table-area");
-    [2, 3, 1, 0].forEach(function (seat) { area.appendChild(seatBox(seat, step)); });
-    area.appendChild(center(step));
-    root.appendChild(area);
+    root.appendChild(drawTable(step));
     root.appendChild(el("h3", "", "This round"));
     var log = el("ol", "log");
     log.id = "round-log";
@@ -232,13 +277,19 @@
     return new Response(stream).text().then(JSON.parse);
   }
 
+  function wanted() {
+    return root.getAttribute("data-game") || location.hash.slice(1);
+  }
+
   window.tichuReplay = {
     add: function (id, packed) {
-      if (id !== location.hash.slice(1)) return;
+      if (id !== wanted()) return;
       decode(packed).then(function (game) {
         view.game = game;
         view.steps = buildSteps(game);
         meta(game);
+        var controls = document.getElementById("replay-controls");
+        if (controls) controls.removeAttribute("hidden");
         go(0);
         root.focus();
       }, function (err) { root.textContent = "Cannot read the replay data: " + err; });
@@ -246,11 +297,11 @@
   };
 
   function load() {
-    var id = location.hash.slice(1);
+    var id = wanted();
     if (!id) return;
     root.textContent = "Loading " + id + "\u2026";
     var script = document.createElement("script");
-    script.src = "games/" + encodeURIComponent(id) + ".js";
+    script.src = root.getAttribute("data-script") || "games/" + encodeURIComponent(id) + ".js";
     script.onerror = function () { root.textContent = "No replay data for game " + id + " in this report."; };
     document.body.appendChild(script);
   }
@@ -265,6 +316,14 @@
       Home: function () { go(0); }, End: function () { go(view.steps.length - 1); }
     };
     if (keys[e.key]) { e.preventDefault(); keys[e.key](); }
+  });
+  var seekKinds = { trick: "trick", round: "round_start" };
+  Array.prototype.forEach.call(document.querySelectorAll("#replay-controls button"), function (button) {
+    button.addEventListener("click", function () {
+      if (!view.steps.length) return;
+      var kind = button.getAttribute("data-seek"), direction = parseInt(button.getAttribute("data-direction"), 10);
+      if (kind === "event") go(view.index + direction); else seek(seekKinds[kind], direction);
+    });
   });
   window.addEventListener("hashchange", load);
   load();
