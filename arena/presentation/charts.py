@@ -94,14 +94,10 @@ def _bar_row(b: Bar, y: float, x) -> str:
 
 
 def shade(value: float | None) -> str:
-    """A background colour for a share 0..1: red (0) through white (0.5) to green (1)."""
+    """A background for a share 0..1: red (0) through the page's own surface colour (0.5) to
+    green (1), so that a grid reads in the light and the dark theme alike."""
     if value is None or math.isnan(value):
         return ""
     v = max(0.0, min(1.0, value))
-    if v >= 0.5:
-        t = (v - 0.5) * 2
-        r, g, b = 255 - 120 * t, 255 - 40 * t, 255 - 120 * t
-    else:
-        t = (0.5 - v) * 2
-        r, g, b = 255 - 20 * t, 255 - 130 * t, 255 - 130 * t
-    return f"background:rgb({r:.0f},{g:.0f},{b:.0f})"
+    colour = "var(--good)" if v >= 0.5 else "var(--bad)"
+    return f"background:color-mix(in srgb,{colour} {abs(v - 0.5) * 2 * 100:.0f}%,var(--surface))"

@@ -44,8 +44,8 @@ BRAND = "Tichu Arena"
 
 def page(title: str, body: str, *, assets: str, nav: Sequence[tuple[str, str]] = (),
          refresh: int | None = None, scripts: Sequence[str] = ()) -> str:
-    """A whole page. `assets`: the URL of the folder holding report.css and the scripts
-    (relative in the static report, absolute on a server); `nav`: (href, label) links, the
+    """A whole page. `assets`: the URL of the folder holding `report.ASSETS` (the stylesheet,
+    the scripts, the icon; relative in the static report, absolute on a server); `nav`: (href, label) links, the
     first also the brand's; `scripts`: file names in `assets` run at the end of the body;
     `refresh` (seconds) makes the page reload itself."""
     meta = f'<meta http-equiv="refresh" content="{int(refresh)}">' if refresh else ""
@@ -55,6 +55,7 @@ def page(title: str, body: str, *, assets: str, nav: Sequence[tuple[str, str]] =
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<meta name="color-scheme" content="light dark">{meta}<title>{esc(title)}</title>'
+            f'<link rel="icon" type="image/svg+xml" href="{esc(assets)}/icon.svg">'
             f'<link rel="stylesheet" href="{esc(assets)}/report.css">'
             f'<script src="{esc(assets)}/theme.js"></script></head><body>'
             f'<header class="site">{home}<svg class="logo" aria-hidden="true"><use '

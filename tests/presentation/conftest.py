@@ -4,11 +4,14 @@ skip saying so, and fail under CI, where every test must run: `tests.requirement
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,9 +37,10 @@ def need_browser() -> None:
                 f"selenium: missing {', '.join(absent)}", SETUP)
 
 
-@pytest.fixture
-def browser():
-    """A fresh headless Chromium (empty profile, no network services) under chromedriver."""
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """A fresh headless Chromium (empty profile, no network services) under chromedriver,
+    keeping its console (`get_log("browser")`)."""
     need_browser()
     os.environ["SE_OFFLINE"] = "true"  # selenium's driver manager must not try the network
     from selenium import webdriver
@@ -48,6 +52,7 @@ def browser():
     options.binary_location = str(CHROMIUM)
     for flag in CHROMIUM_FLAGS + [f"--user-data-dir={profile}"]:
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(30)
     try:
@@ -55,3 +60,17 @@ def browser():
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def browser():
+    """A fresh browser for one test."""
+    with chromium() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def module_browser():
+    """One browser for a module's tests (each leaves it as it found it: no stored state)."""
+    with chromium() as driver:
+        yield driver
