@@ -4,8 +4,12 @@
 own output (`failures.py`), hand-level statistics from the records (`handstats.py`), one
 seat's view of a game being played, for a person at that seat (`seat_view.py`, the human
 seat's), and the web report: a static site with standings, grids, entrant pages, the games
-list and a replay viewer (`report.py` gathers, `report_pages.py` and `pages.py` write HTML,
-`charts.py` draws SVG; the stylesheet and scripts are in `assets/`). Every string a bot or
+list and a replay viewer (`report.py` gathers, `report_pages.py` turns its data into the
+views' rows, `charts.py` draws SVG; the stylesheet and scripts are in `assets/`). The views
+that write HTML are shared with the league server's pages: `views.py` (the page shell with
+its themes, the leaderboard, games, failures, the replay viewer, a game in progress),
+`table_view.py` (cards, the four seats around the trick, the public view of a game being
+played) and `pages.py` (sortable tables, grids). Every string a bot or
 its author controls is escaped for its output by `safe.py` (terminal, markdown, CSV, HTML).
 `arena bench report` (`bench.py`) measures the report on a synthetic tournament of real
 engine games.
