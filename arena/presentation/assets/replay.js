@@ -66,9 +66,12 @@
     if (shown) target.removeAttribute("hidden"); else target.setAttribute("hidden", "");
   }
 
+  function seatEntrant(seat) {
+    return view.game.seats ? view.game.seats[seat] : view.game.teams[seat % 2];  // mixed partners: each seat's own
+  }
+
   function seatName(seat) {
-    var who = view.game.seats ? view.game.seats[seat] : view.game.teams[seat % 2];  // mixed partners: each seat's own
-    return "Seat " + seat + " (" + who + ")";
+    return "Seat " + seat + " (" + seatEntrant(seat) + ")";
   }
 
   function without(hand, gone) {
@@ -162,7 +165,7 @@
   }
 
   function fillSeat(box, seat, s) {
-    fill(box, "name", view.game.teams[seat % 2]);
+    fill(box, "name", seatEntrant(seat));
     if (s.mover === seat) box.classList.add("to-move");
     show(box, "grand", s.grand[seat]);
     show(box, "tichu", s.tichu[seat]);
