@@ -208,7 +208,7 @@ def _synergy_rows(data: ReportData, pairs: Sequence[Synergy], root: str) -> list
                      cell(number(p.interval), p.interval),
                      cell(number(p.z, 2, signed=True), p.z),
                      cell(flag, 1 if p.flagged else 0,
-                          "font-weight: bold; color: #a40000" if p.flagged else "")])
+                          "font-weight: bold; color: var(--alert)" if p.flagged else "")])
     return rows
 
 
