@@ -16,6 +16,7 @@ import gc
 import random
 import sys
 import time
+import traceback
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,18 +43,24 @@ class SearchBot(Bot):
         self.thinking = 0.0
 
     def on_welcome(self, welcome: Message) -> None:
-        self.clock.decision_ms = float(welcome["limits"]["decision_ms"])
+        self.clock.new_game(float(welcome["limits"]["decision_ms"]))
         self.knowledge = Knowledge(welcome["seat"])
+
+    def on_event(self, event: Message) -> None:
+        self.knowledge.observe(event)  # (events come in requests, `events` messages and `end`)
 
     def decide(self, request: Message) -> Message:
         start = time.perf_counter()
         knowledge = self.knowledge
-        knowledge.read(request)
+        knowledge.take_observation(request["observation"])
         think = self.clock.budget_ms(request["deadline_ms"], knowledge.scores, knowledge.target)
         enabled = gc.isenabled()
         gc.disable()  # playouts make no reference cycles: no collection pauses mid-search
         try:
             return self._decide(request, start + think / 1000.0)
+        except Exception:  # a bug of the search must not forfeit the game: say it, and play on
+            traceback.print_exc(file=sys.stderr)
+            return safe_reply(request)
         finally:
             if enabled:
                 gc.enable()
@@ -83,6 +90,14 @@ class SearchBot(Bot):
         wish = rank_text(action.wish) if action.wish else None
         return choose(option_index(options, action.cards, action.phoenix_as), call_tichu=call,
                       wish=wish)
+
+
+def safe_reply(request: Message) -> Message:
+    """A legal reply that needs no search: the first three cards, or the first option (no
+    call, a pass where allowed)."""
+    if request["kind"] == "exchange":
+        return exchange(request["observation"]["hand"][:3])
+    return choose(0)
 
 
 def option_index(options: Sequence[Message], cards: int, phoenix_as: int) -> int:
