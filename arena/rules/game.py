@@ -534,7 +534,11 @@ class Game:
         only its cards, in the same order (`moves.lead_options` promises it)."""
         leads = self._leads[seat]
         if leads is None:
-            leads = moves.lead_options(hand)
+            leads = _LEADS.get(hand)
+            if leads is None:
+                if len(_LEADS) >= _LEADS_KEPT:
+                    _LEADS.clear()
+                leads = _LEADS[hand] = moves.lead_options(hand)
         elif self._leads_hand[seat] != hand:
             # (the cards gone since, a positive int: a negative one, ~hand, costs a copy in
             # two's complement at every `&`)
@@ -858,6 +862,11 @@ def _bomb_strength(bomb: Combination) -> int:
     return bomb.length * 16 + int(bomb.rank)
 
 
+# The leads of the hands met last, shared by all games (lists never changed, as every list
+# of options): a search plays the same hands out again and again (`from_position`), and
+# generating a hand's leads costs more than the rest of its turn.
+_LEADS: dict[int, list[Combination]] = {}
+_LEADS_KEPT = 64
 _CARD_BIT = [1 << c for c in range(56)]
 _DECK = list(range(56))
 _NEXT_ACTIVE = [[_next_seat(active, seat) for seat in range(4)] for active in range(16)]
