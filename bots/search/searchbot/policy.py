@@ -89,19 +89,21 @@ def _follow_single(game: Game, seat: int, combos: list[Combination], can_pass: b
             break
         if combos[i].cards == hand:
             return i
-    scale = (1.0 / 3.0 if game.hands[table_seat].bit_count() <= 2 or points(game.trick) >= 15
-             else 1.0)
-    bomb_cards = strong_cards(hand)
+    scale, bomb_cards = 0.0, 0  # (worked out when a single first costs something)
     best, top = -1, 0.0 if can_pass else NEVER
     for i, combo in enumerate(combos):
         cc = combo.cards
         if cc == hand:
             return i
-        if cc & SUITED_MASK and combo.type is SINGLE_T:
-            same = (hand & _RANK_OF_LOWEST[cc]).bit_count()
-            if same == 1:
-                score = 12.0 - 0.5 * combo.rank
-                return i if score > top else best  # (no later single scores more)
+        suited = cc & SUITED_MASK and combo.type is SINGLE_T
+        if suited and (hand & _RANK_OF_LOWEST[cc]).bit_count() == 1:
+            score = 12.0 - 0.5 * combo.rank
+            return i if score > top else best  # (no later single scores more)
+        if not scale:
+            near = game.hands[table_seat].bit_count() <= 2 or points(game.trick) >= 15
+            scale = 1.0 / 3.0 if near else 1.0
+            bomb_cards = strong_cards(hand)
+        if suited:
             penalty = 2.5 + (15.0 if cc & bomb_cards else 0.0)
             score = 12.0 - 0.5 * combo.rank - scale * penalty
         else:
