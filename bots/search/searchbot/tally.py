@@ -3,7 +3,8 @@
 Every sample is played out once per candidate still in the running, so the candidates are
 compared deal by deal (paired: the luck of the deal cancels out). After each sample a
 candidate is dropped once the best one beats it by more than `Z` standard errors of their
-paired differences; the search stops when one is left, when time is up, or at `MAX_SAMPLES`.
+paired differences, or once they are known to be alike (`ALIKE`); the search stops when
+one is left, when time is up, or at `MAX_SAMPLES`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,14 @@ Z = 2.0
 """Standard errors by which the best must lead a candidate to drop it."""
 SWITCH = 1.5
 """Standard errors by which the best must lead the policy's choice to be taken instead."""
+ALIKE = 4.0
+"""Points a round: two candidates whose paired difference is known to within this standard
+error are alike, and the search does not spend more time telling them apart (the best is
+kept)."""
+ALIKE_SAMPLES = 30
+DEFAULT = 0
+"""The policy's own choice, taken unless another is better (see `Tally.choice`)."""
+"""Samples before candidates may be found alike."""
 MIN_SAMPLES = 6
 """Samples before any candidate is dropped."""
 MAX_SAMPLES = 4000
@@ -41,7 +50,7 @@ class Tally:
         """The live candidate with the highest mean value (the first of equals)."""
         return max(self.live, key=self.mean)
 
-    def choice(self, default: int = 0) -> int:
+    def choice(self, default: int = DEFAULT) -> int:
         """The candidate to take: the best, unless `default` (the policy's) is still in the
         running and the best does not lead it by SWITCH standard errors of their paired
         differences (few samples are noise; the policy is right more often than not)."""
@@ -64,17 +73,22 @@ class Tally:
         return (firsts.count(seat) / len(firsts) if firsts else 0.0), len(firsts)
 
     def prune(self) -> None:
-        """Drop the live candidates that the best beats clearly (paired differences)."""
+        """Drop the live candidates that the best beats clearly (paired differences), and
+        those known to be alike to it (of two alike, the policy's own choice stays)."""
         if self.samples < MIN_SAMPLES or len(self.live) < 2:
             return
         best = self.best()
         n = self.samples
-        keep = []
+        dropped = set()
         for c in self.live:
-            mean, var = self._paired(best, c) if c != best else (0.0, 0.0)
-            if c == best or mean <= 0 or mean * mean * n <= Z * Z * var:
-                keep.append(c)
-        self.live = keep
+            if c == best:
+                continue
+            mean, var = self._paired(best, c)
+            if mean > 0 and mean * mean * n > Z * Z * var:
+                dropped.add(c)
+            elif n >= ALIKE_SAMPLES and var < ALIKE * ALIKE * n:
+                dropped.add(best if c == DEFAULT else c)
+        self.live = [c for c in self.live if c not in dropped]
 
 
 def run(tally: Tally, play: Callable[[int], tuple[float, int]], new_sample: Callable[[], None],
