@@ -19,6 +19,7 @@ from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
 from arena.referee.record import Termination
 from arena.sandbox import Isolation
 from tests.bots.conftest import BOTS
+from tests.requirements import need_root
 from tests.sandbox.conftest import NOBODY, as_nobody, need_sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,8 +79,7 @@ def test_search_plays_sandboxed_without_root():
     """As `nobody`, bubblewrap sandboxes the bots in a user namespace: the search bot still
     reaches the rules engine (the arena's own package, shown read-only) and plays."""
     need_sandbox()
-    if os.geteuid() != 0:
-        pytest.skip("needs root to become an unprivileged user for the test")
+    need_root("becoming an unprivileged user for the test")
     work = Path(tempfile.mkdtemp(prefix="tichu-search-unprivileged-"))
     try:
         folders = [work / "search", work / "heuristic"]
