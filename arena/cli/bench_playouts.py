@@ -15,6 +15,7 @@ import importlib
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -94,8 +95,8 @@ def bench_playouts(games: int = 4, repeat: int = 3, seed: int = 0,
                           1e6 * build)
 
 
-def _time(positions: list[Position], repeat: int, play, playout: ModuleType
-          ) -> tuple[int, int, float]:
+def _time(positions: list[Position], repeat: int, play: Callable[[Game, int], None],
+          playout: ModuleType) -> tuple[int, int, float]:
     """Playouts, decisions and seconds of playing every position out `repeat` times."""
     decisions = 0
     seconds = 0.0

@@ -58,7 +58,7 @@ class Knowledge:
         self.scores = (scores[0], scores[1])
         self.hand = 0
         self.counts = (0, 0, 0, 0)
-        self.grand_tichu = (False, False, False, False)
+        self.grand_tichu: tuple[bool, ...] = (False, False, False, False)
         self.tichu = [False, False, False, False]
         self.given: tuple[int, int, int] | None = None  # to seat+1, the partner, seat+3
         self.received: tuple[int, int, int] | None = None  # from seat+1, the partner, seat+3
@@ -91,7 +91,7 @@ class Knowledge:
         self.hand = card_set(obs["hand"])
         counts = obs["hand_counts"]
         self.counts = (counts[0], counts[1], counts[2], counts[3])
-        self.grand_tichu = tuple(obs["grand_tichu"])  # type: ignore[assignment]  # 4 bools
+        self.grand_tichu = tuple(obs["grand_tichu"])
         self.tichu = list(obs["tichu"])
         self.out_order = list(obs["out_order"])
         self.wish = rank_value(obs["wish"])

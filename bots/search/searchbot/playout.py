@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from arena.rules import PASS, Action, Decision, Game, GiveDragon, Position
+from arena.rules import PASS, Action, Decision, Game, GiveDragon, Play, Position
 from searchbot import policy
 
 WIN_BONUS = 400.0
@@ -57,8 +57,9 @@ def first_out(game: Game) -> int:
     log = game.log
     for k in range(len(log) - 1, max(len(log) - 12, -1), -1):
         entry = log[k]
-        if entry[0] == "round_end":
-            return entry[6][0]  # (kind, seat, visible_to, card_points, calls, double, out_order)
+        if entry[0] == "round_end":  # (kind, seat, visible_to, points, calls, double, out_order..)
+            first: int = entry[6][0]
+            return first
     return -1
 
 
@@ -74,18 +75,21 @@ def evaluate(position: Position, seat: int, candidate: Candidate) -> tuple[float
 class Candidate(NamedTuple):
     """One action a search considers at a decision of play, stated so that it is taken as
     the engine's own option in every sampled game (the options of a seat's decision depend
-    only on its own hand and the table, not on the hands sampled): `index` among the
-    decision's combinations (-1: pass, or decline a bomb), or the Dragon given to `to`."""
+    only on its own hand and the table, not on the hands sampled): `combination`, the index
+    of its combination among the decision's (-1: pass, or decline a bomb), with `wish`, or
+    the Dragon given to `to`."""
 
-    index: int = -1
+    combination: int = -1
     wish: int = 0
     to: int = -1
 
     def action_in(self, decision: Decision) -> Action:
         if self.to >= 0:
             return GiveDragon(self.to)
-        if self.index < 0:
+        if self.combination < 0:
             return PASS
         options = decision.options
-        action = options[self.index + options.can_pass]  # type: ignore[attr-defined]
-        return action._replace(wish=self.wish) if self.wish else action  # type: ignore[union-attr]
+        action = options[self.combination + options.can_pass]  # type: ignore[attr-defined]  # PlayOptions
+        if self.wish and isinstance(action, Play):
+            return action._replace(wish=self.wish)
+        return action

@@ -195,7 +195,7 @@ def _lead_scores(game: Game, seat: int, combos: list[Combination], hand: int,
     danger = any(hands[s].bit_count() == 1 for s in ((seat + 1) & 3, (seat + 3) & 3))
     bomb_cards = strong_cards(hand)
     partner = seat ^ 2
-    scores = []
+    scores: list[float] = []
     append = scores.append
     for combo in combos:
         cc = combo.cards
@@ -227,7 +227,7 @@ def follow_scores(game: Game, seat: int, combos: list[Combination]) -> list[floa
     close = game.hands[table_seat].bit_count() <= 2
     scale = 1.0 / 3.0 if close or points(game.trick) >= 15 else 1.0
     bomb_cards = strong_cards(hand)
-    scores = []
+    scores: list[float] = []
     append = scores.append
     for combo in combos:
         cc = combo.cards

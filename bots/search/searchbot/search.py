@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from arena.rules import Action, Decision, DecisionKind, Game, Position
 from arena.rules.cards import MAHJONG_BIT, rank_mask
-from arena.rules.combos import FOUR_T
+from arena.rules.combos import FOUR_T, Combination
 from searchbot import playout, policy
 from searchbot.knowledge import Knowledge
 from searchbot.playout import Candidate
@@ -124,7 +124,7 @@ def candidates_for(game: Game, seat: int, decision: Decision) -> list[Candidate]
     return _with_wishes(game.hands[seat], combos, picked)
 
 
-def _leads(game: Game, seat: int, combos: list, chosen: int) -> list[int]:
+def _leads(game: Game, seat: int, combos: list[Combination], chosen: int) -> list[int]:
     """Leads in the order a search tries them: the policy's two next best, then the best
     of each shape (type and length) by the policy's score over every lead."""
     own = policy.lead_scores(game, seat, combos)
@@ -138,7 +138,7 @@ def _leads(game: Game, seat: int, combos: list, chosen: int) -> list[int]:
     return list(dict.fromkeys(ranked))
 
 
-def _follows(game: Game, seat: int, combos: list, can_pass: bool) -> list[int]:
+def _follows(game: Game, seat: int, combos: list[Combination], can_pass: bool) -> list[int]:
     """Follows in the order a search tries them: passing, the policy's best plays, and the
     smallest bomb."""
     scores = policy.follow_scores(game, seat, combos)
@@ -151,7 +151,7 @@ def _follows(game: Game, seat: int, combos: list, can_pass: bool) -> list[int]:
     return ranked + plays[MAX_CANDIDATES - 3:]
 
 
-def _with_wishes(hand: int, combos: list, picked: list[int]) -> list[Candidate]:
+def _with_wishes(hand: int, combos: list[Combination], picked: list[int]) -> list[Candidate]:
     """The candidates of `picked` (indexes, -1 a pass); a play holding the Mah Jong comes
     with the policy's wish, and the first such also with the next rank wished and none."""
     out: list[Candidate] = []
