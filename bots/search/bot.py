@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from searchbot import opening, search
-from searchbot.budget import Clock
+from searchbot.budget import Clock, Deadline
 from searchbot.knowledge import Knowledge, card_set, rank_text, rank_value
 
 from arena.rules import GiveDragon, Play
@@ -53,11 +53,12 @@ class SearchBot(Bot):
         start = time.perf_counter()
         knowledge = self.knowledge
         knowledge.take_observation(request["observation"])
-        think = self.clock.budget_ms(request["deadline_ms"], knowledge.scores, knowledge.target)
+        deadline = self.clock.deadline(request["deadline_ms"], knowledge.scores,
+                                       knowledge.target)
         enabled = gc.isenabled()
         gc.disable()  # playouts make no reference cycles: no collection pauses mid-search
         try:
-            return self._decide(request, start + think / 1000.0)
+            return self._decide(request, deadline)
         except Exception:  # a bug of the search must not forfeit the game: say it, and play on
             traceback.print_exc(file=sys.stderr)
             return safe_reply(request)
@@ -66,9 +67,9 @@ class SearchBot(Bot):
                 gc.enable()
             took = time.perf_counter() - start
             self.thinking += took
-            self.clock.spent(1000.0 * took, think)
+            self.clock.spent(1000.0 * took, 1000.0 * deadline.wall_s)
 
-    def _decide(self, request: Message, deadline: float) -> Message:
+    def _decide(self, request: Message, deadline: Deadline) -> Message:
         kind = request["kind"]
         knowledge, rng = self.knowledge, self.rng
         if kind == "grand_tichu":

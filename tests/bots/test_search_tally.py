@@ -12,6 +12,7 @@ from tests.bots.conftest import BOTS
 if str(BOTS / "search") not in sys.path:
     sys.path.append(str(BOTS / "search"))
 
+from searchbot.budget import Clock, Deadline  # noqa: E402  (bots/search on the path above)
 from searchbot.tally import MAX_SAMPLES, Tally, run  # noqa: E402  (bots/search on the path above)
 
 
@@ -30,9 +31,9 @@ def _searched(means: list[float], spread: float, seed: int = 1, samples: int = M
     def play(c: int) -> tuple[float, int]:
         return luck[0] + means[c] + rng.gauss(0, spread), 0
 
-    clock = iter(range(10**9)).__next__  # one tick a call: the deadline counts calls
-    return run(Tally(len(means)), play, new_sample, float(samples * (len(means) + 1) * 4),
-               clock=clock)
+    tick = iter(range(10**9)).__next__  # one tick a call: the deadline counts calls
+    deadline = Deadline(float(samples * (len(means) + 1) * 4), cpu_clock=tick)
+    return run(Tally(len(means)), play, new_sample, deadline)
 
 
 def test_a_clearly_better_candidate_is_taken_and_the_rest_dropped():
@@ -57,5 +58,30 @@ def test_candidates_alike_stop_the_search_with_the_policy_choice():
 
 
 def test_without_a_sample_the_policy_choice_stands():
-    tally = run(Tally(3), lambda c: (1.0, 0), lambda: None, deadline=0.0, clock=lambda: 1.0)
+    tally = run(Tally(3), lambda c: (1.0, 0), lambda: None, Deadline(0.0, 0.0))
     assert tally.samples == 0 and tally.choice() == 0
+
+
+def test_a_deadline_passes_on_either_clock():
+    cpu, wall = [0.0], [0.0]
+    deadline = Deadline(0.1, 2.0, cpu_clock=lambda: cpu[0], wall_clock=lambda: wall[0])
+    wall[0] = 1.9
+    cpu[0] = 0.09
+    assert not deadline.passed()
+    cpu[0] = 0.1  # the bot's own budget is spent: CPU time
+    assert deadline.passed()
+    cpu[0], wall[0] = 0.0, 2.0  # the referee's deadline comes first: wall-clock time
+    assert deadline.passed()
+
+
+def test_the_bots_limit_is_cpu_time_and_the_referees_is_wall_time():
+    clock = Clock(limit_ms=100.0)
+    clock.new_game(5000.0)
+    deadline = clock.deadline(5000.0, (0, 0), 1000)
+    assert deadline.cpu_s == 0.1
+    assert 0.1 < deadline.wall_s <= 0.4 * 5.0  # a share of the deadline and of the bank
+    unlimited = Clock(limit_ms=None)
+    unlimited.new_game(5000.0)
+    free = unlimited.deadline(5000.0, (0, 0), 1000)
+    assert free.cpu_s == free.wall_s == deadline.wall_s
+    assert Clock(limit_ms=1.0).deadline(5000.0, (0, 0), 1000).passed()  # too little: no search

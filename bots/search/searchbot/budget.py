@@ -1,6 +1,11 @@
 """How long a decision may think: the least of the bot's own limit, a share of the request's
 `deadline_ms`, and a fair share of what is left of the game's time bank.
 
+The bot's own limit (`--budget-ms`) is counted in this process's CPU time, the referee's
+deadline and bank in wall-clock time (`Deadline`): so a budget buys the same search on a busy
+machine as on a quiet one (the ladder's rungs mean the same wherever they are measured), and
+the referee's limits hold however busy the machine is, the search stopping short first.
+
 The referee gives each request `deadline_ms`: the decision limit, or what is left of the
 seat's time bank for the game when that is less (PROTOCOL.md 9.4). A decision thinks for
 at most `SHARE` of it, less `MARGIN_MS` for reading the request and writing the reply, so
@@ -17,6 +22,10 @@ leave too little for the decisions left, however fast each is answered.)
 """
 
 from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
 
 SHARE = 0.4
 """The share of a request's deadline a decision may think for."""
@@ -52,12 +61,20 @@ class Clock:
         self.used_ms = 0.0
         """The time this game's decisions took so far, as the referee counts it, about."""
 
+    def deadline(self, deadline_ms: float, scores: tuple[int, int], target: int) -> Deadline:
+        """When the decision stops thinking: after the bot's own limit of CPU time, or
+        `budget_ms` of wall-clock time (at once, when too little is left to search)."""
+        wall_ms = self.budget_ms(deadline_ms, scores, target)
+        cpu_ms = wall_ms if self.limit_ms is None else min(wall_ms, self.limit_ms)
+        if cpu_ms < MIN_SEARCH_MS:
+            return Deadline(0.0, 0.0)
+        return Deadline(cpu_ms / 1000.0, wall_ms / 1000.0)
+
     def budget_ms(self, deadline_ms: float, scores: tuple[int, int], target: int) -> float:
-        """Milliseconds the decision may think for (0: answer by the policy at once);
-        `scores` and `target` say how much of the game is left."""
+        """Milliseconds of wall-clock time the decision may think for, by the referee's
+        deadline and bank (0: answer by the policy at once); `scores` and `target` say how
+        much of the game is left."""
         think = SHARE * deadline_ms - MARGIN_MS
-        if self.limit_ms is not None:
-            think = min(think, self.limit_ms)
         if deadline_ms < self.decision_ms:  # the bank shows: this is what is left of it
             bank_left = deadline_ms
         else:
@@ -77,3 +94,21 @@ def decisions_left(scores: tuple[int, int], target: int) -> int:
     """The decisions this seat may still be asked in the game, generously."""
     rounds = 2 + max(0, target - max(scores)) // POINTS_PER_ROUND
     return DECISIONS_PER_ROUND * rounds
+
+
+class Deadline:
+    """The end of a decision's thinking: once this process has used `cpu_s` seconds of CPU
+    time since it was made, or `wall_s` seconds have passed, whichever comes first."""
+
+    def __init__(self, cpu_s: float, wall_s: float = math.inf,
+                 cpu_clock: Callable[[], float] = time.process_time,
+                 wall_clock: Callable[[], float] = time.perf_counter) -> None:
+        self.cpu_s = cpu_s
+        self.wall_s = wall_s
+        self._cpu_clock = cpu_clock
+        self._wall_clock = wall_clock
+        self.cpu_end = cpu_clock() + cpu_s
+        self.wall_end = wall_clock() + wall_s
+
+    def passed(self) -> bool:
+        return self._cpu_clock() >= self.cpu_end or self._wall_clock() >= self.wall_end

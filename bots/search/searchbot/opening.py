@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from arena.rules import DecisionKind, Position
 from arena.rules.cards import DOG, FULL_DECK, MAHJONG, cards_of
 from searchbot import playout, policy
+from searchbot.budget import Deadline
 from searchbot.knowledge import Knowledge
 from searchbot.sampling import caller_weights, sample_hands
 from searchbot.search import CALL_SAMPLES
@@ -25,7 +26,7 @@ from searchbot.tally import Tally, run
 Give = tuple[int, int, int]
 
 
-def decide_grand_tichu(knowledge: Knowledge, rng: random.Random, deadline: float) -> bool:
+def decide_grand_tichu(knowledge: Knowledge, rng: random.Random, deadline: Deadline) -> bool:
     """Whether to call Grand Tichu on the first 8 cards (`knowledge.hand`)."""
     seat, eight = knowledge.seat, knowledge.hand
 
@@ -45,7 +46,7 @@ def decide_grand_tichu(knowledge: Knowledge, rng: random.Random, deadline: float
     return _call_pays(knowledge, world, deadline, policy.calls_grand_tichu(eight))
 
 
-def decide_tichu(knowledge: Knowledge, rng: random.Random, deadline: float) -> bool:
+def decide_tichu(knowledge: Knowledge, rng: random.Random, deadline: Deadline) -> bool:
     """Whether to call Tichu in the window after the exchange (14 cards in hand)."""
     seat = knowledge.seat
     weights = caller_weights(knowledge.grand_tichu, knowledge.tichu)
@@ -61,7 +62,7 @@ def decide_tichu(knowledge: Knowledge, rng: random.Random, deadline: float) -> b
     return _call_pays(knowledge, world, deadline, fallback)
 
 
-def decide_exchange(knowledge: Knowledge, rng: random.Random, deadline: float) -> Give:
+def decide_exchange(knowledge: Knowledge, rng: random.Random, deadline: Deadline) -> Give:
     """The three cards to give (to seat+1, the partner, seat+3), by their playouts."""
     seat, hand = knowledge.seat, knowledge.hand
     candidates = exchange_candidates(hand)
@@ -135,7 +136,7 @@ def _play_from_start(knowledge: Knowledge, hands: list[int],
 
 
 def _call_pays(knowledge: Knowledge, world: Callable[[], tuple[float, int]],
-               deadline: float, fallback: bool) -> bool:
+               deadline: Deadline, fallback: bool) -> bool:
     """Whether this seat goes out first in more than half the worlds by a standard error,
     sampled until `deadline` or until the rate is 2.5 standard errors from one half;
     `fallback` (the policy's call) with fewer than CALL_SAMPLES samples."""

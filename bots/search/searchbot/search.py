@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from typing import NamedTuple
 
 from arena.rules import Action, Decision, DecisionKind, Game, Position
 from arena.rules.cards import MAHJONG_BIT, rank_mask
 from arena.rules.combos import FOUR_T, Combination
 from searchbot import playout, policy
+from searchbot.budget import Deadline
 from searchbot.knowledge import Knowledge
 from searchbot.playout import Candidate
 from searchbot.sampling import caller_weights, sample_hands
@@ -41,9 +41,10 @@ class Choice(NamedTuple):
     playouts: int
 
 
-def decide_play(knowledge: Knowledge, kind: str, rng: random.Random, deadline: float) -> Choice:
+def decide_play(knowledge: Knowledge, kind: str, rng: random.Random,
+                deadline: Deadline) -> Choice:
     """The choice at this seat's decision of play `kind` (play, bomb, dragon_gift), searched
-    until `deadline` (`time.perf_counter`)."""
+    until `deadline` passes."""
     seat = knowledge.seat
     weights = caller_weights(knowledge.grand_tichu, knowledge.tichu)
     unseen = knowledge.unseen()
@@ -60,7 +61,7 @@ def decide_play(knowledge: Knowledge, kind: str, rng: random.Random, deadline: f
     may_call = decision.may_call_tichu
     if len(candidates) == 1 and not may_call:
         return Choice(candidates[0].action_in(decision), False, 0, 0)
-    if deadline <= time.perf_counter():  # no time to search: the policy's choice
+    if deadline.passed():  # no time to search: the policy's choice
         call = may_call and call_is_worth_it(Tally(1), 0, seat, knowledge)
         return Choice(candidates[0].action_in(decision), call, 0, 0)
     tally = Tally(len(candidates))

@@ -10,8 +10,9 @@ one is left, when time is up, or at `MAX_SAMPLES`.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
+
+from searchbot.budget import Deadline
 
 Z = 2.0
 """Standard errors by which the best must lead a candidate to drop it."""
@@ -92,22 +93,21 @@ class Tally:
 
 
 def run(tally: Tally, play: Callable[[int], tuple[float, int]], new_sample: Callable[[], None],
-        deadline: float, decided: Callable[[Tally], bool] | None = None,
-        clock: Callable[[], float] = time.perf_counter) -> Tally:
-    """Sample and play out the live candidates until `deadline` (of `clock`), MAX_SAMPLES,
+        deadline: Deadline, decided: Callable[[Tally], bool] | None = None) -> Tally:
+    """Sample and play out the live candidates until `deadline` passes, MAX_SAMPLES,
     or `decided(tally)` (default: one candidate left): `new_sample()` draws a deal, `play(c)`
     plays candidate c out on it (its value and the seat out first). A sample cut short by
     the deadline is not counted (with none counted, the caller keeps its default)."""
     if decided is None:
         decided = _one_left
-    while tally.samples < MAX_SAMPLES and not decided(tally) and clock() < deadline:
+    while tally.samples < MAX_SAMPLES and not decided(tally) and not deadline.passed():
         new_sample()
         results = []
         live = tally.live
         for c in live:
             results.append(play(c))
             tally.playouts += 1
-            if len(results) < len(live) and clock() >= deadline:
+            if len(results) < len(live) and deadline.passed():
                 return tally
         for c, (v, first) in zip(tally.live, results, strict=True):
             tally.values[c].append(v)
