@@ -6,7 +6,8 @@ window and Dragon gift of a round in play), and plays each position out to the r
 `repeat` times: with the search bot's rollout policy (`searchbot.playout`, as the bot does),
 and with uniformly random players for reference, the engine's own speed. Each playout
 starts a game at the position (`Game.from_position`, a light build) and stops at the end
-of the round.
+of the round. Times are of this thread's CPU (`time.thread_time`), as the search bot's budget
+is of its CPU: the figures are the same on a busy machine as on a quiet one.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class PlayoutFigures:
     """Playouts from the same positions, with the rollout policy and with random players."""
 
     positions: int
-    policy: tuple[int, int, float]   # playouts, decisions, seconds
+    policy: tuple[int, int, float]   # playouts, decisions, CPU seconds
     random: tuple[int, int, float]
     build_us: float                  # Game.from_position, per call
 
@@ -41,7 +42,7 @@ class PlayoutFigures:
         out = []
         for label, (playouts, decisions, seconds) in (("rollout policy", self.policy),
                                                       ("random players", self.random)):
-            out.append(f"playouts/s, {label}: {playouts / seconds:.0f}  ({decisions / playouts:.1f} "
+            out.append(f"playouts per CPU second, {label}: {playouts / seconds:.0f}  ({decisions / playouts:.1f} "
                        f"decisions per playout, {1e6 * seconds / decisions:.1f} us per decision)")
         out.append(f"positions: {self.positions} (from random self-play); Game.from_position: "
                    f"{self.build_us:.1f} us")
@@ -79,10 +80,10 @@ def bench_playouts(games: int = 4, repeat: int = 3, seed: int = 0,
     policy and with random players."""
     playout = load_playout(folder)
     positions = positions_of(games, seed)
-    start = time.perf_counter()
+    start = time.thread_time()
     for position in positions:
         playout.start(position)
-    build = (time.perf_counter() - start) / len(positions)
+    build = (time.thread_time() - start) / len(positions)
     policy = _time(positions, repeat, lambda game, rnd: playout.play_out(game, rnd), playout)
     choose = random_player(random.Random(seed))
 
@@ -97,14 +98,14 @@ def bench_playouts(games: int = 4, repeat: int = 3, seed: int = 0,
 
 def _time(positions: list[Position], repeat: int, play: Callable[[Game, int], None],
           playout: ModuleType) -> tuple[int, int, float]:
-    """Playouts, decisions and seconds of playing every position out `repeat` times."""
+    """Playouts, decisions and CPU seconds of playing every position out `repeat` times."""
     decisions = 0
     seconds = 0.0
     for _ in range(repeat):
         for position in positions:
-            start = time.perf_counter()
+            start = time.thread_time()
             game = playout.start(position)
             play(game, position.round_number)
-            seconds += time.perf_counter() - start
+            seconds += time.thread_time() - start
             decisions += len(game.actions)
     return repeat * len(positions), decisions, seconds

@@ -15,7 +15,7 @@ def test_bench_playouts_prints_playouts_per_second_of_each_policy():
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     for line, label in zip(lines, ("rollout policy", "random players"), strict=False):
-        found = re.match(rf"playouts/s, {label}: +(\d+) +\((\d+\.\d) decisions per playout, "
+        found = re.match(rf"playouts per CPU second, {label}: +(\d+) +\((\d+\.\d) decisions per playout, "
                          r"(\d+\.\d) us per decision\)", line)
         assert found, result.output
         assert int(found[1]) > 0 and float(found[2]) >= 1.0
