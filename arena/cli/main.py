@@ -57,6 +57,27 @@ def bench_engine_cmd(games: int | None, seed: int, compare_instructions: bool) -
         echo(line)
 
 
+@bench.command("playouts")
+@click.option("-n", "--games", default=4, show_default=True, type=click.IntRange(min=1),
+              help="Random self-play games whose positions are played out.")
+@click.option("--repeat", default=3, show_default=True, type=click.IntRange(min=1),
+              help="Playouts of each position, per policy.")
+@click.option("--seed", default=0, show_default=True, help="Seed of the first game.")
+@click.option("--bot", "folder", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              default=None, help="The search bot's folder.  [default: bots/search]")
+def bench_playouts_cmd(games: int, repeat: int, seed: int, folder: Path | None) -> None:
+    """Play rounds out from positions of random games, to their end, with the search bot's
+    rollout policy and with random players; print playouts per second."""
+    from arena.cli.bench_playouts import SEARCH_BOT, bench_playouts
+
+    try:
+        figures = bench_playouts(games, repeat, seed, folder or SEARCH_BOT)
+    except FileNotFoundError as exc:
+        raise usage_error(str(exc)) from None
+    for line in figures.lines():
+        echo(line)
+
+
 @bench.command("transport")
 @click.option("-n", "--games", default=10, show_default=True,
               help="Full games between random bot processes, for (c), per placement.")

@@ -32,8 +32,11 @@ DEADLINE_MS = 1000
 
 
 def load_bot(folder: str | Path) -> BotFactory:
-    """The `make_bot(seed)` of a Python bot folder's `bot.py`."""
+    """The `make_bot(seed)` of a Python bot folder's `bot.py`, the folder on `sys.path` (as
+    when the bot runs as `python bot.py`: its own modules beside bot.py import)."""
     path = Path(folder).resolve() / "bot.py"
+    if str(path.parent) not in sys.path:
+        sys.path.append(str(path.parent))
     spec = importlib.util.spec_from_file_location(f"_arena_bot_{path.parent.name}", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")

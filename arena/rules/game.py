@@ -41,6 +41,7 @@ from arena.rules.combos import DOG_T, FOUR_T, SINGLE_T, Combination, beats, clas
 from arena.rules.deal import deal_order
 from arena.rules.errors import IllegalAction
 from arena.rules.events import DATA_KEYS, PUBLIC, Event, RoundEvents
+from arena.rules.position import Position
 
 DEFAULT_TARGET = 1000
 GRAND_TICHU_BONUS = 200
@@ -251,6 +252,53 @@ class Game:
             (self.scores[0], self.scores[1]), self.target,
             RoundEvents(self, seat, self._round_start, len(self._log))))
 
+    def position(self) -> Position:
+        """The round as it stands, every hand included (see `Position`); ValueError outside
+        the phases of play (PLAY, BOMB, DRAGON_GIFT)."""
+        phase = self.phase
+        if phase is not _PLAY and phase is not _BOMB and phase is not _DRAGON_GIFT:
+            raise ValueError(f"no position in phase {phase}: only in a regular turn, a bomb "
+                             "window or a Dragon gift")
+        h0, h1, h2, h3 = self.hands
+        w0, w1, w2, w3 = self.won
+        g0, g1, g2, g3 = self.grand_tichu
+        t0, t1, t2, t3 = self.tichu
+        table = self.table
+        gift = phase is _DRAGON_GIFT
+        return _new(Position, (
+            self.round_number, (self.scores[0], self.scores[1]), self.target, (h0, h1, h2, h3),
+            (w0, w1, w2, w3), (g0, g1, g2, g3), (t0, t1, t2, t3), tuple(self.out_order),
+            self.wish, table, self.table_seat if table is not None else -1, self.trick, phase,
+            -1 if gift else self.turn, 0 if gift or table is None else self._to_pass,
+            self.to_act()[0]))
+
+    @classmethod
+    def from_position(cls, position: Position, seed: int = 0,
+                      dealer: Callable[[int, int], list[int]] = deal_order) -> Game:
+        """A game in `position` (a round in play, every hand known), asking `position.to_act`.
+
+        It plays on exactly as the game the position was read from would (`position()`), to
+        this round's end and then, dealt by `dealer(seed, round_number)`, to the target. It
+        has no history: its log, actions and observations' round events start here, and its
+        observations show no exchange. ValueError if the position's cards are not the 56
+        cards, each once, or its seat asked cannot be asked.
+        """
+        game = cls.__new__(cls)
+        game.seed = seed
+        game.target = position.target
+        game._dealer = dealer
+        game.scores = [position.scores[0], position.scores[1]]
+        game.round_number = position.round_number
+        game._log = []
+        game._events = []
+        game._round_start = 0
+        game.actions = []
+        game.winner = None
+        game._cache = {}
+        game._current = None
+        game._enter(position)
+        return game
+
     def _count_points_taken(self) -> tuple[int, int, int, int]:
         """The card points in each seat's `won`, counted now and kept until it changes."""
         w0, w1, w2, w3 = self.won
@@ -367,6 +415,58 @@ class Game:
         leader = next(s for s in range(4) if self.hands[s] >> MAHJONG & 1)
         self._new_trick(leader)
 
+    def _enter(self, position: Position) -> None:
+        """Set this round's state to `position` (see `from_position`)."""
+        hands = self.hands = list(position.hands)
+        parts = (*hands, *position.won, position.trick)
+        gone = position.trick | position.won[0] | position.won[1] | position.won[2] | position.won[3]
+        if (sum(p.bit_count() for p in parts) != 56
+                or hands[0] | hands[1] | hands[2] | hands[3] | gone != FULL_DECK):
+            raise ValueError("a position must hold the 56 cards, each once, in the hands, the "
+                             "gathered cards and the trick")
+        self._exchanged = [((), ())] * 4
+        self.played_cards = gone
+        self._scores_before = (self.scores[0], self.scores[1])
+        self.grand_tichu = list(position.grand_tichu)
+        self.tichu = list(position.tichu)
+        self._may_call = sum(1 << s for s in range(4) if hands[s].bit_count() == 14
+                             and not self.grand_tichu[s] and not self.tichu[s])
+        self.won = list(position.won)
+        self._count_points_taken()
+        self.out_order = list(position.out_order)
+        self.wish = position.wish
+        self.table = table = position.table
+        self.table_seat = position.table_seat
+        self.trick = position.trick
+        self._beaters = (moves.SINGLE_BEATERS[table.rank] if table is not None
+                         and table.type is SINGLE_T else FULL_DECK)
+        self._active = sum(1 << s for s in range(4) if hands[s])
+        self._leads = [None, None, None, None]
+        self._leads_hand = [0, 0, 0, 0]
+        self._bombs = [[], [], [], []]
+        self._bomb_seats = 0
+        self._top_bomb = [-1, -1, -1, -1]
+        for s in range(4):
+            self._refresh_bombs(s)
+        self.turn = position.turn
+        self._to_pass = position.to_pass
+        self._gather_after_window = not position.to_pass
+        self._round_over_after_gift = len(position.out_order) >= 3
+        self._window = []
+        self.phase = phase = position.phase
+        seat = position.to_act
+        if phase is _BOMB and table is not None:
+            order = _FROM[position.turn]
+            strength = _bomb_strength(table) if table.type >= FOUR_T else 0
+            self._window = [seat] + _above(order[order.index(seat) + 1:], self._top_bomb, strength)
+            if self._top_bomb[seat] <= strength:
+                raise ValueError(f"seat {seat} holds no bomb that beats the table")
+        elif phase is _DRAGON_GIFT and table is not None and table.cards == DRAGON_BIT:
+            if seat != position.table_seat:
+                raise ValueError(f"the Dragon's player, seat {position.table_seat}, gives it")
+        elif phase is not _PLAY or seat != position.turn or not hands[seat]:
+            raise ValueError(f"seat {seat} cannot be asked in phase {phase} of this position")
+
     def _new_trick(self, leader: int) -> None:
         self.table = None
         self.table_seat = -1
@@ -434,7 +534,11 @@ class Game:
         only its cards, in the same order (`moves.lead_options` promises it)."""
         leads = self._leads[seat]
         if leads is None:
-            leads = moves.lead_options(hand)
+            leads = _LEADS.get(hand)
+            if leads is None:
+                if len(_LEADS) >= _LEADS_KEPT:
+                    _LEADS.clear()
+                leads = _LEADS[hand] = moves.lead_options(hand)
         elif self._leads_hand[seat] != hand:
             # (the cards gone since, a positive int: a negative one, ~hand, costs a copy in
             # two's complement at every `&`)
@@ -758,6 +862,11 @@ def _bomb_strength(bomb: Combination) -> int:
     return bomb.length * 16 + int(bomb.rank)
 
 
+# The leads of the hands met last, shared by all games (lists never changed, as every list
+# of options): a search plays the same hands out again and again (`from_position`), and
+# generating a hand's leads costs more than the rest of its turn.
+_LEADS: dict[int, list[Combination]] = {}
+_LEADS_KEPT = 64
 _CARD_BIT = [1 << c for c in range(56)]
 _DECK = list(range(56))
 _NEXT_ACTIVE = [[_next_seat(active, seat) for seat in range(4)] for active in range(16)]

@@ -3,9 +3,10 @@
 The sandbox is an empty root with, read-only: the system's programs and libraries (`/usr`
 and the `/bin`, `/lib*` links), the few files of `/etc` that runtimes read (the dynamic
 loader's cache, `alternatives`, Java's settings, TLS and time zone data), the arena's Python
-(its installation, its virtual environment and the `protocol` package, for Python bots), the
-installation of the bot's program when it lives elsewhere, and the bot's own folder, which
-is its working directory. Its `/etc/passwd` names only root, the bot and nobody. Writable: a
+(its installation, its virtual environment and the `protocol` and `arena` packages, for
+Python bots: the SDK, and the rules engine a bot may search with), the installation of the
+bot's program when it lives elsewhere, and the bot's own folder, which is its working
+directory. Its `/etc/passwd` names only root, the bot and nobody. Writable: a
 fresh `/tmp` of `disk_mb` (HOME and TMPDIR) and a small `/dev/shm`, both private memory that
 dies with the sandbox. Its own pid, network, IPC, UTS and cgroup namespaces; no capability;
 the seccomp filter of `seccomp.py`; a session of its own; it dies with its parent.
@@ -147,6 +148,11 @@ def passwd_text(uid: int | None) -> tuple[bytes, bytes]:
     return passwd.encode(), group.encode()
 
 
+PYTHON_PACKAGES = ("protocol", "arena")
+"""The arena's packages a Python bot may import: the SDK, and the rules engine that a bot
+may search with (`arena.rules`, which imports nothing of the rest)."""
+
+
 def runtime_paths(program: str, folder: Path) -> list[Path]:
     """What a bot's program needs from outside the system folders: the arena's Python (for
     Python bots and the hand-off) and, for a program named by its name and found on the
@@ -158,9 +164,10 @@ def runtime_paths(program: str, folder: Path) -> list[Path]:
     paths += [Path(p) for p in site.getsitepackages()]
     if site.ENABLE_USER_SITE:
         paths.append(Path(site.getusersitepackages()))
-    spec = importlib.util.find_spec("protocol")
-    if spec is not None and spec.submodule_search_locations:
-        paths += [Path(p) for p in spec.submodule_search_locations]
+    for package in PYTHON_PACKAGES:  # (in site-packages, unless installed in place: -e)
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.submodule_search_locations:
+            paths += [Path(p) for p in spec.submodule_search_locations]
     executable = None if os.sep in program else shutil.which(program)
     if executable is not None:
         paths += _installation(Path(executable))

@@ -15,7 +15,7 @@ from arena.referee.record import Termination
 from tests.bots.conftest import BOTS, entrant, need
 
 LANGUAGE = {"node-random": "node", "c-random": "c", "java-random": "java", "random": "python",
-            "heuristic": "python"}
+            "heuristic": "python", "search": "python"}
 VECTOR_TESTS = {"node-random": ["npm", "test", "--silent"], "c-random": ["make", "--silent", "test"],
                 "java-random": ["sh", "build.sh", "test"]}
 OTHER_LANGUAGES = sorted(VECTOR_TESTS)

@@ -1,0 +1,124 @@
+"""The search bot (bots/search) through the real referee: it plays whole games at every
+isolation level (sandboxed as root, sandboxed without root, and unconfined), and never
+answers late, even under a time control far tighter than its own budget."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from arena.intake import IntakePolicy, take_bot
+from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
+from arena.referee.record import Termination
+from arena.sandbox import Isolation
+from tests.bots.conftest import BOTS
+from tests.requirements import need_root
+from tests.sandbox.conftest import NOBODY, as_nobody, need_sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _entrant(folder: Path, isolation: Isolation) -> Entrant:
+    ready = take_bot(folder, IntakePolicy(isolation))
+    return Entrant(ready.manifest, ready.version, source=str(folder))
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("isolation", [Isolation.SANDBOX, Isolation.NONE])
+def test_search_plays_a_game_against_the_heuristic(isolation):
+    if isolation is Isolation.SANDBOX:
+        need_sandbox()
+    spec = GameSpec(f"search-{isolation.value}", 21, (_entrant(BOTS / "search", isolation),
+                                                      _entrant(BOTS / "heuristic", isolation)),
+                    target=300)
+    record = run_game(spec, isolation=isolation)
+    assert record.termination is Termination.NORMAL, record.fault
+    assert record.isolation == isolation.value
+    assert max(record.scores) >= 300
+
+
+def _tight_control(seed: int, target: int) -> TimeControl:
+    """A time control far tighter than the search bot's appetite, and yet one that an honest
+    bot answering at once meets on this machine as it is now: measured by a game of the
+    heuristic bot against itself (same deals, a generous control). The decision limit is a
+    tenth of a second, or four times the slowest reply of that game if more; the grace a
+    fiftieth, or that slowest reply; the bank 4 s, or, if more, a fifth of what the decision
+    limit allows a seat over that game's decisions (the search bot would think 40% of each)
+    plus twice what the heuristic's busiest seat used."""
+    heuristic = _entrant(BOTS / "heuristic", Isolation.NONE)
+    probe = run_game(GameSpec("search-tight-pace", seed, (heuristic, heuristic), target=target,
+                              time=TimeControl(hello=20.0, decision=5.0, bank=300.0)),
+                     isolation=Isolation.NONE)
+    assert probe.termination is Termination.NORMAL, probe.fault
+    slowest = max(d["latency_ms"] for d in probe.decisions) / 1000.0
+    decision = max(0.1, 4 * slowest)
+    per_seat = len(probe.decisions) / 4
+    bank = max(4.0, 0.2 * decision * per_seat + 2 * max(probe.time_used))
+    return TimeControl(hello=20.0, decision=decision, bank=bank, grace=max(0.02, slowest))
+
+
+@pytest.mark.timeout(300)
+def test_search_never_answers_late_under_a_tight_time_control():
+    """A tenth of a second per decision, a grace of 20 ms and a bank of 4 s for the game
+    (which runs low within it), or as much more as the machine needs now (`_tight_control`):
+    the bot thinks for a share of each deadline, then of what is left of the bank, and no
+    reply comes late (a late one would forfeit the game)."""
+    time = _tight_control(22, 500)
+    spec = GameSpec("search-tight", 22, (_entrant(BOTS / "search", Isolation.NONE),
+                                         _entrant(BOTS / "heuristic", Isolation.NONE)),
+                    target=500, time=time)
+    record = run_game(spec, isolation=Isolation.NONE)
+    assert record.termination is Termination.NORMAL, (record.fault, time)
+    assert max(record.scores) >= 500
+    searched, answered = record.time_used[0] + record.time_used[2], sum(record.time_used[1::2])
+    assert searched > 2 * answered, "the search thought, within the control, not only answered"
+
+
+DRIVER = """
+import json, sys
+from pathlib import Path
+from arena.intake import IntakePolicy, take_bot
+from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
+from arena.sandbox import Isolation, probe
+
+policy = IntakePolicy(Isolation.SANDBOX, root=Path(sys.argv[3]))
+taken = [take_bot(f, policy) for f in sys.argv[1:3]]
+bots = [Entrant(t.manifest, t.version, source=f) for t, f in zip(taken, sys.argv[1:3])]
+record = run_game(GameSpec("search-unprivileged", 23, tuple(bots), target=200,
+                           time=TimeControl(hello=20.0)), isolation=Isolation.SANDBOX)
+print(json.dumps({"summary": probe().summary(), "termination": record.termination.value,
+                  "fault": str(record.fault), "scores": record.scores}))
+"""
+
+
+@pytest.mark.timeout(240)
+def test_search_plays_sandboxed_without_root():
+    """As `nobody`, bubblewrap sandboxes the bots in a user namespace: the search bot still
+    reaches the rules engine (the arena's own package, shown read-only) and plays."""
+    need_sandbox()
+    need_root("becoming an unprivileged user for the test")
+    work = Path(tempfile.mkdtemp(prefix="tichu-search-unprivileged-"))
+    try:
+        folders = [work / "search", work / "heuristic"]
+        for name, folder in zip(("search", "heuristic"), folders, strict=True):
+            shutil.copytree(BOTS / name, folder, ignore=shutil.ignore_patterns("__pycache__"))
+        for path in [work, *work.rglob("*")]:
+            os.chown(path, NOBODY, NOBODY)
+        work.chmod(0o755)
+        done = subprocess.run(
+            [*as_nobody(work), sys.executable, "-c", DRIVER, *map(str, folders),
+             str(work / "cache")], capture_output=True, text=True, timeout=200, cwd=ROOT)
+        assert done.returncode == 0, done.stderr[-3000:]
+        result = json.loads(done.stdout.splitlines()[-1])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    assert "user namespaces" in result["summary"], result["summary"]
+    assert result["termination"] == "normal", result["fault"]
+    assert max(result["scores"]) >= 200
