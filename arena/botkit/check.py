@@ -45,7 +45,7 @@ from arena.botkit.scaffold import RANDOM_BOT
 from arena.errors import ConfigError
 from arena.intake import IntakeFailed, IntakePolicy, ReadyBot, build_label, ready, take_bot
 from arena.referee import wire
-from arena.referee.manifest import BotManifest
+from arena.referee.manifest import BotManifest, toml_list
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
 from arena.referee.process import BotProcess
 from arena.referee.record import GameRecord, Termination
@@ -389,6 +389,9 @@ class _Checker:
         except IntakeFailed as exc:  # not a bot folder intake takes: the CLI exits 2
             raise ConfigError(exc.failure.reason) from None
         self.manifest = self.taken.manifest
+        self._show_command()
+        for key in self.manifest.split_keys:
+            self._split_warning(key)
         # sandboxed bots reach the checker only through the listeners of their sandboxes
         sandboxed = self.isolation is Isolation.SANDBOX
         self.socket = RefereeSocket(codec.MAX_BOT_MESSAGE_BYTES,
@@ -398,6 +401,7 @@ class _Checker:
                 self._skip("build", "not run (--no-build)")
             built = not build or self._check("build", "the build step of bot.toml",
                                              "PROTOCOL.md 1 start-up", self._build)
+            self._show_command()  # the built copy's: a bot's own environment is known now
             if built and self._hello():
                 self._all_probes()
                 self._canonical()
@@ -441,7 +445,24 @@ class _Checker:
     def _skip(self, name: str, why: str) -> None:
         self._add(name, Status.SKIP, why)
 
-    # ----- build and hello -------------------------------------------------------------------
+    # ----- bot.toml, build and hello ---------------------------------------------------------
+
+    def _show_command(self) -> None:
+        """The command as bot.toml gives it, and the argument list that runs."""
+        self.report.command = self.taken.manifest.command
+        self.report.argv = tuple(self.manifest.argv())
+
+    def _split_warning(self, key: str) -> None:
+        """A WARN item for a command or build that bot.toml gave as one string: split like a
+        shell line, run without a shell (`load_manifest` refused one a shell would read
+        otherwise), so it works; a list says so without the reader knowing the rules."""
+        words = self.manifest.command if key == "command" else self.manifest.build
+        self._add(key if key == "command" else "build-command", Status.WARN,
+                  f"bot.toml's {key} is a list (preferred: it says exactly what runs)",
+                  f"a list: {key} = {toml_list(words)}",
+                  f"a string, split like a shell line (quotes group words, a backslash "
+                  f"escapes) into {toml_list(words)}, run without a shell",
+                  'README, "The manifest"')
 
     def _build(self) -> str:
         """Intake's build of the snapshot, in the sandbox at the checker's level (once per

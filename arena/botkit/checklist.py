@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from arena.referee.manifest import toml_list
 from arena.sandbox import Isolation
 
 
@@ -56,6 +57,11 @@ class CheckReport:
     """The isolation level every process of the bot ran at."""
     isolation_summary: str = ""
     """That level in one line, as `arena doctor` says it ("isolation: sandbox (...)")."""
+    command: tuple[str, ...] = ()
+    """The bot's command as its manifest gives it (after the split of a string)."""
+    argv: tuple[str, ...] = ()
+    """The argument list each process of the bot is started with (``python`` replaced by
+    the arena's Python, or by the bot's own environment's)."""
 
     @property
     def ok(self) -> bool:
@@ -74,6 +80,10 @@ class CheckReport:
         out = [f"check-bot {self.folder}"]
         if self.isolation_summary:
             out.append(self.isolation_summary)
+        if self.command:
+            out.append(f"command: {toml_list(self.command)}")
+            if self.argv and self.argv != self.command:
+                out.append(f"runs as: {toml_list(self.argv)}")
         for i in self.items:
             out.append(f"  {i.status.value:<5} {i.name:<14} {i.summary}")
             if i.status in (Status.FAIL, Status.WARN, Status.ERROR):

@@ -167,6 +167,28 @@ def bench_coordinator_cmd(sizes: str, pairs: int, bootstrap: int, bootstrap_up_t
         echo(line)
 
 
+@bench.command("game-cost")
+@click.option("--target", "targets", type=click.IntRange(min=1), multiple=True,
+              help="Target score of the games; repeat it to compare targets.  [default: 1000]")
+@click.option("--pairs", default=4, show_default=True, type=click.IntRange(min=1),
+              help="Duplicate pairs per matchup (each set of bot processes plays this many "
+                   "games).")
+def bench_game_cost_cmd(targets: tuple[int, ...], pairs: int) -> None:
+    """Measure each bundled language's share of a game's seconds, as `arena tournament
+    --plan` assumes for a bot that has not played: a round robin of the random bots of
+    python, c, node and java at each target, one worker; the source of the plan's defaults."""
+    import os
+
+    from arena.tournament.bench import bench_game_costs
+
+    root = Path(__file__).resolve().parents[2] / "bots"
+    echo(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (1, 5, 15 min)")
+    figures = bench_game_costs(root, targets or (1000,), pairs,
+                               note=lambda text: echo(text, err=True))
+    for line in figures.lines():
+        echo(line)
+
+
 @bench.command("report")
 @click.argument("store", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--games", default=10_000, show_default=True, type=click.IntRange(min=1),

@@ -35,10 +35,15 @@ the general hint).
 
 `command` and `build` are argument lists, run without a shell. Either may be one string: it
 is split into words as a POSIX shell splits a line (`shlex.split`: quotes group, a backslash
-escapes), but no shell runs it, so `|`, `&&`, `>`, `$VAR` and `*` are plain characters (a
-build that needs a shell says `["sh", "-c", "..."]`). Intake (`arena.intake`) runs the build
-once per version, in the sandbox of play, in its copy of the folder (the only place it may
-write); the bot then runs from the built copy, read-only (README, "The manifest").
+escapes), but no shell runs it. So a string that holds what only a shell acts on (`|`, `&`,
+`;`, `<`, `>`, parentheses, `$` or a backquote outside single quotes, a glob `*`, `?` or `[`,
+a `#` comment or a `~` at the start of a word, a leading `NAME=value`: `shell_syntax`) is
+refused, naming the key and what it holds, since it would not do what it says (a command
+that needs a shell says `["sh", "-c", "..."]`); a list is taken as it is. The keys given as a
+string are kept (`BotManifest.split_keys`), for check-bot to warn. Intake (`arena.intake`)
+runs the build once per version, in the sandbox of play, in its copy of the folder (the only
+place it may write); the bot then runs from the built copy, read-only (README, "The
+manifest").
 
 A manifest's limits only lower the ceiling the run sets (a tournament's [limits], else
 `DEFAULT_LIMITS`); a limit it omits, or sets to 0, is the ceiling's.
@@ -53,6 +58,7 @@ from __future__ import annotations
 import dataclasses
 import errno
 import hashlib
+import json
 import os
 import re
 import reprlib
@@ -100,6 +106,9 @@ class BotManifest:
     """What its own [limits] asks for (None: nothing, the ceiling's limit applies)."""
     build_network: bool = False
     """Whether its build asks for the network (the run decides whether it gets it)."""
+    split_keys: tuple[str, ...] = ()
+    """Which of 'command' and 'build' bot.toml gave as one string, split into words like a
+    shell line (no shell runs them): a list says what it runs, and check-bot warns."""
 
     def with_ceiling(self, ceiling: ResourceLimits) -> BotManifest:
         """This manifest with its limits under `ceiling` instead of the default one."""
@@ -149,6 +158,7 @@ def load_manifest(folder: str | Path) -> BotManifest:
     name = checked(check_name, "")
     command: tuple[str, ...] = checked(lambda: _argv(path, data, "command", required=True), ())
     build: tuple[str, ...] = checked(lambda: _argv(path, data, "build", required=False), ())
+    split_keys = tuple(key for key in ("command", "build") if isinstance(data.get(key), str))
     unknown = sorted(set(data) - {"name", "version", "language", "command", "build",
                                   "build_network", "description", "limits"})
     if unknown:
@@ -167,7 +177,7 @@ def load_manifest(folder: str | Path) -> BotManifest:
         raise ConfigError(f"{path}: {len(problems)} problems:\n"
                           + "\n".join(f"  - {problem}" for problem in problems))
     return BotManifest(folder, name, version, language, command, build,
-                       requested.capped(DEFAULT_LIMITS), requested, build_network)
+                       requested.capped(DEFAULT_LIMITS), requested, build_network, split_keys)
 
 
 def valid_name(name: object) -> bool:
@@ -294,10 +304,65 @@ def _argv(path: Path, data: dict, key: str, required: bool) -> tuple[str, ...]:
         try:
             value = shlex.split(value)
         except ValueError as exc:
-            raise ConfigError(f"{path}: key {key!r}: cannot split {data[key]!r}: {exc}") from None
+            raise ConfigError(f"{path}: key {key!r}: cannot split {shown(data[key])}: "
+                              f"{exc}") from None
+        syntax = shell_syntax(data[key])
+        if syntax:
+            raise ConfigError(
+                f"{path}: key {key!r}: {shown(data[key])} holds shell syntax ("
+                f"{', '.join(syntax)}), but no shell runs it: the string would only be split "
+                f"into the words {toml_list(value)}, each passed to the program as it is. "
+                f"Write the {key} as a list ({key} = [\"sh\", \"-c\", \"...\"] if it needs "
+                "a shell)")
     if not (isinstance(value, list) and value and all(isinstance(v, str) and v for v in value)):
         raise ConfigError(f"{path}: key {key!r} must be a non-empty string or list of strings")
     return tuple(value)
+
+
+_OPERATORS = {"|": "a pipe '|'", "&": "'&' ('&&' or a background job)",
+              ";": "a command separator ';'", "<": "a redirection '<'", ">": "a redirection '>'",
+              "(": "parentheses '( )'", ")": "parentheses '( )'",
+              "$": "an expansion '$' ($VAR, $(...))", "`": "a command substitution '`'",
+              "*": "a glob '*'", "?": "a glob '?'", "[": "a glob '['",
+              "\n": "a line break (a second command)"}
+"""What a shell acts on anywhere outside quotes ('$' and '`' inside double quotes too)."""
+_WORD_START = {"#": "a comment '#'", "~": "a home folder '~'"}
+"""What a shell acts on at the start of a word, outside quotes."""
+_ASSIGNMENT = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def shell_syntax(line: str) -> list[str]:
+    """What in `line` only a shell would act on, in words, each once, in the order met: an
+    operator, an expansion or a glob where a POSIX shell reads it as such (quoted or escaped
+    as a shell would take it literally, it is not named), or a leading NAME=value assignment.
+    Empty: `shlex.split(line)` means what a shell would run."""
+    found = ["a variable assignment 'NAME=value'"] if _ASSIGNMENT.match(line) else []
+    quote, escaped, word_start = "", False, True
+    for ch in line:
+        met, separator = None, False
+        if quote == "'":
+            quote = "" if ch == "'" else quote
+        elif escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif quote == '"':
+            quote = "" if ch == '"' else quote
+            met = _OPERATORS.get(ch) if ch in "$`" else None
+        elif ch in "'\"":
+            quote = ch
+        else:
+            met = _OPERATORS.get(ch) or (_WORD_START.get(ch) if word_start else None)
+            separator = ch.isspace()
+        if met and met not in found:
+            found.append(met)
+        word_start = separator
+    return found
+
+
+def toml_list(words: list[str] | tuple[str, ...]) -> str:
+    """Words as a TOML list of strings (JSON's strings are TOML's basic strings)."""
+    return "[" + ", ".join(json.dumps(word, ensure_ascii=False) for word in words) + "]"
 
 
 def _with_python(argv: tuple[str, ...]) -> list[str]:

@@ -1,4 +1,5 @@
-"""The coordinator's benchmark: how its own work grows with the league, on synthetic stores.
+"""The tournament's benchmarks: the coordinator's work as the league grows, and a game's cost
+per language.
 
 `bench_coordinator` builds, for each league size, a finished round robin in a scratch folder
 (tiny bot folders that are never started, a config, and a store filled with synthetic results
@@ -10,12 +11,19 @@ time against the games stored on a log-log scale: 1 is linear.
 
 The standings are timed through a callable the caller gives (the command line's own
 `arena standings` text), so that what is timed is what a user waits for.
+
+`bench_game_costs` (`arena bench game-cost`) measures what a plan assumes of a bot that has
+not played: a real round robin (intake, builds, one worker, the sandbox) between the
+bundled random bot of each language at each target asked for, each game's seconds split
+into its two entrants' shares by the plan's own least squares (`plan.fit_costs`).
 """
 
 from __future__ import annotations
 
 import gc
+import json
 import math
+import os
 import random
 import shutil
 import sys
@@ -28,7 +36,9 @@ from typing import cast
 
 from arena.ratings.fit import rate
 from arena.referee.record import EntrantInfo, GameRecord, Termination
+from arena.sandbox import resolve
 from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.plan import fit_costs
 from arena.tournament.records import link_record, pending_record, record_bytes, write_record
 from arena.tournament.runner import deals_of, open_store, register_entrants, run_tournament
 from arena.tournament.schedule import Dispatcher, ScheduledGame, round_robin
@@ -282,3 +292,161 @@ def _hand_out(games: Sequence[ScheduledGame], workers: int) -> int:
         batches += 1
         worker = (worker + 1) % workers
     return batches
+
+
+# ----- `arena bench game-cost`: a game's seconds per language -------------------------------
+
+BUNDLED_BOTS: dict[str, str] = {"python": "random", "c": "c-random", "node": "node-random",
+                                "java": "java-random"}
+"""Language -> the bundled bot (a folder of bots/) whose share of a game `bench_game_costs`
+measures for it: each plays uniformly random legal options, so what is measured is the
+language's processes and the harness, not a strategy."""
+
+
+@dataclass(frozen=True)
+class TargetCosts:
+    """The round robin at one target: each language's share of a game's (and of a round's)
+    seconds, fitted as a plan fits a store's games (`arena.tournament.plan.fit_costs`)."""
+
+    target: int
+    games: int
+    """Games that ended normally (the others are left out of the fit)."""
+    rounds: int
+    """Their rounds, together."""
+    per_game: dict[str, float]
+    """Language -> its entrant's share of a game's seconds."""
+    per_round: dict[str, float]
+    """Language -> its entrant's share of a round's seconds (each game's seconds over its
+    rounds, fitted likewise)."""
+    load: tuple[float, float]
+    """The machine's 1-minute load average as the round robin started and as it ended."""
+
+
+@dataclass(frozen=True)
+class GameCostFigures:
+    """`bench_game_costs`' round robins, one per target, and what was left out."""
+
+    pairs: int
+    isolation: str
+    targets: tuple[TargetCosts, ...]
+    left_out: tuple[str, ...]
+    """Bots intake could not build (a toolchain missing): 'name: reason'."""
+
+    def lines(self) -> list[str]:
+        from tabulate import tabulate
+
+        languages = [lang for lang in BUNDLED_BOTS if all(lang in t.per_game
+                                                          for t in self.targets)]
+        headers = ["language", "bot"]
+        for t in self.targets:
+            headers += [f"s/game to {t.target}", f"s/round to {t.target}"]
+        first, last = self.targets[0], self.targets[-1]
+        if len(self.targets) > 1:
+            headers.append(f"s/game {last.target} / {first.target}")
+        rows = []
+        for lang in languages:
+            row = [lang, BUNDLED_BOTS[lang]]
+            for t in self.targets:
+                row += [f"{t.per_game[lang]:.2f}", f"{t.per_round[lang]:.3f}"]
+            if len(self.targets) > 1:
+                row.append(f"{last.per_game[lang] / first.per_game[lang]:.2f} "
+                           f"(targets {last.target / first.target:.2f})")
+            rows.append(row)
+        out = [f"Each language's bundled random bot in a round robin ({self.pairs} pairs per "
+               f"matchup, one worker, isolation {self.isolation}); each game's seconds split "
+               "into its two entrants' shares by least squares, as `arena tournament --plan` "
+               "fits a store's games.", ""]
+        out += tabulate(rows, headers=headers, tablefmt="simple",
+                        disable_numparse=True).splitlines()
+        out.append("")
+        for t in self.targets:
+            out.append(f"target {t.target}: {t.games} games, {t.rounds / max(1, t.games):.1f} "
+                       f"rounds per game; load average {t.load[0]:.1f} at the start, "
+                       f"{t.load[1]:.1f} at the end")
+        if len(self.targets) > 1 and languages:
+            out.append(self._fixed_part(languages))
+        out += [f"left out: {reason}" for reason in self.left_out]
+        return out
+
+    def _fixed_part(self, languages: Sequence[str]) -> str:
+        """The languages' shares together at the lowest and highest target, and the part of
+        the cost a straight line through them leaves at target 0 (what does not grow with
+        the rounds: bot start-up spread over a batch's games, each game's welcome and end)."""
+        ordered = sorted(self.targets, key=lambda t: t.target)
+        low, high = ordered[0], ordered[-1]
+        low_sum = sum(low.per_game[lang] for lang in languages)
+        high_sum = sum(high.per_game[lang] for lang in languages)
+        slope = (high_sum - low_sum) / (high.target - low.target)
+        at_zero = low_sum - slope * low.target
+        return (f"{', '.join(languages)} together: {low_sum:.2f} s/game to {low.target}, "
+                f"{high_sum:.2f} to {high.target}; a straight line through them gives "
+                f"{at_zero:.2f} at target 0, a part that does not grow with the target of "
+                f"{at_zero / high_sum:.0%} of the cost to {high.target}")
+
+
+class _Notes:
+    """A run's Listener that hands its notes (a bot being built, one left out) on."""
+
+    def __init__(self, note: Callable[[str], None] | None) -> None:
+        self.forward = note
+
+    def note(self, text: str) -> None:
+        if self.forward is not None:
+            self.forward(text)
+
+    def started(self, total: int, standings: str) -> None:
+        self.note(f"{total} games to play")
+
+    def game(self, row: GameRow, pair_done: bool, standings: str) -> None:
+        pass
+
+
+def bench_game_costs(bots: Path, targets: Sequence[int], pairs: int = 4,
+                     folder: Path | None = None,
+                     note: Callable[[str], None] | None = None) -> GameCostFigures:
+    """Play a round robin between the bundled bots of `BUNDLED_BOTS` (folders of `bots`) at
+    each target, one worker at a time, at the isolation a tournament uses (`auto`); fit each
+    language's share of a game's seconds. A bot whose build fails is left out, named. The
+    runs' stores go to a scratch folder under `folder` (default: a temporary one), removed
+    afterwards; builds are intake's, kept in its cache as a tournament keeps them."""
+    scratch = Path(tempfile.mkdtemp(prefix="arena-bench-cost-", dir=folder))
+    measured = []
+    left_out: dict[str, str] = {}
+    try:
+        for target in targets:
+            config = _cost_league(scratch / f"target-{target}", bots, target, pairs)
+            load = os.getloadavg()[0]
+            if note is not None:
+                note(f"target {target}: playing (load average {load:.1f}) ...")
+            summary = run_tournament(config, 1, _Notes(note))
+            left_out.update((f.name, f.reason) for f in summary.left_out)
+            measured.append(_target_costs(config, target, load))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return GameCostFigures(pairs, resolve("auto").value, tuple(measured),
+                           tuple(f"{name}: {reason}" for name, reason in left_out.items()))
+
+
+def _target_costs(config: TournamentConfig, target: int, load: float) -> TargetCosts:
+    """Each language's shares from the games of `config`'s store that ended normally."""
+    with Store(config.storage, read_only=True) as store:
+        language = {e.key: e.language for e in store.entrants()}
+        games = [g for g in store.games() if g.termination == Termination.NORMAL.value
+                 and g.seconds > 0 and g.rounds > 0]
+    per_game = fit_costs((g.teams[0], g.teams[1], g.seconds) for g in games)
+    per_round = fit_costs((g.teams[0], g.teams[1], g.seconds / g.rounds) for g in games)
+    return TargetCosts(target, len(games), sum(g.rounds for g in games),
+                       {language[k]: s for k, s in per_game.items()},
+                       {language[k]: s for k, s in per_round.items()},
+                       (load, os.getloadavg()[0]))
+
+
+def _cost_league(folder: Path, bots: Path, target: int, pairs: int) -> TournamentConfig:
+    """The config of one target's round robin between the bundled bots, in `folder`."""
+    folder.mkdir(parents=True)
+    entrants = ", ".join(json.dumps(str(bots / name)) for name in BUNDLED_BOTS.values())
+    path = folder / "costs.toml"
+    path.write_text(f'[tournament]\nname = "bench-cost-{target}"\nentrants = [{entrants}]\n'
+                    f"games_per_matchup = {2 * pairs}\ntarget = {target}\nseed = 1\n"
+                    'concurrency = 1\nskip_unbuildable = true\nstorage = "costs.sqlite"\n')
+    return load_config(path)

@@ -11,7 +11,9 @@ and of unfinished pairs, and for a new version of a bot only its own matchups.
 The time: a game between a and b takes about c[a] + c[b] seconds, each entrant's share
 fitted by least squares on the store's games (`fit_costs`, from the `seconds` each game
 took); an entrant that has not played takes that of its earlier versions, else that of its
-language in this store, else its language's default (`LANGUAGE_SECONDS`). The total is
+language in this store (a store's games are all to its config's target), else its
+language's default (`LANGUAGE_SECONDS`, measured to 1000, scaled to the config's target by
+`language_seconds`: a quarter of it stays, the rest grows as the target). The total is
 divided among the workers that play at once (each assumed to have a core of its own, as
 when the games were measured). It is rough: the machine's load varies from minute to minute,
 and a game's length depends on the matchup (a strong bot ends its games in fewer rounds),
@@ -44,22 +46,32 @@ from arena.tournament.runner import entrant_sources
 from arena.tournament.schedule import ScheduledGame, entrant_key, missing, round_robin
 from arena.tournament.store import EntrantRow, Store
 
-# Seconds of one game each entrant accounts for, by language, for an entrant (and a language)
-# without stored games: half the median game between the four seats of the language's bundled
-# random bot, measured on this machine (2 cores, bots sandboxed and pinned, a load average of
-# 20-25 from other work at the time) by
-#     for k in 1 2 3 4 5 6; do for bot in random c-random node-random java-random; do
-#         arena play bots/$bot bots/$bot --seed $k --record $bot-$k.json; done; done
-# (each language in turn on the same deals, so that the machine's changing load falls on all
-# alike), reading each record's `seconds`: median games python 6.7 s, c 4.9 s, node 12.9 s,
-# java 23.0 s. Each of those games started its four bots (four JVMs, for java),
-# where a tournament starts them once per batch of pairs; and a quieter machine is several
-# times faster (a run of the demo tournament here took about 1 s a game). The figures are
-# rough: a tournament's own games replace them as soon as it has some.
-LANGUAGE_SECONDS: Mapping[str, float] = {"python": 3.4, "c": 2.5, "node": 6.4, "java": 11.5}
-OTHER_LANGUAGE_SECONDS = 5.0
-"""For a language `LANGUAGE_SECONDS` does not know (bot.toml's language is free text): between
-the compiled and the interpreted ones."""
+# Seconds of one game to 1000 each entrant accounts for, by language, for an entrant (and a
+# language) without stored games: its share, fitted as a plan fits a store's games, in a
+# round robin between the bundled random bots of the four languages, played as a tournament
+# plays (intake and builds, one worker pinned, bots sandboxed, 4 pairs per matchup: each set
+# of processes plays 4 games), by
+#     arena bench game-cost --target 1000 --target 500 --pairs 4      (and 500 before 1000)
+#     arena bench game-cost --target 250 --target 1000 --pairs 4
+# on this machine (2 cores, nice 0) while other work kept its load average at 10-18 (the
+# first two runs) and 25-30 (the third). Shares to 1000 in the three runs: python 1.37,
+# 1.38, 2.61; c 0.98, 1.22, 0.62; node 1.63, 4.04, 3.97; java 3.84, 4.58, 6.90; the median
+# of each is taken. The machine's load moves them by 2x from run to run; a quiet machine is
+# faster; a tournament's own games replace them as soon as it has some.
+LANGUAGE_SECONDS: Mapping[str, float] = {"python": 1.4, "c": 1.0, "node": 4.0, "java": 4.6}
+LANGUAGE_TARGET = 1000
+"""The target the shares of `LANGUAGE_SECONDS` were measured at."""
+OTHER_LANGUAGE_SECONDS = 2.8
+"""For a language `LANGUAGE_SECONDS` does not know (bot.toml's language is free text): the
+mean of the four."""
+FIXED_PART = 0.25
+"""The part of a default share to `LANGUAGE_TARGET` that does not grow with the target: the
+bots' start-up, spread over the games a set of processes plays, and each game's welcome and
+end. The rest grows as the rounds, and the rounds as the target (13.5-13.8 rounds per game
+to 1000 in the runs above, 6.8 to 500, 3.4 to 250). The same runs, the four languages
+together: 4.99 s to 500 against 7.82 s to 1000, 7.29 against 11.22, 5.34 to 250 against
+14.10 (its 1000 played at a higher load): straight lines through them leave 28%, 30% and
+17% of the cost to 1000 at target 0."""
 
 LOCAL = "local:"
 """The cluster address of N worker processes on this machine, 'local:N' (as
@@ -101,6 +113,8 @@ class TournamentPlan:
     config: str
     entrants: tuple[PlannedEntrant, ...]
     games_per_matchup: int
+    target: int
+    """The score that ends a game (the config's): a language's default share is scaled to it."""
     matchups: int
     matchups_complete: int
     """Matchups with every game stored."""
@@ -172,8 +186,12 @@ def fit_costs(games: Iterable[tuple[str, str, float]], rounds: int = 200) -> dic
     return cost
 
 
-def _language_default(language: str) -> float:
-    return LANGUAGE_SECONDS.get(language.strip().lower(), OTHER_LANGUAGE_SECONDS)
+def language_seconds(language: str, target: int) -> float:
+    """The default share of a game to `target` of an entrant in `language` (free text, any
+    case): its measured share to `LANGUAGE_TARGET`, of which `FIXED_PART` stays and the rest
+    is scaled by the target (a game's rounds grow as its target)."""
+    measured = LANGUAGE_SECONDS.get(language.strip().lower(), OTHER_LANGUAGE_SECONDS)
+    return measured * (FIXED_PART + (1.0 - FIXED_PART) * target / LANGUAGE_TARGET)
 
 
 @dataclass(frozen=True)
@@ -185,9 +203,11 @@ class _Cost:
 
 
 def _entrant_cost(key: str, name: str, language: str, fitted: Mapping[str, float],
-                  stored: Sequence[EntrantRow], played: Mapping[str, int]) -> _Cost:
+                  stored: Sequence[EntrantRow], played: Mapping[str, int],
+                  target: int) -> _Cost:
     """An entrant's share of a game: its own games', else its earlier versions', else its
-    language's in this store, else the language's default."""
+    language's in this store (a store's games are all to its config's target), else the
+    language's default scaled to `target`."""
     if key in fitted:
         return _Cost(fitted[key], f"its {played.get(key, 0)} games")
     earlier = [fitted[e.key] for e in stored if e.name == name and e.key in fitted]
@@ -201,7 +221,7 @@ def _entrant_cost(key: str, name: str, language: str, fitted: Mapping[str, float
         seconds = _mean(same)
         return _Cost(seconds, f"{shown} bots of this store",
                      f"{shown} {seconds:.2f} (its bots in this store)")
-    seconds = _language_default(language)
+    seconds = language_seconds(language, target)
     return _Cost(seconds, f"{shown} default", f"{shown} {seconds:.2f} (default)")
 
 
@@ -255,7 +275,8 @@ def build_plan(config: TournamentConfig, sources: Sequence[Source], rows: StoreR
     fitted = fit_costs(timed)
     played = collections.Counter(k for a, b, _ in rows.timed for k in (a, b))
     costs = {s.key: _entrant_cost(s.key, s.manifest.name, s.manifest.language, fitted,
-                                  rows.entrants, played) for s in sources if s.key}
+                                  rows.entrants, played, config.target)
+             for s in sources if s.key}
     share = {k: c.seconds for k, c in costs.items()}
     game_seconds = sum(share[g.matchup[0]] + share[g.matchup[1]] for g in todo)
     at_once = max(1, min(lanes, len({(g.matchup, g.pair_index) for g in todo})))
@@ -268,7 +289,7 @@ def build_plan(config: TournamentConfig, sources: Sequence[Source], rows: StoreR
     return TournamentPlan(
         name=config.name, config=str(config.path),
         entrants=tuple(_planned(source, rows, costs, played, todo) for source in sources),
-        games_per_matchup=games, matchups=len(left),
+        games_per_matchup=games, target=config.target, matchups=len(left),
         matchups_complete=sum(1 for m in left.values() if m == 0),
         matchups_begun=sum(1 for m in left.values() if 0 < m < games),
         games_scheduled=len(scheduled), games_to_play=len(todo), stored_games=len(rows.done),
@@ -438,7 +459,8 @@ def _time_text(plan: TournamentPlan) -> str:
              else "")
     basis = (f"Estimated from {plan.cost_games} stored games" if plan.cost_games
              else "No stored games yet")
-    assumed = ("; entrants without games by their language, in seconds per game: "
+    assumed = (f"; entrants without games by their language, in seconds per game to "
+               f"{plan.target}: "
                + ", ".join(plan.assumed) if plan.assumed else "")
     return (f"Time: about {duration(plan.wall_seconds)} ({duration(plan.game_seconds)} of "
             f"games, {plan.at_once} at a time).{where} {basis}: a game takes about the sum of "

@@ -1,6 +1,6 @@
 """Every `arena bench` subcommand but `engine` (tests/cli/test_bench_engine.py) runs and
 prints its figures: transport (its three measurements in both placements), sandbox, intake,
-coordinator, env and report."""
+coordinator, game-cost, env and report."""
 
 from __future__ import annotations
 
@@ -118,6 +118,25 @@ def test_bench_coordinator_prints_each_league_and_how_each_step_grows():
 def test_bench_coordinator_refuses_a_league_of_one():
     result = CliRunner().invoke(main, ["bench", "coordinator", "--entrants", "1,20"])
     assert result.exit_code == 2 and "at least 2 entrants" in result.output
+
+
+@pytest.mark.timeout(600)
+def test_bench_game_cost_prints_each_language_s_share_at_each_target():
+    need_programs("cc", "make", "javac", "java", "node", "npm",
+                  what="the bundled bots of every language")
+    result = CliRunner().invoke(main, ["bench", "game-cost", "--target", "100", "--target",
+                                       "50", "--pairs", "1"])
+    assert result.exit_code == 0, result.output
+    assert re.match(r"load average: \d+\.\d\d \d+\.\d\d \d+\.\d\d", result.output)
+    rows = {line.split()[0]: line.split() for line in result.output.splitlines()
+            if re.match(r"(python|c|node|java) ", line)}
+    assert sorted(rows) == ["c", "java", "node", "python"], result.output
+    for cells in rows.values():  # s/game and s/round at 100, then at 50, then the ratio
+        assert all(re.fullmatch(r"\d+\.\d+", cell) for cell in cells[2:7]), cells
+    assert "s/game 50 / 100" in result.output
+    for target in (100, 50):
+        assert re.search(rf"target {target}: 12 games, \d+\.\d rounds per game; load average "
+                         rf"\d+\.\d at the start, \d+\.\d at the end", result.output)
 
 
 def test_bench_env_prints_steps_per_second_and_the_overhead():

@@ -4,6 +4,7 @@ run, whose games and entrant keys must be what the plan said."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable
@@ -19,9 +20,17 @@ from arena.referee.manifest import load_manifest
 from arena.referee.record import Termination
 from arena.tournament.config import available_cores, load_config
 from arena.tournament.plan import (
+    FIXED_PART,
     LANGUAGE_SECONDS,
+    LANGUAGE_TARGET,
+    OTHER_LANGUAGE_SECONDS,
+    Source,
+    StoreRows,
+    TournamentPlan,
+    build_plan,
     duration,
     fit_costs,
+    language_seconds,
     plan_tournament,
 )
 from arena.tournament.schedule import entrant_key, round_robin
@@ -101,8 +110,8 @@ def test_a_fresh_config_is_planned_without_a_store_a_build_or_a_snapshot(tmp_pat
     assert "Matchups: 6 (4 entrants: n(n-1)/2): 0 complete, 0 begun, 6 not started." in text
     assert "60 scheduled, 0 stored, 60 to play." in text
     assert text.count("no games yet, 30 to play") == 4
-    python = LANGUAGE_SECONDS["python"]
-    assert f"in seconds per game: python {python:.2f} (default)." in text
+    python = language_seconds("python", 200)
+    assert f"in seconds per game to 200: python {python:.2f} (default)." in text
     assert "Workers: 2 (the config's concurrency; " in text
     assert f"about ±{expected_half_width(4, 10, anchored=False):.0f} Elo" in text
     assert "against the anchor random" not in text  # no bot named random: mean-centred
@@ -172,7 +181,7 @@ def test_a_submitted_bot_is_planned_from_the_store_and_by_its_language(tmp_path)
     assert (entrant["source"], entrant["language"], entrant["games_to_play"]) == (
         "submit", "node", 6)
     assert entrant["cost_from"] == "node default"
-    assert plan["assumed"] == [f"node {LANGUAGE_SECONDS['node']:.2f} (default)"]
+    assert plan["assumed"] == [f"node {language_seconds('node', 200):.2f} (default)"]
     assert plan["games_to_play"] == 6
 
 
@@ -221,6 +230,51 @@ def test_the_plan_names_the_keys_and_the_games_a_real_run_then_plays(tmp_path):
     assert after.games_to_play == 0 and after.cost_games == 2
     assert "Time: nothing to play." in after.lines()
     assert all(len(line) <= 92 for line in after.lines()[2:])  # but the config's path
+
+
+def test_the_default_costs_scale_with_the_target(tmp_path):
+    """A game's rounds grow as its target, and its seconds as its rounds but for a fixed part
+    (the bots' start-up, a game's welcome and end): with the same entrants and no stored
+    games, a plan to 500 takes a little more than half the time of one to 1000, one to 2000
+    a little less than twice."""
+    folders = bots(tmp_path, ["a", "b", "c"])
+    for folder, language in zip(folders, ["node", "java", "brainfuck"], strict=True):
+        manifest = folder / "bot.toml"
+        manifest.write_text(manifest.read_text().replace('language = "python"',
+                                                         f'language = "{language}"'))
+    config = load_config(write_config(tmp_path, ["a", "b", "c"], games=4, target=1000))
+    sources = [Source(m, "config", folder_version(m.folder)) for m in config.entrants]
+
+    def plan_to(target: int) -> TournamentPlan:
+        return build_plan(dataclasses.replace(config, target=target), sources, StoreRows(),
+                          workers=1, cores=2)
+
+    full, half, double = plan_to(1000), plan_to(500), plan_to(2000)
+    shares = LANGUAGE_SECONDS["node"] + LANGUAGE_SECONDS["java"] + OTHER_LANGUAGE_SECONDS
+    assert LANGUAGE_TARGET == 1000  # each of the 3 matchups plays 4 games; each entrant 2
+    assert full.game_seconds == pytest.approx(4 * 2 * shares)
+    ratio = half.game_seconds / full.game_seconds
+    assert ratio == pytest.approx((1 + FIXED_PART) / 2) and 0.5 < ratio < 0.7
+    assert double.game_seconds / full.game_seconds == pytest.approx(2 - FIXED_PART)
+    for plan in (half, double):
+        assert plan.wall_seconds / full.wall_seconds == pytest.approx(
+            plan.game_seconds / full.game_seconds)
+        assert plan.new_version_seconds / full.new_version_seconds == pytest.approx(
+            plan.game_seconds / full.game_seconds)
+    assert [e.seconds_per_game for e in half.entrants] == pytest.approx(
+        [ratio * LANGUAGE_SECONDS["node"], ratio * LANGUAGE_SECONDS["java"],
+         ratio * OTHER_LANGUAGE_SECONDS])
+    assert half.target == 500 and "in seconds per game to 500: " in said("\n".join(half.lines()))
+
+
+def test_stored_costs_are_the_store_target_s_and_are_not_scaled(tmp_path):
+    folders = bots(tmp_path, ["a", "b", "c", "d"])
+    config = write_config(tmp_path, ["a", "b", "c", "d"], games=4, target=500)
+    store_games(config, folders, 2)
+    (folders[0] / "README.md").write_text("a new version\n")
+    plan = plan_json(config, "-j", "1")
+    assert by_name(plan)["a"]["seconds_per_game"] == pytest.approx(SECONDS["a"], abs=1e-6)
+    assert plan["target"] == 500
 
 
 def test_costs_are_fitted_by_least_squares_and_never_negative():
