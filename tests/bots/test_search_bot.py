@@ -49,9 +49,9 @@ def _tight_control(seed: int, target: int) -> TimeControl:
     bot answering at once meets on this machine as it is now: measured by a game of the
     heuristic bot against itself (same deals, a generous control). The decision limit is a
     tenth of a second, or four times the slowest reply of that game if more; the grace a
-    fiftieth, or that slowest reply; the bank 4 s, or, if more, a fifth of what the decision
-    limit allows a seat over that game's decisions (the search bot would think 40% of each)
-    plus twice what the heuristic's busiest seat used."""
+    fiftieth, or that slowest reply; the bank 40 decision limits (4 s at a tenth: the bot
+    presumes 30 until the bank shows, and would think 40% of each of some 130 decisions if
+    it could) plus twice what the heuristic's busiest seat used."""
     heuristic = _entrant(BOTS / "heuristic", Isolation.NONE)
     probe = run_game(GameSpec("search-tight-pace", seed, (heuristic, heuristic), target=target,
                               time=TimeControl(hello=20.0, decision=5.0, bank=300.0)),
@@ -59,8 +59,7 @@ def _tight_control(seed: int, target: int) -> TimeControl:
     assert probe.termination is Termination.NORMAL, probe.fault
     slowest = max(d["latency_ms"] for d in probe.decisions) / 1000.0
     decision = max(0.1, 4 * slowest)
-    per_seat = len(probe.decisions) / 4
-    bank = max(4.0, 0.2 * decision * per_seat + 2 * max(probe.time_used))
+    bank = 40 * decision + 2 * max(probe.time_used)
     return TimeControl(hello=20.0, decision=decision, bank=bank, grace=max(0.02, slowest))
 
 

@@ -18,6 +18,8 @@ from tests.requirements import need_programs
 pytestmark = pytest.mark.timeout(180)
 
 
+@pytest.mark.slow  # a benchmark: over 180 s at load 35 (make test-slow)
+@pytest.mark.timeout(900)  # a hang guard
 def test_bench_transport_prints_a_b_and_c_for_each_placement():
     result = CliRunner().invoke(main, ["bench", "transport", "-n", "1", "--round-trips", "50"])
     assert result.exit_code == 0, result.output
