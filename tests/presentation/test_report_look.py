@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -246,8 +247,11 @@ def test_a_live_game_shows_public_information_and_follows_the_pushes(site, modul
                 server.finish.clear()
                 browser.set_window_size(width, 900)
                 browser.get(f"http://127.0.0.1:{server.server_port}/live.html")
-                WebDriverWait(browser, 20).until(lambda d: d.find_element(
-                    By.CSS_SELECTOR, "#trick [data-slot=trick-number]").text == pushed)
+                # the push replaces the table: an element found just before it may go stale
+                WebDriverWait(browser, 20, ignored_exceptions=(StaleElementReferenceException,)
+                              ).until(lambda d: d.find_element(
+                                  By.CSS_SELECTOR, "#trick [data-slot=trick-number]").text
+                                  == pushed)
                 assert browser.execute_script("return window.__pwned") is None
                 assert browser.execute_script("return document.images.length") == 0
                 assert IMG in browser.find_element(By.ID, "seat-0").text
