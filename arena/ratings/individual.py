@@ -50,13 +50,16 @@ from arena.ratings.fit import (
     Matrix,
     RatingFit,
     RatingsError,
+    _bound_kinds,
+    _centre_on,
     _inverse,
     _mat_mul,
+    _reference_group,
     _sigmoid,
     _solve_linear,
     _summarise,
 )
-from arena.ratings.graph import connected_groups, reaches, win_components
+from arena.ratings.graph import connected_groups, win_components
 
 DIVERGED = 25.0
 """A comparison fitted this many logits (about 4300 Elo) from even is a fit running off to
@@ -420,7 +423,7 @@ def _solve(data: TeamData, anchor: str | None, prior: float,
         raise RatingsError(f"the anchor {anchor!r} has no rated games")
     ref = 0 if anchor is None else data.entrants.index(anchor)
     component = win_components(data.wins_graph())
-    home = _home(component, ref, anchor is not None)
+    home = _reference_group(component, ref, anchor is not None)
     if component[ref] != home:
         ref = component.index(home)
     kinds = _bound_kinds(data.wins_graph(), component, home)
@@ -479,32 +482,6 @@ def _unidentified(data: TeamData) -> RatingsError:
                         "foursomes played): play more of the movement")
 
 
-def _home(component: Sequence[int], ref: int, anchored: bool) -> int:
-    """The win component the ratings are measured from: the anchor's, else the largest."""
-    if anchored:
-        return component[ref]
-    sizes: dict[int, int] = {}
-    for c in component:
-        sizes[c] = sizes.get(c, 0) + 1
-    return max(sizes, key=lambda c: (sizes[c], -component.index(c)))
-
-
-def _bound_kinds(wins: Matrix, component: Sequence[int], home: int) -> dict[int, Bound]:
-    member = component.index(home)
-    below_home = reaches(wins, member)
-    kinds = {}
-    for k, c in enumerate(component):
-        if c == home:
-            continue
-        if member in reaches(wins, k):
-            kinds[k] = Bound.LOWER
-        elif k in below_home:
-            kinds[k] = Bound.UPPER
-        else:
-            kinds[k] = Bound.UNDETERMINED
-    return kinds
-
-
 def _solve_home(data: TeamData, component: Sequence[int], home: int, ref: int,
                 kinds: Mapping[int, Bound], start: Sequence[float] | None) -> list[float]:
     """With a zero prior: the reference component alone, on the games among its members;
@@ -531,14 +508,6 @@ def _expand(v: Matrix, free: Sequence[int], n: int) -> Matrix:
         for b, j in enumerate(free):
             full[i][j] = v[a][b]
     return full
-
-
-def _centre_on(cov: Matrix, members: Sequence[int]) -> Matrix:
-    size = len(members)
-    row = [sum(r[k] for k in members) / size for r in cov]
-    total = sum(row[k] for k in members) / size
-    return [[cov[i][j] - row[i] - row[j] + total for j in range(len(cov))]
-            for i in range(len(cov))]
 
 
 def _covariances(data: TeamData, solution: _Solution) -> tuple[Matrix, Matrix]:
