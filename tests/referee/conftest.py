@@ -1,4 +1,5 @@
-"""Shared helpers of the referee tests: entrants from bot folders, process checks."""
+"""Shared helpers of the referee tests: entrants from bot folders, process checks. (The time
+control of a test about no time limit is `tests.pace.honest_time()`.)"""
 
 from __future__ import annotations
 
@@ -7,11 +8,10 @@ from pathlib import Path
 import pytest
 
 from arena.referee.manifest import folder_hash, load_manifest
-from arena.referee.match import Entrant, TimeControl
+from arena.referee.match import Entrant
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-FAST = TimeControl(hello=5.0, decision=2.0, bank=60.0, grace=0.2)
 
 
 def entrant(folder: Path) -> Entrant:

@@ -14,7 +14,8 @@ from arena.referee.match import GameSpec, run_game
 from arena.referee.record import Termination, resimulate
 from arena.rules import Game
 from arena.sandbox import Isolation
-from tests.referee.conftest import FAST, HERE, entrant
+from tests.pace import honest_time
+from tests.referee.conftest import HERE, entrant
 from tests.referee.test_hidden_cards import frames_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -41,7 +42,7 @@ def test_only_seats_that_say_auto_pass_are_not_asked_to_pass(tmp_path, monkeypat
     auto = _spy_saying(tmp_path / "auto", ["auto_pass"])
     plain = _spy_saying(tmp_path / "plain", [])
     # unsandboxed: the spy writes the frames it receives to a folder of the test
-    record = run_game(GameSpec("auto-pass", 5, (auto, plain), target=300, time=FAST),
+    record = run_game(GameSpec("auto-pass", 5, (auto, plain), target=300, time=honest_time()),
                       isolation=Isolation.NONE)
     assert record.termination is Termination.NORMAL
 

@@ -13,8 +13,9 @@ from arena.referee.match import GameSpec, Guest, Match, TimeControl, run_game
 from arena.referee.record import GuestInfo, Termination
 from arena.sandbox import Isolation, resolve
 from arena.tournament.records import read_record, write_record
+from tests.pace import honest_time
 from tests.processes import bot_processes
-from tests.referee.conftest import FAST, HERE, ROOT, entrant
+from tests.referee.conftest import HERE, ROOT, entrant
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -34,7 +35,7 @@ def frames_of(path) -> list[dict]:
 def spec_with_guest(seat: int) -> GameSpec:
     bot = entrant(ROOT / "bots" / "random")
     guest = Guest(seat, entrant(HERE / "bots" / "spy"), GUEST_TIME)
-    return GameSpec("guest", 11, (bot, bot), target=300, time=FAST, guest=guest)
+    return GameSpec("guest", 11, (bot, bot), target=300, time=honest_time(), guest=guest)
 
 
 def test_a_guest_plays_its_seat_unsandboxed_under_its_own_time_control(tmp_path, monkeypatch):
@@ -52,7 +53,7 @@ def test_a_guest_plays_its_seat_unsandboxed_under_its_own_time_control(tmp_path,
     welcome = messages[0]
     assert welcome["seat"] == 3
     assert welcome["settings"]["names"] == ["random", "random", "random", "spy"]
-    assert welcome["limits"]["decision_ms"] == 600_000  # its own, not the game's 2 s
+    assert welcome["limits"]["decision_ms"] == 600_000  # its own, not the game's
     asked = [m for m in messages if m["type"] == "request"]
     assert asked and all(m["deadline_ms"] == 600_000 for m in asked)
     assert messages[-1]["type"] == "end" and messages[-1]["reason"] == "game_over"

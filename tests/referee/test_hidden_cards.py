@@ -17,7 +17,7 @@ from arena.referee.match import GameSpec, run_game
 from arena.referee.record import Termination
 from arena.rules.cards import card_name
 from arena.sandbox import Isolation
-from tests.referee.conftest import FAST
+from tests.pace import honest_time
 
 pytestmark = pytest.mark.timeout(120)
 CARD_NAMES = {card_name(c) for c in range(56)}
@@ -56,7 +56,7 @@ def learn(known: set[str], event: dict) -> None:
 def test_no_message_to_a_seat_names_another_seats_hidden_card(spy_bot, tmp_path, monkeypatch):
     monkeypatch.setenv("TICHU_TEST_SPY_DIR", str(tmp_path))
     # unsandboxed: the spy writes the frames it receives to a folder of the test
-    record = run_game(GameSpec("spy", 4, (spy_bot, spy_bot), target=300, time=FAST),
+    record = run_game(GameSpec("spy", 4, (spy_bot, spy_bot), target=300, time=honest_time()),
                       isolation=Isolation.NONE)
     assert record.termination is Termination.NORMAL
     logs = sorted(tmp_path.glob("*.frames"))

@@ -8,8 +8,9 @@ import pytest
 from arena.referee.match import GameSpec, run_game
 from arena.referee.process import OUTPUT_TAIL_BYTES
 from arena.referee.record import Termination
+from tests.pace import honest_time
 from tests.processes import bot_processes
-from tests.referee.conftest import FAST, HERE
+from tests.referee.conftest import HERE
 
 pytestmark = pytest.mark.timeout(120)
 FAULTY = HERE / "bots" / "faulty"
@@ -20,7 +21,7 @@ def faulty_game(monkeypatch, faulty_bot, opponent, fault: str, at: int = 5, **en
     monkeypatch.setenv("TICHU_TEST_FAULT_AT", str(at))
     for key, value in env.items():
         monkeypatch.setenv(key, value)
-    record = run_game(GameSpec(f"hostile-{fault}", 1, (opponent, faulty_bot), time=FAST))
+    record = run_game(GameSpec(f"hostile-{fault}", 1, (opponent, faulty_bot), time=honest_time()))
     assert not bot_processes(FAULTY), "a bot process (or its child) was left behind"
     return record
 

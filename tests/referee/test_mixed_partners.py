@@ -13,7 +13,8 @@ from arena.referee.match import GameSpec, Match, run_game
 from arena.referee.record import GameRecord, Termination, resimulate
 from arena.sandbox import Isolation
 from protocol import codec
-from tests.referee.conftest import FAST, HERE, ROOT, entrant
+from tests.pace import honest_time
+from tests.referee.conftest import HERE, ROOT, entrant
 from tests.referee.test_hidden_cards import frames_of
 
 pytestmark = pytest.mark.timeout(120)
@@ -42,7 +43,7 @@ def test_each_seat_is_told_its_partners_and_opponents_entrant_names(tmp_path, mo
     frames.mkdir()
     monkeypatch.setenv("TICHU_TEST_SPY_DIR", str(frames))
     a, b, c, d = (spy(tmp_path / n, n) for n in ("north", "east", "south", "west"))
-    spec = GameSpec("mixed", 5, (a, b), target=300, time=FAST, partners=(c, d))
+    spec = GameSpec("mixed", 5, (a, b), target=300, time=honest_time(), partners=(c, d))
     record = run_game(spec, isolation=Isolation.NONE)  # unsandboxed: the spies write here
     assert record.termination is Termination.NORMAL, record.fault
     told = welcomes(frames)
@@ -65,7 +66,7 @@ def test_a_game_of_fixed_partners_is_told_and_recorded_as_before(tmp_path, monke
     frames.mkdir()
     monkeypatch.setenv("TICHU_TEST_SPY_DIR", str(frames))
     a, b = spy(tmp_path / "a", "north"), spy(tmp_path / "b", "east")
-    record = run_game(GameSpec("fixed", 5, (a, b), target=300, time=FAST),
+    record = run_game(GameSpec("fixed", 5, (a, b), target=300, time=honest_time()),
                       isolation=Isolation.NONE)
     assert record.termination is Termination.NORMAL, record.fault
     for welcome in welcomes(frames).values():
@@ -77,9 +78,9 @@ def test_a_match_of_mixed_partners_seats_each_entrant_where_the_spec_says(tmp_pa
     # the two games of a pair: each partnership on the other side in the second
     bots = [entrant(ROOT / "bots" / "random")] + \
         [spy(tmp_path / n, n) for n in ("east", "south", "west")]
-    first = GameSpec("g0", 3, (bots[0], bots[1]), target=100, time=FAST,
+    first = GameSpec("g0", 3, (bots[0], bots[1]), target=100, time=honest_time(),
                      partners=(bots[2], bots[3]))
-    second = GameSpec("g1", 3, (bots[1], bots[0]), target=100, time=FAST,
+    second = GameSpec("g1", 3, (bots[1], bots[0]), target=100, time=honest_time(),
                       partners=(bots[3], bots[2]))
     with Match(bots[0], bots[1], isolation=Isolation.NONE, partners=(bots[2], bots[3])) as match:
         assert [c.entrant.name for c in match.seat_conns(first)] == \

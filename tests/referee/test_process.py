@@ -18,8 +18,9 @@ from arena.referee.match import GameSpec, run_game
 from arena.referee.process import BotProcess
 from arena.referee.record import Termination
 from arena.sandbox import Isolation
+from tests.pace import honest_time
 from tests.processes import bot_processes
-from tests.referee.conftest import FAST, ROOT, entrant
+from tests.referee.conftest import ROOT, entrant
 from tests.sandbox.conftest import need_sandbox
 
 pytestmark = pytest.mark.timeout(120)
@@ -98,7 +99,7 @@ def test_the_record_keeps_what_a_bot_writes_after_end(tmp_path, isolation):
                                      f'"bot.py"]\n')
     bot = entrant(folder)
     record = run_game(GameSpec("farewell", 3, (bot, entrant(ROOT / "bots" / "random")),
-                               target=100, time=FAST), isolation=isolation)
+                               target=100, time=honest_time()), isolation=isolation)
     assert record.termination is Termination.NORMAL, record.fault
     assert all("farewell, written after end" in record.bot_output[seat] for seat in (0, 2))
     assert not bot_processes(folder)

@@ -24,8 +24,9 @@ from arena.referee import peers
 from arena.referee.match import GameSpec, Match, TimeControl, run_game
 from arena.referee.record import Termination
 from arena.sandbox import Isolation
+from tests.pace import honest_time, pace
 from tests.processes import bot_processes
-from tests.referee.conftest import FAST, HERE, ROOT, entrant
+from tests.referee.conftest import HERE, ROOT, entrant
 from tests.sandbox.conftest import need_sandbox
 
 pytestmark = pytest.mark.timeout(120)
@@ -87,7 +88,7 @@ def test_a_hello_of_nul_characters_is_its_senders_forfeit_and_no_text_grows(
         monkeypatch, random_bot, nuls):
     monkeypatch.setenv("TICHU_TEST_ATTACK", "nul_hello")
     monkeypatch.setenv("TICHU_TEST_NULS", str(nuls))
-    record = run_game(GameSpec("nul", 1, (random_bot, entrant(HOSTILE)), time=FAST))
+    record = run_game(GameSpec("nul", 1, (random_bot, entrant(HOSTILE)), time=honest_time()))
     assert record.termination is Termination.PROTOCOL_VIOLATION, record.fault
     assert record.fault.seat in (1, 3) and record.winner == 0
     assert len(record.fault.message) <= 1000
@@ -104,7 +105,7 @@ def test_an_impostor_hello_with_another_seats_token_is_the_impostors_forfeit(
     predictable_tokens(monkeypatch)
     monkeypatch.setenv("TICHU_TEST_ATTACK", "impostor")
     monkeypatch.setenv("TICHU_TEST_VICTIM_TOKEN", "seat-token-0")  # seat 0's: the random bot
-    record = run_game(GameSpec("impostor", 1, (random_bot, entrant(HOSTILE)), time=FAST),
+    record = run_game(GameSpec("impostor", 1, (random_bot, entrant(HOSTILE)), time=honest_time()),
                       transport)
     assert record.termination is Termination.PROTOCOL_VIOLATION, record.fault
     assert record.fault.seat in (1, 3) and record.winner == 0
@@ -145,7 +146,7 @@ def test_a_stranger_with_a_stolen_token_is_closed_unread_and_costs_nobody_a_seat
     with Match(random_bot, faulty_bot, isolation=isolation) as match, \
             stranger(match.socket.endpoint, "seat-token-0") as last_word:
         record = match.play(GameSpec("stranger", 1, (random_bot, faulty_bot), target=100,
-                                     time=FAST))
+                                     time=honest_time()))
         said = last_word()  # while the referee's endpoint is still open
     assert record.termination is Termination.NORMAL, record.fault
     assert said == CLOSED_UNREAD
@@ -156,7 +157,7 @@ def test_a_bot_exiting_before_hello_is_charged_with_its_own_exit_not_a_strangers
     monkeypatch.setenv("TICHU_TEST_FAULT", "exit_at_start")
     with Match(random_bot, faulty_bot) as match, stranger(match.socket.endpoint,
                                                           "not-a-token"):
-        record = match.play(GameSpec("exit", 1, (random_bot, faulty_bot), time=FAST))
+        record = match.play(GameSpec("exit", 1, (random_bot, faulty_bot), time=honest_time()))
     assert record.termination is Termination.START_FAILURE, record.fault
     assert record.fault.seat in (1, 3) and record.winner == 0
     assert record.fault.details["exit_code"] == 3
@@ -171,7 +172,7 @@ def hostile_game(monkeypatch, random_bot, attack: str, isolation: Isolation, **e
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     record = run_game(GameSpec(attack, 1, (random_bot, entrant(HOSTILE)), target=100,
-                               time=FAST), isolation=isolation)
+                               time=honest_time()), isolation=isolation)
     assert record.isolation == isolation.value
     assert not bot_processes(HOSTILE)
     return record
@@ -213,7 +214,7 @@ def test_extra_idle_connections_of_a_bot_cost_nobody_a_seat(monkeypatch, random_
                                                             transport):
     monkeypatch.setenv("TICHU_TEST_ATTACK", "extra_connections")
     record = run_game(GameSpec("extra", 1, (random_bot, entrant(HOSTILE)), target=100,
-                               time=FAST), transport)
+                               time=honest_time()), transport)
     assert record.termination is Termination.NORMAL, record.fault
 
 
@@ -221,12 +222,12 @@ def test_when_both_entrants_fail_at_the_start_neither_is_charged(monkeypatch, tm
                                                                  faulty_bot):
     silent = tmp_path / "silent"
     silent.mkdir()
-    (silent / "bot.py").write_text("import time\ntime.sleep(60)\n")
+    (silent / "bot.py").write_text("import time\nwhile True:\n    time.sleep(3600)\n")
     (silent / "bot.toml").write_text('name = "silent"\nversion = "1"\nlanguage = "python"\n'
                                      'command = ["python", "bot.py"]\n')
     monkeypatch.setenv("TICHU_TEST_FAULT", "exit_at_start")
-    # the faulty bot's exit must come before the hello time, however busy the machine
-    time = TimeControl(hello=20.0, decision=2.0, bank=60.0, grace=0.2)
+    # the faulty bot's exit comes before the hello time, an honest start-up's at this pace
+    time = honest_time()
     record = run_game(GameSpec("both", 1, (entrant(silent), faulty_bot), time=time))
     assert record.winner is None and record.fault.seat is None, record.fault
     faults = {f["seat"]: f["kind"] for f in record.fault.details["faults"]}
@@ -237,11 +238,16 @@ def test_when_both_entrants_fail_at_the_start_neither_is_charged(monkeypatch, tm
 
 def test_once_the_time_bank_is_spent_a_reply_within_the_grace_is_a_timeout(
         monkeypatch, faulty_bot, random_bot):
-    # every reply takes 0.2 s, well within decision + grace (2.3 s), but the bank is 0.5 s
+    # every reply takes 0.2 s (or twenty of the slowest honest replies measured, if more),
+    # well within decision + grace, but the bank is two and a half replies: the honest seats,
+    # a few replies each before the faulty ones' third, keep within it
+    now = pace()
+    delay = max(0.2, 20 * now.decision)
     monkeypatch.setenv("TICHU_TEST_FAULT", "slow_all")
     monkeypatch.setenv("TICHU_TEST_FAULT_AT", "1")
-    monkeypatch.setenv("TICHU_TEST_DELAY", "0.2")
-    time = TimeControl(hello=5.0, decision=2.0, bank=0.5, grace=0.3)
+    monkeypatch.setenv("TICHU_TEST_DELAY", str(delay))
+    time = TimeControl(hello=now.hello_limit(), decision=10 * delay, bank=2.5 * delay,
+                       grace=now.grace_limit(0.3))
     record = run_game(GameSpec("bank", 1, (random_bot, faulty_bot), target=100, time=time))
     assert record.termination is Termination.TIMEOUT, record.fault
     assert record.fault.seat in (1, 3) and record.winner == 0
@@ -251,7 +257,9 @@ def test_once_the_time_bank_is_spent_a_reply_within_the_grace_is_a_timeout(
 def test_a_decision_that_timed_out_counts_in_the_time_used(monkeypatch, faulty_bot,
                                                            random_bot):
     monkeypatch.setenv("TICHU_TEST_FAULT", "hang")
-    time = TimeControl(hello=5.0, decision=0.5, bank=60.0, grace=0.1)
+    now = pace()
+    time = TimeControl(hello=now.hello_limit(), decision=now.decision_limit(0.5),
+                       bank=now.bank_limit(), grace=now.grace_limit(0.1))
     record = run_game(GameSpec("hang", 1, (random_bot, faulty_bot), time=time))
     assert record.termination is Termination.TIMEOUT
     assert record.time_used[record.fault.seat] >= time.decision + time.grace
@@ -267,8 +275,9 @@ def test_a_late_reply_of_an_innocent_seat_does_not_forfeit_its_next_game(monkeyp
     thinker, faulty = entrant(THINKER), entrant(FAULTY)
     for _attempt in range(4):  # until the crash falls while the thinker thinks
         with Match(thinker, faulty) as match:
-            first = match.play(GameSpec("late-1", 1, (thinker, faulty), time=FAST), last=False)
-            second = match.play(GameSpec("late-2", 1, (thinker, faulty), time=FAST))
+            first = match.play(GameSpec("late-1", 1, (thinker, faulty), time=honest_time()),
+                               last=False)
+            second = match.play(GameSpec("late-2", 1, (thinker, faulty), time=honest_time()))
         if any("ended while I answered" in out for out in second.bot_output):
             break  # (the reused thinkers' output tails hold what they said after game 1)
         if second.fault is None or second.fault.seat not in (1, 3):
@@ -292,7 +301,7 @@ def _untraceable_game_with_a_stolen_token(monkeypatch, random_bot, faulty_bot, i
     monkeypatch.delenv("TICHU_TEST_FAULT", raising=False)
     with Match(random_bot, faulty_bot, isolation=isolation) as match, \
             stranger(match.socket.endpoint, "seat-token-0") as last_word:
-        record = match.play(GameSpec("leak", 1, (random_bot, faulty_bot), time=FAST))
+        record = match.play(GameSpec("leak", 1, (random_bot, faulty_bot), time=honest_time()))
         return record, last_word() if isolation is Isolation.SANDBOX else None
 
 

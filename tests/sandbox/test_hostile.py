@@ -59,6 +59,7 @@ from arena.referee.record import GameRecord, Termination
 from arena.sandbox import Isolation, probe
 from arena.sandbox.cgroups import PARENT, own_cgroup
 from arena.sandbox.uids import UID_BASE, UID_COUNT
+from tests.pace import honest_time
 from tests.processes import bot_processes
 from tests.referee.conftest import ROOT, entrant
 from tests.requirements import need_root, not_applicable
@@ -74,10 +75,6 @@ from tests.sandbox.conftest import (
 )
 
 pytestmark = pytest.mark.timeout(180)
-TIME = TimeControl(hello=20.0, decision=5.0, bank=60.0, grace=0.2)
-# the limit must stop the bot before a clock does, however busy the machine (2 s of CPU time
-# may take far longer than 5 s of wall time when the CPUs are shared)
-LIMIT_TIME = TimeControl(hello=20.0, decision=120.0, bank=240.0, grace=0.2)
 ESCAPES = ("proc_token,processes,read_folders,write_folders,network,kernel,seccomp,partner,"
            "open_files,environment,identity,namespaces")
 SECCOMP = ("bpf", "perf_event_open", "userfaultfd", "io_uring")
@@ -94,6 +91,18 @@ EXPECTED = {  # attack: reports in a game of two hostile entrants (one per seat,
 }
 NAMESPACES = ("pid", "net", "ipc", "uts", "cgroup")
 LEAK = "ARENA_TEST_REFEREE_ONLY"  # a variable of the referee's that no sandboxed bot may get
+
+
+def game_time() -> TimeControl:
+    """The time control of a game about no time limit: honest limits at the pace now."""
+    return honest_time(hello=20.0, decision=5.0)
+
+
+def limit_time() -> TimeControl:
+    """A resource limit must stop the bot before a clock does, however busy the machine (2 s
+    of CPU time may take far longer than 5 s of wall time when the CPUs are shared): a
+    decision limit of 120 s, or what honest bots need at the pace now, if more."""
+    return honest_time(hello=20.0, decision=120.0, bank=240.0)
 
 
 @dataclass
@@ -138,7 +147,7 @@ def escape_game(tmp: Path, attacks: str, isolation: Isolation) -> Escape:
             patch.setenv(f"TICHU_TEST_{key}", value)
         patch.setenv(LEAK, "the referee's own")
         try:
-            record = run_game(GameSpec("escape", 5, tuple(bots), target=200, time=TIME),
+            record = run_game(GameSpec("escape", 5, tuple(bots), target=200, time=game_time()),
                               isolation=isolation)
         finally:
             left = remove_ipc(ipc_key)
@@ -275,7 +284,7 @@ def test_nothing_a_bot_writes_survives_into_its_next_process(tmp_path, monkeypat
     opponent = entrant(ROOT / "bots" / "random")
     monkeypatch.setenv("TICHU_TEST_ATTACKS", "note,kernel")
     with Match(bot, opponent) as match:  # the hostile bot is not multi_game: fresh processes
-        games = [match.play(GameSpec(f"note-{k}", 5, (bot, opponent), target=100, time=TIME),
+        games = [match.play(GameSpec(f"note-{k}", 5, (bot, opponent), target=100, time=game_time()),
                             last=k == 1) for k in range(2)]
     for record in games:
         assert record.termination is Termination.NORMAL, record.fault
@@ -299,7 +308,7 @@ def test_a_bot_over_a_limit_is_stopped_and_its_crash_names_the_limit(tmp_path, m
     monkeypatch.setenv("TICHU_TEST_ATTACKS", attack)
     bot = hostile(tmp_path / "hostile", limits=limits)
     record = run_game(GameSpec(attack, 5, (entrant(ROOT / "bots" / "random"), bot), target=200,
-                               time=LIMIT_TIME))
+                               time=limit_time()))
     assert record.termination is Termination.CRASH, (record.fault, record.bot_output)
     assert record.fault.seat in (1, 3) and record.winner == 0
     assert named in record.fault.message and record.fault.details["limit"] == named
@@ -319,7 +328,7 @@ def test_a_daemon_that_left_its_session_is_gone_when_the_game_ends(tmp_path, mon
     monkeypatch.setenv("TICHU_TEST_MARK", mark)
     bot = hostile(tmp_path / "hostile")
     record = run_game(GameSpec("daemon", 5, (bot, entrant(ROOT / "bots" / "random")),
-                               target=100, time=TIME))
+                               target=100, time=game_time()))
     assert record.termination is Termination.NORMAL, record.fault
     assert not bot_processes(tmp_path / "hostile")
     assert not processes_marked(mark)
@@ -333,7 +342,7 @@ def test_unsandboxed_a_daemon_that_left_its_session_outlives_the_game(tmp_path, 
     bot = hostile(tmp_path / "hostile")
     try:
         record = run_game(GameSpec("daemon", 5, (bot, entrant(ROOT / "bots" / "random")),
-                                   target=100, time=TIME), isolation=Isolation.NONE)
+                                   target=100, time=game_time()), isolation=Isolation.NONE)
         assert record.termination is Termination.NORMAL, record.fault
         assert processes_marked(mark), "the daemon did not outlive its game"
     finally:
@@ -376,7 +385,7 @@ def test_a_bots_cgroups_hold_all_its_processes_and_are_emptied_and_removed_at_it
         monkeypatch.setenv(f"TICHU_TEST_{key}", value)
     bot, opponent = hostile(tmp_path / "hostile"), entrant(ROOT / "bots" / "random")
     with Match(bot, opponent) as match:
-        record = match.play(GameSpec("cgroups", 5, (bot, opponent), target=100, time=TIME),
+        record = match.play(GameSpec("cgroups", 5, (bot, opponent), target=100, time=game_time()),
                             last=False)
         assert record.termination is Termination.NORMAL, record.fault
         made = sorted(parent / name for parent in parents for name in os.listdir(parent)

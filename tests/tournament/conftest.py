@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.referee.match import TimeControl
+from tests.pace import honest_time
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -45,8 +48,12 @@ def hostile_bot(dest: Path, mode: str, name: str | None = None, **settings: obje
 
 def write_config(folder: Path, entrants: list[str], games: int = 2, target: int = 200,
                  extra: str = "", name: str = "t.toml", seed: int | None = None,
-                 hello: float = 10.0) -> Path:
-    """A config; no seed (secret deals) unless `seed` is given."""
+                 hello: float = 10.0, control: TimeControl | None = None) -> Path:
+    """A config; no seed (secret deals) unless `seed` is given. Its time control is `control`,
+    else honest limits at the pace now (tests.pace), at least a hello of `hello`, a decision
+    of 3 s and a bank of 60 s."""
+    if control is None:
+        control = honest_time(hello=hello, decision=3.0, bank=60.0)
     listed = "\n".join(f'    "{e}",' for e in entrants)
     path = folder / name
     seed_line = "" if seed is None else f"seed = {seed}\n"
@@ -60,9 +67,10 @@ target = {target}
 storage = "t.sqlite"
 
 [time]
-hello = {hello}
-decision = 3.0
-bank = 60.0
+hello = {control.hello!r}
+decision = {control.decision!r}
+bank = {control.bank!r}
+grace = {control.grace!r}
 
 [ratings]
 anchor = "random"

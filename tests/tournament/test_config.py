@@ -3,6 +3,7 @@ nothing starts."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -10,9 +11,16 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.errors import ConfigError
+from arena.referee.match import TimeControl
 from arena.sandbox import DEFAULT_LIMITS
 from arena.tournament.config import load_config
-from tests.tournament.conftest import ROOT, copy_bot, write_config
+from tests.tournament import conftest
+from tests.tournament.conftest import ROOT, copy_bot
+
+PARSED = TimeControl(hello=10.0, decision=3.0, bank=60.0)
+"""The time control of these configs, only read, never played: values under test (so no
+pace is measured, and nothing starts)."""
+write_config = functools.partial(conftest.write_config, control=PARSED)
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -23,7 +23,7 @@ def test_a_game_where_both_teams_fail_is_void_and_counted_against_both(tmp_path)
     copy_bot("random", tmp_path / "random")
     _dud(tmp_path / "dud", "dud")
     _dud(tmp_path / "flop", "flop")
-    config = write_config(tmp_path, ["random", "dud", "flop"], games=2, target=100, hello=5.0)
+    config = write_config(tmp_path, ["random", "dud", "flop"], games=2, target=100)
     result = CliRunner().invoke(main, ["tournament", str(config), "--no-standings"])
     assert result.exit_code == 0, result.output
 

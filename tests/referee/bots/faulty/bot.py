@@ -45,7 +45,8 @@ def send(message):
 
 
 if fault == "no_hello":
-    time.sleep(60)
+    while True:  # past any hello limit, however long a busy machine needs it to be
+        time.sleep(3600)
 hello = {"type": "hello", "protocol": 1, "token": token, "name": "faulty", "version": "1"}
 if fault == "wrong_token":
     hello["token"] = "not-" + token
@@ -165,7 +166,8 @@ while True:
             print("faulty bot: crashing on purpose", file=sys.stderr)
             sys.exit(7)
         if fault == "hang":
-            time.sleep(60)
+            while True:  # past any decision limit and bank
+                time.sleep(3600)
         if fault == "memory_hog":
             hog = [bytearray(64 << 20) for _ in range(1024)]  # 64 GiB, far past any limit
         if fault == "cpu_burn":
