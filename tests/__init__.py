@@ -15,7 +15,9 @@ folder to a package, knows them by name:
 - `tests/bots/`: the bundled bots of `bots/` (their own tests, check-bot, full games);
 - `tests/soak/`: the whole arena under SIGKILL at random moments;
 - the top level: what every test shares (`conftest.py`; `processes.py`, the bot processes a
-  test started; `requirements.py`, the one way a test skips: a missing part fails under CI)
+  test started; `pace.py`, how fast honest bots start and reply on this machine now, and the
+  time limits derived from it; `requirements.py`, the one way a test skips: a missing part
+  fails under CI)
   and the checks of the tree as a whole (layers, lint, the module map, skips, the vocabulary
   shared across packages).
 

@@ -19,6 +19,8 @@ So the honest side's limits are derived from what is measured here at the time o
 A hostile bot that must be late is late relative to the derived limit (a multiple of it), or
 forever; never by a fixed second that a derived limit could overtake.
 
+`pace_check_bot` does the same for check-bot's own limits.
+
 Measuring costs a second or so (two bot start-ups and a game to 100); a test whose control is
 built from `pace()` needs a pytest timeout covering the measurement too.
 """
@@ -29,6 +31,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+from arena.botkit import check
 from arena.referee.manifest import folder_hash, load_manifest
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
 from arena.referee.record import Termination
@@ -111,13 +116,28 @@ def pace(isolation: Isolation | None = None, fresh: bool = False) -> Pace:
 
 
 def honest_time(isolation: Isolation | None = None, hello: float = 5.0,
-                decision: float = 2.0, bank: float = 60.0, grace: float = 0.2) -> TimeControl:
+                decision: float = 2.0, bank: float = 60.0, grace: float = 0.2,
+                hello_factor: float = HELLO_FACTOR) -> TimeControl:
     """The time control of a test about no time limit: each limit its floor given here, or
-    what honest bots need at this session's pace, if more."""
+    what honest bots need at this session's pace, if more (`hello_factor`: times the measured
+    start-up of the Python bots; more for a runtime slower to start, such as a JVM)."""
     now = pace(isolation)
-    return TimeControl(hello=now.hello_limit(hello), decision=now.decision_limit(decision),
+    return TimeControl(hello=now.hello_limit(hello, hello_factor),
+                       decision=now.decision_limit(decision),
                        bank=now.bank_limit(bank), grace=now.grace_limit(grace))
 
 
 def _entrant(folder: Path) -> Entrant:
     return Entrant(load_manifest(folder), folder_hash(folder))
+
+
+def pace_check_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Give check-bot's honest side (arena.botkit.check: the hello, each decision, a closing
+    game's bank, the wait for an exit) its product limits, or what honest bots need at the
+    pace now, if more: on an idle machine check-bot runs as shipped. A broken bot that must
+    be late is late by a multiple of the limit it is told (deadline_ms), or forever."""
+    now = pace()
+    monkeypatch.setattr(check, "HELLO_SECONDS", now.hello_limit(check.HELLO_SECONDS))
+    monkeypatch.setattr(check, "DECISION_SECONDS", now.decision_limit(check.DECISION_SECONDS))
+    monkeypatch.setattr(check, "GAME_BANK", now.bank_limit(check.GAME_BANK))
+    monkeypatch.setattr(check, "EXIT_WAIT", now.hello_limit(check.EXIT_WAIT))

@@ -1,10 +1,15 @@
 """Shared helpers of the bot-kit tests (check-bot, new-bot): the bundled bots, and the
-deliberately broken bots of `bots/broken/`."""
+deliberately broken bots of `bots/broken/`; check-bot's limits at the pace now
+(`tests.pace.pace_check_bot`) for every test here."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+
+import pytest
+
+from tests.pace import pace_check_bot
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"
@@ -21,3 +26,8 @@ def broken_bot(fault: str, parent: Path) -> Path:
     manifest = folder / "bot.toml"
     manifest.write_text(manifest.read_text().replace('"../broken.py"', '"broken.py"'))
     return folder
+
+
+@pytest.fixture(autouse=True)
+def _check_bot_at_the_pace_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    pace_check_bot(monkeypatch)

@@ -120,7 +120,8 @@ def test_the_bots_own_limits_hold_in_check_bot(tmp_path) -> None:
     (folder / "bot.toml").write_text('name = "hog"\nversion = "1"\nlanguage = "python"\n'
                                      'command = ["python", "bot.py"]\n\n'
                                      '[limits]\nmemory_mb = 64\n')
-    (folder / "bot.py").write_text("import time\nheld = b'x' * (256 << 20)\ntime.sleep(60)\n")
+    (folder / "bot.py").write_text("import time\nheld = b'x' * (256 << 20)\n"
+                                   "while True:\n    time.sleep(3600)\n")
     report = check_bot(folder, games=0, build=False, isolation=Isolation.SANDBOX)
     hello = report.item("hello")
     assert hello.status is Status.FAIL, report.lines()

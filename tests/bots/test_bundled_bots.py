@@ -10,9 +10,10 @@ import pytest
 
 from arena.botkit.check import Status, check_bot
 from arena.referee.manifest import load_manifest
-from arena.referee.match import GameSpec, TimeControl, run_game
+from arena.referee.match import GameSpec, run_game
 from arena.referee.record import Termination
 from tests.bots.conftest import BOTS, entrant, need
+from tests.pace import HELLO_FACTOR, honest_time, pace_check_bot
 
 LANGUAGE = {"node-random": "node", "c-random": "c", "java-random": "java", "random": "python",
             "heuristic": "python", "search": "python"}
@@ -40,8 +41,9 @@ def test_bot_passes_the_golden_vectors_in_its_own_tests(bot: str, tmp_path: Path
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("bot", sorted(LANGUAGE))
-def test_every_bundled_bot_passes_check_bot(bot: str) -> None:
+def test_every_bundled_bot_passes_check_bot(bot: str, monkeypatch) -> None:
     need(LANGUAGE[bot])
+    pace_check_bot(monkeypatch)
     report = check_bot(BOTS / bot, games=1, target=300)
     assert report.ok, "\n".join(report.lines())
     # a late exit after `end` is a warning, which a busy machine may cause; nothing else may warn
@@ -55,7 +57,8 @@ def test_bot_plays_a_full_game_to_1000_against_random(bot: str) -> None:
     need(LANGUAGE[bot])
     team0 = entrant(BOTS / bot)
     spec = GameSpec(f"full-{bot}", 11, (team0, entrant(BOTS / "random")), 1000,
-                    TimeControl(hello=10.0, decision=2.0, bank=120.0, grace=0.2))
+                    # a JVM or node starts slower than the Python bots paced
+                    honest_time(hello=10.0, bank=120.0, hello_factor=3 * HELLO_FACTOR))
     record = run_game(spec)
     assert record.termination is Termination.NORMAL, record.fault
     assert max(record.scores) >= 1000 and record.rounds >= 3

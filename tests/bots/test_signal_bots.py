@@ -90,14 +90,15 @@ def test_a_signaller_told_its_partner_calls_leaves_the_opponents_tricks_alone(si
 
 
 def test_a_signaller_plays_a_whole_game_through_the_referee_beside_another():
-    from arena.referee.match import GameSpec, TimeControl, run_game
+    from arena.referee.match import GameSpec, run_game
     from arena.referee.record import Termination
     from tests.bots.conftest import entrant
+    from tests.pace import honest_time
 
     signal_a, signal_b = entrant(BOTS / "signal-a"), entrant(BOTS / "signal-b")
     heuristic, twin = entrant(BOTS / "heuristic"), entrant(BOTS / "heuristic-twin")
     record = run_game(GameSpec("demo", 3, (signal_a, heuristic), 300,
-                               TimeControl(hello=10.0, decision=3.0, bank=120.0, grace=0.2),
+                               honest_time(hello=10.0, decision=3.0, bank=120.0),
                                partners=(signal_b, twin)))
     assert record.termination is Termination.NORMAL, record.fault
     assert [e.name for e in record.seat_entrants()] == ["signal-a", "heuristic", "signal-b",

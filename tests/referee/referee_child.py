@@ -1,8 +1,10 @@
 """Run one game in a process of its own and print what the referee process cost: for tests
 that measure the referee's peak memory (ru_maxrss of this process alone, bots excluded).
 
-Usage: python -m tests.referee.referee_child BOT_A BOT_B [HELLO_SECONDS]; prints one JSON
-line: termination, fault seat and message, winner, and maxrss_kib.
+Usage: python -m tests.referee.referee_child BOT_A BOT_B [HELLO DECISION BANK GRACE] (the
+time control, in seconds: the caller's honest one at the pace it measured, tests.pace, so
+that this process's peak memory is the referee's alone); prints one JSON line: termination,
+fault seat and message, winner, and maxrss_kib.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
 
 def main() -> None:
     folders = [Path(sys.argv[1]), Path(sys.argv[2])]
-    hello = float(sys.argv[3]) if len(sys.argv) > 3 else 5.0
+    limits = [float(a) for a in sys.argv[3:7]] or [5.0, 2.0, 60.0, 0.2]
     entrants = [Entrant(load_manifest(f), folder_hash(f)) for f in folders]
     spec = GameSpec("child", 1, (entrants[0], entrants[1]), target=50,
-                    time=TimeControl(hello=hello, decision=2.0, bank=60.0))
+                    time=TimeControl(*limits))
     record = run_game(spec)
     fault = record.fault
     print(json.dumps({

@@ -14,8 +14,9 @@ import re
 
 import pytest
 
-from arena.referee.match import GameSpec, TimeControl, run_game
+from arena.referee.match import GameSpec, run_game
 from arena.referee.record import Termination
+from tests.pace import honest_time
 from tests.referee.conftest import ROOT, entrant
 
 pytestmark = pytest.mark.timeout(120)
@@ -50,7 +51,7 @@ def test_simultaneous_decisions_charge_each_seat_only_its_own_thinking(tmp_path)
                                      'command = ["python", "bot.py"]\n')
     trivial = entrant(ROOT / "arena" / "cli" / "benchbots" / "trivial")
     record = run_game(GameSpec("clock", 1, (entrant(folder), trivial), target=100,
-                               time=TimeControl(decision=30.0, bank=600.0)))
+                               time=honest_time(hello=10.0, decision=30.0, bank=600.0)))
     assert record.termination is Termination.NORMAL, record.fault
     spans = {int(i): (float(a), float(b)) for seat in (0, 2)
              for i, a, b in _THINK.findall(record.bot_output[seat])}

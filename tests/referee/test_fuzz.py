@@ -15,13 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.referee import wire
-from arena.referee.match import GameSpec, TimeControl, run_game
+from arena.referee.match import GameSpec, run_game
 from arena.referee.record import Termination
 from arena.rules import Game, IllegalAction
 from arena.rules.selfplay import random_player
 from protocol import codec
 from protocol.codec import ProtocolError
 from protocol.schema import ERROR_CODES
+from tests.pace import honest_time
 
 CARDS = ["2j", "Ts", "As", "Kp", "Mahjong", "Dog", "Phoenix", "Dragon", "Zz", "", "2J"]
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**40, 2**40), st.floats(),
@@ -146,6 +147,5 @@ def monkeypatch_frames(faulty_bot, random_bot):
             patch.setenv("TICHU_TEST_FAULT_AT", "4")
             patch.setenv("TICHU_TEST_FRAME", frame.hex())
             return run_game(GameSpec("fuzz", 1, (random_bot, faulty_bot), target=100,
-                                     time=TimeControl(hello=5.0, decision=1.0, bank=60.0,
-                                                      grace=0.1)))
+                                     time=honest_time(decision=1.0, grace=0.1)))
     return play

@@ -9,9 +9,10 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.referee.manifest import load_manifest
-from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
+from arena.referee.match import Entrant, GameSpec, run_game
 from arena.referee.record import Termination
 from arena.sandbox import DEFAULT_LIMITS, ResourceLimits
+from tests.pace import honest_time
 from tests.processes import bot_processes
 from tests.referee.conftest import HERE
 
@@ -37,7 +38,7 @@ def test_exceeding_a_resource_limit_is_a_recorded_crash(monkeypatch, tmp_path, r
     monkeypatch.setenv("TICHU_TEST_FAULT", fault)
     monkeypatch.setenv("TICHU_TEST_FAULT_AT", "2")
     bot = limited_faulty(tmp_path)
-    time = TimeControl(hello=5.0, decision=20.0, bank=60.0, grace=0.2)
+    time = honest_time(decision=20.0)  # the limit stops the bot, not a clock
     record = run_game(GameSpec("limits", 1, (random_bot, bot), time=time))
     assert record.termination is Termination.CRASH, record.fault
     assert record.fault.seat in (1, 3) and record.winner == 0

@@ -47,9 +47,12 @@ def referee_child(attack: str, **env: str) -> dict:
     """One game (random bot vs hostile bot) in a referee process of its own: its outcome and
     the referee's peak RSS."""
     child_env = dict(os.environ, TICHU_TEST_ATTACK=attack, **env)
+    time = honest_time()
+    limits = [str(v) for v in (time.hello, time.decision, time.bank, time.grace)]
     done = subprocess.run(
         [sys.executable, "-m", "tests.referee.referee_child", str(ROOT / "bots" / "random"),
-         str(HOSTILE)], cwd=ROOT, env=child_env, capture_output=True, text=True, timeout=100)
+         str(HOSTILE), *limits], cwd=ROOT, env=child_env, capture_output=True, text=True,
+        timeout=100)
     assert done.returncode == 0, done.stderr[-2000:]
     assert not bot_processes(HOSTILE), "a hostile process was left behind"
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -39,7 +39,7 @@ def reply(request, fault):
             give = [c for c in ("2j", "3j", "4j", "5j") if c not in hand][:3]
         return base | {"option": None, "action": {"action": "exchange", "give": give}}
     if kind == "play" and request["observation"]["table"] is None and fault == "lead_too_slow":
-        time.sleep(request["deadline_ms"] / 1000 + 0.5)
+        time.sleep(3 * request["deadline_ms"] / 1000)  # far past deadline_ms plus any grace
     if kind == "play" and request["must_fulfil_wish"] and fault == "pass_on_wish":
         return base | {"option": None, "action": {"action": "pass"}}
     if kind == "bomb" and fault == "bomb_out_of_range":
@@ -89,7 +89,8 @@ def main(fault):
             socket.send(codec.pack({"type": "reply", "id": last_id, "option": 0}))
         elif kind == "end" and (not message["more_games"] or fault == "no_multi_game"):
             if fault == "no_exit":
-                time.sleep(30)
+                while True:  # past any wait for an exit
+                    time.sleep(3600)
             return 1 if fault == "exit_1" else 0
         elif kind in ("reject", "error"):
             return 1
