@@ -19,6 +19,7 @@ from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
 from arena.referee.record import Termination
 from arena.sandbox import Isolation
 from tests.bots.conftest import BOTS
+from tests.pace import honest_time, pace
 from tests.requirements import need_root
 from tests.sandbox.conftest import NOBODY, as_nobody, need_sandbox
 
@@ -54,13 +55,14 @@ def _tight_control(seed: int, target: int) -> TimeControl:
     it could) plus twice what the heuristic's busiest seat used."""
     heuristic = _entrant(BOTS / "heuristic", Isolation.NONE)
     probe = run_game(GameSpec("search-tight-pace", seed, (heuristic, heuristic), target=target,
-                              time=TimeControl(hello=20.0, decision=5.0, bank=300.0)),
+                              time=honest_time(hello=20.0, decision=5.0, bank=300.0)),
                      isolation=Isolation.NONE)
     assert probe.termination is Termination.NORMAL, probe.fault
     slowest = max(d["latency_ms"] for d in probe.decisions) / 1000.0
     decision = max(0.1, 4 * slowest)
     bank = 40 * decision + 2 * max(probe.time_used)
-    return TimeControl(hello=20.0, decision=decision, bank=bank, grace=max(0.02, slowest))
+    return TimeControl(hello=pace().hello_limit(20.0), decision=decision, bank=bank,
+                       grace=max(0.02, slowest))
 
 
 @pytest.mark.timeout(300)
@@ -91,7 +93,8 @@ policy = IntakePolicy(Isolation.SANDBOX, root=Path(sys.argv[3]))
 taken = [take_bot(f, policy) for f in sys.argv[1:3]]
 bots = [Entrant(t.manifest, t.version, source=f) for t, f in zip(taken, sys.argv[1:3])]
 record = run_game(GameSpec("search-unprivileged", 23, tuple(bots), target=200,
-                           time=TimeControl(hello=20.0)), isolation=Isolation.SANDBOX)
+                           time=TimeControl(*map(float, sys.argv[4:8]))),
+                 isolation=Isolation.SANDBOX)
 print(json.dumps({"summary": probe().summary(), "termination": record.termination.value,
                   "fault": str(record.fault), "scores": record.scores}))
 """
@@ -111,9 +114,12 @@ def test_search_plays_sandboxed_without_root():
         for path in [work, *work.rglob("*")]:
             os.chown(path, NOBODY, NOBODY)
         work.chmod(0o755)
+        time = honest_time(hello=20.0, decision=5.0, bank=300.0)
+        limits = [str(v) for v in (time.hello, time.decision, time.bank, time.grace)]
         done = subprocess.run(
             [*as_nobody(work), sys.executable, "-c", DRIVER, *map(str, folders),
-             str(work / "cache")], capture_output=True, text=True, timeout=200, cwd=ROOT)
+             str(work / "cache"), *limits], capture_output=True, text=True, timeout=200,
+            cwd=ROOT)
         assert done.returncode == 0, done.stderr[-3000:]
         result = json.loads(done.stdout.splitlines()[-1])
     finally:

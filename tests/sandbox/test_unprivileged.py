@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.pace import honest_time
 from tests.requirements import need_root
 from tests.sandbox.conftest import HOSTILE, NOBODY, as_nobody, need_sandbox
 
@@ -36,7 +37,8 @@ bots = [Entrant(t.manifest, t.version, source=f) for t, f in zip(taken, folders)
 os.environ.update(TICHU_TEST_ATTACKS=sys.argv[3], TICHU_TEST_FOLDERS=":".join(folders),
                   TICHU_TEST_REFEREE_PID=str(os.getpid()))
 record = run_game(GameSpec("unprivileged", 5, tuple(bots), target=100,
-                           time=TimeControl(hello=20.0)), isolation=Isolation.SANDBOX)
+                           time=TimeControl(*map(float, sys.argv[5:9]))),
+                 isolation=Isolation.SANDBOX)
 print(json.dumps({"summary": probe().summary(), "isolation": record.isolation,
                   "termination": record.termination.value, "output": record.bot_output,
                   "built": [t.build is not None and t.build.ok for t in taken],
@@ -59,9 +61,11 @@ def test_an_unprivileged_referee_sandboxes_its_bots_through_user_namespaces():
         for path in [work, *work.rglob("*")]:
             os.chown(path, NOBODY, NOBODY)
         work.chmod(0o755)
+        time = honest_time(hello=20.0, decision=5.0, bank=300.0)  # measured as root: alike
+        limits = [str(v) for v in (time.hello, time.decision, time.bank, time.grace)]
         done = subprocess.run(
             [*as_nobody(work), sys.executable, "-c", DRIVER, *map(str, folders), ATTACKS,
-             str(work / "cache")],
+             str(work / "cache"), *limits],
             capture_output=True, text=True, timeout=150, cwd=ROOT)
         assert done.returncode == 0, done.stderr[-3000:]
         result = json.loads(done.stdout.splitlines()[-1])
