@@ -19,7 +19,7 @@ So the honest side's limits are derived from what is measured here at the time o
 A hostile bot that must be late is late relative to the derived limit (a multiple of it), or
 forever; never by a fixed second that a derived limit could overtake.
 
-`pace_check_bot` does the same for check-bot's own limits.
+`play_options()` gives `arena play` the same, and `pace_check_bot` check-bot's own limits.
 
 Measuring costs a second or so (two bot start-ups and a game to 100); a test whose control is
 built from `pace()` needs a pytest timeout covering the measurement too.
@@ -129,6 +129,14 @@ def honest_time(isolation: Isolation | None = None, hello: float = 5.0,
 
 def _entrant(folder: Path) -> Entrant:
     return Entrant(load_manifest(folder), folder_hash(folder))
+
+
+def play_options(isolation: Isolation | None = None) -> list[str]:
+    """`arena play`'s time options for an honest game at the pace now: its defaults (10 s
+    hello, 5 s decision, 300 s bank, 0.2 s grace) as floors."""
+    time = honest_time(isolation, hello=10.0, decision=5.0, bank=300.0)
+    return ["--hello-time", repr(time.hello), "--decision-time", repr(time.decision),
+            "--time-bank", repr(time.bank), "--grace", repr(time.grace)]
 
 
 def pace_check_bot(monkeypatch: pytest.MonkeyPatch) -> None:

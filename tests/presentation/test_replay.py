@@ -13,6 +13,7 @@ from arena.presentation.summary import ROUND_HEADERS, round_rows
 from arena.referee import wire
 from arena.referee.record import EntrantInfo, GameRecord
 from arena.rules import Play
+from tests.pace import play_options
 from tests.rules.helpers import cards, deal, decline_window, others_pass, play, start
 from tests.rules.test_rule_book import EXAMPLE_6, ROOT, play_example_6
 
@@ -108,7 +109,7 @@ def test_the_replay_command_picks_a_round_and_a_seat(tmp_path):
     runner = CliRunner()
     played = runner.invoke(main, ["play", str(ROOT / "bots" / "random"),
                                   str(ROOT / "bots" / "random"), "--seed", "4", "--target",
-                                  "300", "--record", str(path)])
+                                  "300", "--record", str(path), *play_options()])
     assert played.exit_code == 0, played.output
     rounds = json.loads(path.read_text())["rounds"]
     result = runner.invoke(main, ["replay", str(path), "--round", "2", "--seat", "3"])

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.cli.output import HARNESS_FAILURE, NOT_NORMAL
+from tests.pace import play_options
 from tests.processes import bot_processes
 from tests.referee.conftest import ROOT
 
@@ -23,7 +24,7 @@ def test_play_prints_rounds_final_score_winner_and_time_per_seat_and_replay_agre
     runner = CliRunner()
     result = runner.invoke(main, ["play", str(ROOT / "bots" / "heuristic"),
                                   str(ROOT / "bots" / "random"), "--seed", "2", "--target", "400",
-                                  "--record", str(record)])
+                                  "--record", str(record), *play_options()])
     assert result.exit_code == 0, result.output
     for text in ("round", "Final score", "Winner: team", "Time used: seat 0",
                  "passed by the referee: auto_pass)"):  # both SDK bots say auto_pass
@@ -44,7 +45,7 @@ def test_replay_rejects_a_tampered_record(tmp_path):
     record = tmp_path / "game.json"
     runner = CliRunner()
     runner.invoke(main, ["play", str(ROOT / "bots" / "random"), str(ROOT / "bots" / "random"),
-                         "--target", "200", "--record", str(record)])
+                         "--target", "200", "--record", str(record), *play_options()])
     text = record.read_text()
     record.write_text(text.replace('"call":false', '"call":true', 1))
     result = runner.invoke(main, ["replay", str(record)])
@@ -80,7 +81,7 @@ def test_play_pinned_to_one_cpu_plays_the_same_game():
     runner = CliRunner()
     trivial = str(ROOT / "arena" / "cli" / "benchbots" / "trivial")  # deterministic: the first option
     outputs = [runner.invoke(main, ["play", trivial, trivial, "--seed", "5", "--target", "300",
-                                    flag]) for flag in ("--pin", "--no-pin")]
+                                    flag, *play_options()]) for flag in ("--pin", "--no-pin")]
     assert all(r.exit_code == 0 for r in outputs), [r.output for r in outputs]
     scores = [next(line for line in r.output.splitlines() if line.startswith("Final score"))
               .split(" in ")[0] for r in outputs]
@@ -100,11 +101,12 @@ def _failing_bot(folder):
 def test_play_exits_0_only_for_a_game_played_to_its_end_and_3_for_a_forfeit(tmp_path):
     runner = CliRunner()
     trivial = str(ROOT / "arena" / "cli" / "benchbots" / "trivial")
-    played = runner.invoke(main, ["play", trivial, trivial, "--seed", "5", "--target", "100"])
+    played = runner.invoke(main, ["play", trivial, trivial, "--seed", "5", "--target", "100",
+                                  *play_options()])
     assert played.exit_code == 0, played.output
     assert "Termination: normal" in played.output and "exit status" not in played.output
     forfeit = runner.invoke(main, ["play", trivial, _failing_bot(tmp_path / "failing"),
-                                   "--target", "100"])
+                                   "--target", "100", *play_options()])
     assert forfeit.exit_code == NOT_NORMAL == 3, forfeit.output
     assert "Winner: team 0 (trivial) by forfeit" in forfeit.output
     assert ("exit status 3: the game did not end normally: failing (seat 1) forfeited by "
@@ -114,7 +116,8 @@ def test_play_exits_0_only_for_a_game_played_to_its_end_and_3_for_a_forfeit(tmp_
 
 def test_play_exits_3_for_a_game_void_because_both_teams_failed(tmp_path):
     failing = _failing_bot(tmp_path / "failing")
-    result = CliRunner().invoke(main, ["play", failing, failing, "--target", "100"])
+    result = CliRunner().invoke(main, ["play", failing, failing, "--target", "100",
+                                       *play_options()])
     assert result.exit_code == NOT_NORMAL, result.output
     assert "No winner: start_failure" in result.output
     assert "exit status 3: the game did not end normally: void, seats of both teams failed" \
@@ -128,12 +131,13 @@ def test_play_exits_4_when_the_referee_itself_fails(monkeypatch):
     from arena.referee import match
 
     trivial = str(ROOT / "arena" / "cli" / "benchbots" / "trivial")
+    options = play_options()  # measured before the referee is broken
 
     def bug(self):
         raise RuntimeError("a referee bug")
 
     monkeypatch.setattr(match._GameRun, "_play", bug)
-    void = CliRunner().invoke(main, ["play", trivial, trivial, "--target", "100"])
+    void = CliRunner().invoke(main, ["play", trivial, trivial, "--target", "100", *options])
     assert void.exit_code == HARNESS_FAILURE == 4, void.output
     assert "No winner: harness_fault: RuntimeError: a referee bug" in void.output
     assert ("exit status 4: the game is void by a failure of the arena, not of a bot "
@@ -143,6 +147,6 @@ def test_play_exits_4_when_the_referee_itself_fails(monkeypatch):
         raise ArenaError("no endpoint could be bound")
 
     monkeypatch.setattr(match, "run_game", cannot_run)
-    failed = CliRunner().invoke(main, ["play", trivial, trivial, "--target", "100"])
+    failed = CliRunner().invoke(main, ["play", trivial, trivial, "--target", "100", *options])
     assert failed.exit_code == HARNESS_FAILURE, failed.output
     assert "cannot play: no endpoint could be bound" in failed.output

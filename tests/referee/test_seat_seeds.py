@@ -15,6 +15,7 @@ from arena.referee.inprocess import load_bot, play_local_game
 from arena.rules import Game, deal_order
 from protocol import codec, sdk
 from protocol.codec import ProtocolError
+from tests.pace import play_options
 from tests.referee.conftest import ROOT
 
 
@@ -32,7 +33,7 @@ def test_arena_play_twice_with_the_same_seed_and_random_bots_plays_the_same_game
     for path in paths:
         result = runner.invoke(main, ["play", str(ROOT / "bots" / "random"),
                                       str(ROOT / "bots" / "random"), "--seed", "9", "--target",
-                                      "300", "--record", str(path)])
+                                      "300", "--record", str(path), *play_options()])
         assert result.exit_code == 0, result.output
     assert game_of(paths[0]) == game_of(paths[1])
     events, decisions = game_of(paths[0])

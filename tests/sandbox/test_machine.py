@@ -17,6 +17,7 @@ from arena.sandbox import Isolation, SandboxUnavailable, machine, probe, resolve
 from arena.tournament.config import load_config
 from arena.tournament.records import read_record
 from arena.tournament.runner import run_tournament
+from tests.pace import pace, play_options
 from tests.sandbox.conftest import need_sandbox
 from tests.tournament.conftest import copy_bot, write_config
 
@@ -25,7 +26,9 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture
 def no_bubblewrap(tmp_path, monkeypatch):
-    """A PATH with the usual tools but no bwrap (the probe is run again, and afterwards)."""
+    """A PATH with the usual tools but no bwrap (the probe is run again, and afterwards);
+    the pace of unsandboxed bots is measured before (tests.pace)."""
+    pace(Isolation.NONE)
     tools = tmp_path / "tools"
     tools.mkdir()
     for name in ("setpriv", "prlimit", "sh", "true", "make", "cc"):
@@ -85,7 +88,8 @@ def test_without_a_sandbox_a_game_says_so_once_and_records_none(no_bubblewrap, t
     record_file = tmp_path / "game.json"
     result = CliRunner().invoke(main, ["play", str(tmp_path / "random"),
                                        str(tmp_path / "random"), "--target", "100",
-                                       "--record", str(record_file)])
+                                       "--record", str(record_file),
+                                       *play_options(Isolation.NONE)])
     assert result.exit_code == 0, result.output
     notices = [r.getMessage() for r in caplog.records if r.name.startswith("arena.sandbox")]
     assert len(notices) == 1 and notices[0].startswith("isolation: none (bubblewrap is not")
@@ -98,7 +102,8 @@ def test_a_sandboxed_game_records_its_isolation(tmp_path):
     record_file = tmp_path / "game.json"
     result = CliRunner().invoke(main, ["play", str(tmp_path / "random"),
                                        str(tmp_path / "random"), "--target", "100",
-                                       "--record", str(record_file), "--isolation", "sandbox"])
+                                       "--record", str(record_file), "--isolation", "sandbox",
+                                       *play_options(Isolation.SANDBOX)])
     assert result.exit_code == 0, result.output
     assert read_record(record_file).isolation == "sandbox"
     assert resolve("auto") is Isolation.SANDBOX and resolve("none") is Isolation.NONE

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from arena.cli.main import main
 from arena.intake import CACHE_VAR
 from arena.tournament.config import load_config
+from tests.pace import play_options
 from tests.tournament.conftest import ROOT, game_rows, write_config
 
 pytestmark = pytest.mark.timeout(180)
@@ -93,7 +94,7 @@ def test_arena_play_says_it_builds_and_shows_a_failed_build_as_text(tmp_path, tw
     assert "failed (exit code 3)\n      compiling\n      oops: no such header\n" in failed.output
     manifest.write_text(text + 'build = ["sh", "-c", "echo built"]\n')
     played = CliRunner().invoke(main, ["play", str(two_bots[0]), str(two_bots[1]),
-                                       "--target", "50"])
+                                       "--target", "50", *play_options()])
     assert played.exit_code == 0, played.output
     lines = played.output.splitlines()
     assert lines[0].startswith("isolation: ")  # the level, and which guarantees hold

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.tournament.records import read_record
+from tests.pace import play_options
 from tests.tournament.conftest import copy_bot, game_rows, game_seeds, hostile_bot, write_config
 
 pytestmark = pytest.mark.timeout(180)
@@ -66,7 +67,8 @@ def test_arena_play_draws_a_seed_no_bot_can_learn_unless_one_is_given(tmp_path):
     for k, extra in enumerate([[], [], ["--seed", "5"]]):
         record = tmp_path / f"game{k}.json"
         result = CliRunner().invoke(main, ["play", str(cracker), str(random_bot), "--target",
-                                           "50", "--record", str(record), *extra])
+                                           "50", "--record", str(record), *extra,
+                                           *play_options()])
         assert result.exit_code == 0, result.output
         game = read_record(record)
         seeds.append(game.seed)
