@@ -1,9 +1,11 @@
 """How fast this machine is now, and the time limits an honest bot meets at that pace.
 
 A test's time limit for its honest side is never a fixed second: on a machine busy with a
-second suite and a tournament beside it, a bot's start-up took ten times as long as on an idle
-one, and fixed limits failed tests for the load, not for the behaviour they name (issue 33).
-So the honest side's limits are derived from what is measured here at the time of use:
+second suite and a tournament beside it, some 70 of 740 tests failed on fixed limits, for the
+load and not for the behaviour they name (issue 33). On the 2-core machine of that issue,
+already shared, four bots started in 0.47 s and the slowest reply of a game took 5 ms; with
+six CPU hogs beside them, 1.4 to 1.5 s and 80 to 160 ms. So the honest side's limits are
+derived from what is measured here at the time of use:
 
 - `measure()` starts real honest bundled bots through the referee's normal path (a `Match` of
   the random bot against the heuristic bot, isolated as `run_game` would, four processes at
