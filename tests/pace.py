@@ -21,7 +21,8 @@ derived from what is measured here at the time of use:
 A hostile bot that must be late is late relative to the derived limit (a multiple of it), or
 forever; never by a fixed second that a derived limit could overtake.
 
-`play_options()` gives `arena play` the same, and `pace_check_bot` check-bot's own limits.
+`play_options()` gives `arena play` the same, `time_table()` a tournament config, and
+`pace_check_bot` check-bot's own limits.
 
 Measuring costs a second or so (two bot start-ups and a game to 100); a test whose control is
 built from `pace()` needs a pytest timeout covering the measurement too.
@@ -139,6 +140,12 @@ def play_options(isolation: Isolation | None = None) -> list[str]:
     time = honest_time(isolation, hello=10.0, decision=5.0, bank=300.0)
     return ["--hello-time", repr(time.hello), "--decision-time", repr(time.decision),
             "--time-bank", repr(time.bank), "--grace", repr(time.grace)]
+
+
+def time_table(control: TimeControl) -> str:
+    """The `[time]` table of a tournament config holding `control` (e.g. `honest_time()`)."""
+    return (f"[time]\nhello = {control.hello!r}\ndecision = {control.decision!r}\n"
+            f"bank = {control.bank!r}\ngrace = {control.grace!r}\n")
 
 
 def pace_check_bot(monkeypatch: pytest.MonkeyPatch) -> None:

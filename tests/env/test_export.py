@@ -24,6 +24,7 @@ from arena.rules import Game  # noqa: E402
 from arena.rules.cards import cards_of  # noqa: E402
 from arena.tournament.records import read_record  # noqa: E402
 from protocol.features import KINDS, N_BITS, Steps  # noqa: E402
+from tests.pace import honest_time, time_table  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -40,11 +41,7 @@ target = 300
 seed = 5
 storage = "t.sqlite"
 
-[time]
-hello = 10.0
-decision = 3.0
-bank = 60.0
-""")
+{time_table(honest_time(hello=10.0, decision=3.0, bank=60.0))}""")
     result = CliRunner().invoke(main, ["tournament", str(config), "-j", "2", "--no-standings"])
     assert result.exit_code == 0, result.output
     return config
@@ -184,10 +181,7 @@ target = 150
 seed = 5
 storage = "t.sqlite"
 
-[time]
-decision = 3.0
-bank = 60.0
-""")
+{time_table(honest_time(hello=10.0, decision=3.0, bank=60.0))}""")
     played = CliRunner().invoke(main, ["tournament", str(config), "-j", "2", "--no-standings"])
     assert played.exit_code == 0, played.output
     result, out = export(config, "--entrant", "heuristic")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.referee.match import TimeControl
-from tests.pace import honest_time
+from tests.pace import honest_time, time_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,12 +66,7 @@ target = {target}
 {seed_line}concurrency = 2
 storage = "t.sqlite"
 
-[time]
-hello = {control.hello!r}
-decision = {control.decision!r}
-bank = {control.bank!r}
-grace = {control.grace!r}
-
+{time_table(control)}
 [ratings]
 anchor = "random"
 {extra}""")
