@@ -127,12 +127,12 @@ def test_a_reply_past_the_grace_margin_is_a_timeout(monkeypatch, faulty_bot, ran
 
 
 def test_the_time_bank_limits_a_seat_over_the_whole_game(monkeypatch, faulty_bot, random_bot):
-    # a bank of five honest decision limits (0.3 s idle), a hundred of the slowest replies
-    # measured: the honest seats, a handful of replies each before the faulty one's fifth
-    # decision, keep within it; the slow reply takes twice the bank, and half the decision
-    # limit, so that it is the bank that runs out (the referee stops it there)
+    # a bank of 0.3 s, or twenty of the slowest replies measured, if more: the honest seats,
+    # a handful of replies each before the faulty one's fifth decision, keep within it (and
+    # the test lasts about a bank); the slow reply takes twice the bank, and half the
+    # decision limit, so that it is the bank that runs out (the referee stops it there)
     now = pace()
-    bank = max(0.3, 5 * now.decision_limit(0.0))
+    bank = max(0.3, now.decision_limit(0.0))
     delay = 2 * bank
     time = TimeControl(hello=now.hello_limit(), decision=2 * delay, bank=bank,
                        grace=now.grace_limit(0.05))
