@@ -271,10 +271,14 @@ def test_a_decision_that_timed_out_counts_in_the_time_used(monkeypatch, faulty_b
 def test_a_late_reply_of_an_innocent_seat_does_not_forfeit_its_next_game(monkeypatch):
     """A non-acting seat crashes while a multi_game seat thinks: the thinker's reply arrives
     after the game's end, during the next game's start; it is ignored, not a violation."""
+    # the thinker thinks 0.4 s, or ten of the slowest honest replies measured, if more, and
+    # the crash comes a quarter of that after the faulty seat's reply: within the thinking,
+    # and far within the honest decision limit (twenty of those replies, at least 2 s)
+    think = max(0.4, 10 * pace().decision)
     monkeypatch.setenv("TICHU_TEST_FAULT", "crash_later")
     monkeypatch.setenv("TICHU_TEST_FAULT_AT", "3")
-    monkeypatch.setenv("TICHU_TEST_DELAY", "0.1")
-    monkeypatch.setenv("TICHU_TEST_THINK", "0.4")
+    monkeypatch.setenv("TICHU_TEST_DELAY", str(think / 4))
+    monkeypatch.setenv("TICHU_TEST_THINK", str(think))
     thinker, faulty = entrant(THINKER), entrant(FAULTY)
     for _attempt in range(4):  # until the crash falls while the thinker thinks
         with Match(thinker, faulty) as match:
