@@ -470,9 +470,10 @@ def demo(seed: int) -> None:
 
 
 def _register_command_modules() -> None:
-    from arena.cli import bots, tournaments, training
+    from arena.cli import bots, league, tournaments, training
 
     tournaments.register(main)
+    league.register(main)
     bots.register(main)
     training.register(main)
 
