@@ -6,7 +6,6 @@ nothing changed. The tests of this module share the server, in order."""
 from __future__ import annotations
 
 import sqlite3
-import tarfile
 from pathlib import Path
 
 import pytest
