@@ -125,8 +125,9 @@ def make_app(league: League) -> Starlette:
 
     # ----- the API ---------------------------------------------------------------------------
 
-    def standings(request: Request) -> JSONResponse:
-        return JSONResponse(league.standings.table.json())
+    async def standings(request: Request) -> Response:
+        # on the event loop, no thread: the body was encoded once, when the table was fitted
+        return Response(league.standings.table.body, media_type="application/json")
 
     def bot_data(name: str) -> dict[str, Any] | None:
         with accounts() as acc, read_store() as store:
@@ -440,9 +441,7 @@ def make_app(league: League) -> Starlette:
                 table = league.standings.table
                 if table.version != seen:
                     seen = table.version
-                    data = json.dumps({"version": table.version, "games": table.games,
-                                       "html": table.html})
-                    yield f"event: standings\ndata: {data}\n\n"
+                    yield table.event
                     last = time.monotonic()
                 elif time.monotonic() - last > EVENT_SECONDS:
                     yield ": still here\n\n"

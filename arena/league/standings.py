@@ -13,6 +13,8 @@ their matchup it would take (the interval shrinks as one over the square root of
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import math
 import threading
@@ -49,6 +51,17 @@ class Table:
         return {"games": self.games, "version": self.version, "standings": list(self.rows),
                 "notes": list(self.notes)}
 
+    @functools.cached_property
+    def body(self) -> bytes:
+        """`json()` encoded, once per fit: what every request for the table is sent."""
+        return json.dumps(self.json(), separators=(",", ":")).encode()
+
+    @functools.cached_property
+    def event(self) -> str:
+        """The table as one server-sent event (the leaderboard's new HTML), once per fit."""
+        data = json.dumps({"version": self.version, "games": self.games, "html": self.html})
+        return f"event: standings\ndata: {data}\n\n"
+
 
 def order_text(s: Standings, a: str, b: str, pairs: int) -> str:
     """Whether `a`'s place above `b` is settled, or about how many more pairs it needs."""
@@ -78,6 +91,7 @@ class StandingsCache:
         self.href = href
         self.on_change = on_change
         self.table = Table()
+        self._publish(self.table)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="arena-standings", daemon=True)
@@ -156,6 +170,7 @@ class StandingsCache:
         return True
 
     def _publish(self, table: Table) -> None:
+        table.body, table.event  # noqa: B018 (encoded here, once, not by a request)
         self.table = table
         if self.on_change is not None:
             self.on_change(table)
