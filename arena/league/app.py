@@ -310,6 +310,24 @@ def make_app(league: League) -> Starlette:
     async def post_bot(request: Request) -> JSONResponse:
         return await receive_upload(request, _bearer(request))
 
+    async def admin(request: Request) -> JSONResponse:
+        """An organizer's action on a bot: disable (out of the live table, its games kept)
+        or enable (back in)."""
+        author = await authenticate(_bearer(request))
+        if isinstance(author, JSONResponse):
+            return author
+        if not author.organizer:
+            return error(403, "this is an organizer's action: an author's token cannot "
+                              "do it (arena league invite CONFIG NAME --organizer)")
+        name, action = request.path_params["name"], request.path_params["action"]
+        if action not in ("disable", "enable"):
+            return error(404, f"no action {action!r} (disable or enable)")
+        done = await run_in_threadpool(league.set_disabled, name, action == "disable")
+        if not done:
+            return error(404, f"no uploaded bot named {name!r} (house bots are the "
+                              "config's: edit its entrants)")
+        return JSONResponse({"name": name, "disabled": action == "disable"})
+
     def openapi(request: Request) -> JSONResponse:
         return JSONResponse(SCHEMA)
 
@@ -469,6 +487,7 @@ def make_app(league: League) -> Starlette:
         Route("/api/standings", standings),
         Route("/api/bots", post_bot, methods=["POST"]),
         Route("/api/bots/{name}", bot),
+        Route("/api/bots/{name}/{action}", admin, methods=["POST"]),
         Route("/api/uploads/{upload:int}", upload_status),
         Route("/api/games", games),
         Route("/api/games/{game_id:path}", game),

@@ -43,6 +43,15 @@ SCHEMA: dict[str, Any] = {
             "parameters": [{"name": "name", "in": "path", "required": True,
                             "schema": {"type": "string"}}],
             "responses": {"200": _ok("The bot", {"type": "object"}), "404": _ERROR}}},
+        "/api/bots/{name}/{action}": {"post": {
+            "summary": "An organizer's action: disable (out of the live table) or enable",
+            "security": [{"token": []}],
+            "parameters": [{"name": "name", "in": "path", "required": True,
+                            "schema": {"type": "string"}},
+                           {"name": "action", "in": "path", "required": True,
+                            "schema": {"enum": ["disable", "enable"]}}],
+            "responses": {"200": _ok("Done", {"type": "object"}),
+                          **{code: _ERROR for code in ("401", "403", "404")}}}},
         "/api/uploads/{id}": {"get": {
             "summary": "One upload's status",
             "parameters": [{"name": "id", "in": "path", "required": True,

@@ -95,14 +95,37 @@ class League:
                                               UPLOAD_FOLDER + manifest.name, "submit", False))
         entrant = Entrant(self.config.tournament.with_limits(manifest), ready.version,
                           source=f"upload {upload}", snapshot=ready.snapshot.folder)
+        with Accounts(self.config.storage) as accounts:
+            disabled = manifest.name in accounts.disabled()
         with self.lock:
             for old in [k for k in self.entrants if k.split("@")[0] == manifest.name]:
                 del self.entrants[old]
-            self.entrants[key] = entrant
+            if not disabled:  # the organizer took the bot out: its new version waits too
+                self.entrants[key] = entrant
             self.generation += 1
         self.say(f"upload {upload}: {manifest.name} is active as {key}")
         self.standings.wake()
         return key
+
+    def set_disabled(self, name: str, disabled: bool) -> bool:
+        """The organizer takes a bot out of the live table (its games stay) or brings it
+        back; False if no uploaded bot has that name."""
+        with Accounts(self.config.storage) as accounts:
+            if not accounts.set_disabled(name, disabled):
+                return False
+            active = [u for u in accounts.uploads(name, ("active",)) if u.entrant]
+        with self.lock:
+            for key in [k for k in self.entrants if k.split("@")[0] == name]:
+                del self.entrants[key]
+            if not disabled and active:
+                upload = active[-1]
+                ready = take_bot(self.config.uploads / upload.file, self.policy)
+                self.entrants[str(upload.entrant)] = Entrant(
+                    self.config.tournament.with_limits(ready.manifest), ready.version,
+                    source=f"upload {upload.id}", snapshot=ready.snapshot.folder)
+            self.generation += 1
+        self.standings.wake()
+        return True
 
     def _restore(self, store: Store) -> None:
         """House bots from the config, and each uploaded bot's active version, taken in again

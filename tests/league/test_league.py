@@ -1,7 +1,8 @@
 """The league end to end, against one real server process: authors invited, bots uploaded
 (a folder, an archive, one failing its build, one failing check-bot), games in the
 standings, a second version retiring the first, and every refusal with its status code and
-nothing changed. The tests of this module share the server, in order."""
+nothing changed. The tests of this module share a server (one per test process), in any
+order: each uploads what it needs unless it is there already (`active`)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,16 @@ def uploads(league: League) -> int:
 @pytest.fixture(scope="module")
 def tokens(league: League) -> dict[str, str]:
     return {author: league.invite(author) for author in ("alice", "bob", "carol")}
+
+
+def active(league: League, tokens: dict[str, str], author: str, name: str,
+           tmp_path: Path) -> dict:
+    """The standing of `author`'s bot `name` (a copy of the random bot), uploaded first if
+    it is not in the table yet."""
+    if name not in league.standings():
+        result = league.upload(bot_copy(tmp_path / name, name), tokens[author])
+        assert result.returncode == 0, result.stdout + result.stderr
+    return wait_for(f"{name} in the table", lambda: league.standings().get(name))
 
 
 def test_the_house_bots_play_and_the_standings_show_them(league: League):
@@ -99,9 +110,9 @@ def test_a_bot_failing_check_bot_is_refused_with_the_step(league: League, tokens
 
 
 def test_a_second_version_retires_the_first(league: League, tokens, tmp_path):
-    first = league.standings()["alice-bot"]["key"]
-    bot = bot_copy(tmp_path / "alice-bot", "alice-bot")
-    (bot / "bot.py").write_text((bot / "bot.py").read_text() + "\n# version two\n")
+    first = active(league, tokens, "alice", "alice-bot", tmp_path)["key"]
+    bot = bot_copy(tmp_path / "two" / "alice-bot", "alice-bot")
+    (bot / "bot.py").write_text((bot / "bot.py").read_text() + f"\n# {tmp_path.name}\n")
     result = league.upload(bot, tokens["alice"])
     assert result.returncode == 0, result.stdout + result.stderr
     second = wait_for("the new version in the table", lambda: (
@@ -110,7 +121,7 @@ def test_a_second_version_retires_the_first(league: League, tokens, tmp_path):
     assert versions[first]["retired"] and not versions[first]["active"]
     assert versions[second]["active"]
     statuses = [u["status"] for u in league.get("/api/bots/alice-bot")["uploads"]]
-    assert statuses == ["retired", "active"]
+    assert statuses[-2:] == ["retired", "active"]
 
 
 def _post(league: League, fields, token: str | None):
@@ -122,6 +133,7 @@ def _post(league: League, fields, token: str | None):
 
 
 def test_refusals_get_their_status_and_change_nothing(league: League, tokens, tmp_path):
+    active(league, tokens, "alice", "alice-bot", tmp_path)
     good = tar_of(bot_copy(tmp_path / "dave-bot", "dave-bot"), tmp_path / "dave.tar.gz")
     escaping = tar_with(tmp_path / "escape.tar.gz", (member("../evil"), b"x"))
     bomb = tar_bomb(tmp_path / "bomb.tar.gz", "zeros", 50 * 1000 * 1000)
@@ -146,14 +158,33 @@ def test_refusals_get_their_status_and_change_nothing(league: League, tokens, tm
     assert league.get("/api/bots/alice-bot")["uploads"][-1]["author"] == "alice"
 
 
-def test_a_revoked_token_no_longer_uploads(league: League, tokens, tmp_path):
-    result = arena("league", "revoke", league.config, "carol")
+def test_a_revoked_token_no_longer_uploads(league: League, tmp_path):
+    token = league.invite("rita")
+    result = arena("league", "revoke", league.config, "rita")
     assert result.returncode == 0, result.stderr
-    archive = tar_of(bot_copy(tmp_path / "c", "carol-late"), tmp_path / "c.tar.gz")
-    status, _ = _post(league, {"name": "carol-late", "archive": ("c.tar.gz",
-                                                                  archive.read_bytes())},
-                      tokens["carol"])
+    archive = tar_of(bot_copy(tmp_path / "r", "rita-late"), tmp_path / "r.tar.gz")
+    status, _ = _post(league, {"name": "rita-late", "archive": ("r.tar.gz",
+                                                                 archive.read_bytes())}, token)
     assert status == 403
+    assert "rita-late" not in str(league.get("/api/standings"))
+
+
+def test_the_organizer_disables_and_enables_a_bot(league: League, tokens, tmp_path):
+    active(league, tokens, "bob", "bob-bot", tmp_path)
+    result = arena("league", "invite", league.config, "olga", "--organizer")
+    assert result.returncode == 0
+    organizer = result.stdout.strip()
+    url = league.url + "/api/bots/bob-bot/"
+    status, body = request(url + "disable", b"", {"Authorization": f"Bearer {tokens['bob']}"},
+                           "POST")
+    assert status == 403 and "organizer" in body["error"]
+    status, body = request(url + "disable", b"", {"Authorization": f"Bearer {organizer}"},
+                           "POST")
+    assert status == 200, body
+    wait_for("bob-bot out of the table", lambda: "bob-bot" not in league.standings())
+    status, _ = request(url + "enable", b"", {"Authorization": f"Bearer {organizer}"}, "POST")
+    assert status == 200
+    wait_for("bob-bot back", lambda: "bob-bot" in league.standings())
 
 
 def test_the_api_pages_and_schema(league: League):
@@ -212,7 +243,9 @@ def test_the_upload_form_refuses_a_cross_site_post(league: League, tokens, tmp_p
 
 
 def test_stopping_cleanly_stores_every_game_once(league: League):
+    wait_for("a game", lambda: league.get("/api/standings")["games"])
     assert league.stop() == 0
+    league.start()  # for the tests after this one
     with sqlite3.connect(league.folder / "league.sqlite") as db:
         pairs = db.execute("SELECT pair_id, count(*) FROM games GROUP BY pair_id").fetchall()
         stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
