@@ -116,6 +116,7 @@ def make_app(league: League) -> Starlette:
     """The application serving `league`."""
     config = league.config
     storage = config.storage
+    house = {m.name for m in config.tournament.entrants}
 
     def accounts() -> Accounts:
         return Accounts(storage)
@@ -249,6 +250,9 @@ def make_app(league: League) -> Starlette:
         author's rate)."""
         if not valid_name(name):
             return error(400, f"the bot name {name!r} is not a bot name ({NAME_RULE})")
+        if name in house:
+            return error(409, f"the bot name {name!r} is a house bot's (the league's own "
+                              "entrants): choose another name (in bot.toml, and --name)")
         with accounts() as acc:
             owner = acc.owner(name)
             if owner is not None and owner != author.name:

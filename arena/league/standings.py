@@ -18,6 +18,7 @@ import json
 import logging
 import math
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,9 @@ from arena.tournament.runner import labels
 from arena.tournament.store import Store
 
 logger = logging.getLogger(__name__)
+
+REFIT_SECONDS = 1.0
+"""The least time between two fits: a finished game shows within about this much."""
 
 
 @dataclass(frozen=True)
@@ -113,10 +117,14 @@ class StandingsCache:
         while not self._stop.is_set():
             self._wake.wait(2.0)
             self._wake.clear()
+            started = time.monotonic()
             try:
                 self.refresh()
             except Exception:  # a fit that fails is logged; the last table stays
                 logger.exception("the standings could not be fitted")
+            # at most one fit per REFIT_SECONDS: the fit holds the interpreter while it runs,
+            # and the requests are served by the same process
+            self._stop.wait(max(0.0, REFIT_SECONDS - (time.monotonic() - started)))
 
     def refresh(self) -> bool:
         """Refit if the store holds new games or the active entrants changed; True if so."""

@@ -144,6 +144,7 @@ def test_refusals_get_their_status_and_change_nothing(league: League, tokens, tm
         (None, "dave-bot", good, 401),
         ("not-a-token", "dave-bot", good, 403),
         (tokens["bob"], "alice-bot", good, 409),
+        (tokens["bob"], "random", good, 409),  # a house bot's name
         (tokens["bob"], "bob-bot", escaping, 400),
         (tokens["bob"], "bob-bot", bomb, 400),
         (tokens["bob"], "bob-bot", big, 413),
