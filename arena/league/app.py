@@ -40,7 +40,7 @@ from arena.errors import ArenaError
 from arena.league.accounts import PENDING, Accounts, Author
 from arena.league.openapi import SCHEMA
 from arena.league.uploads import BadUpload, store_upload
-from arena.presentation.pages import esc
+from arena.presentation.pages import cell, esc, table
 from arena.presentation.report import replay_payload, replay_script, slug
 from arena.presentation.views import GameListRow, games_table, page, replay_viewer
 from arena.referee.manifest import NAME_RULE, valid_name
@@ -136,6 +136,7 @@ def make_app(league: League) -> Starlette:
             versions = [e for e in store.entrants() if e.name == name]
             owner = acc.owner(name)
             failures = store.failures()
+            opponents = _opponents(store, [e.key for e in versions])
         if not uploads and not versions:
             return None
         active = set(league.active())
@@ -146,7 +147,8 @@ def make_app(league: League) -> Starlette:
                           "language": e.language, "active": e.key in active,
                           "retired": e.retired, "failures": failures.get(e.key, {}),
                           "standing": table.get(e.key)} for e in versions],
-            "uploads": [u.public() for u in uploads]}
+            "uploads": [u.public() for u in uploads],
+            "opponents": opponents}
 
     def bot(request: Request) -> JSONResponse:
         name = request.path_params["name"]
@@ -398,7 +400,21 @@ def make_app(league: League) -> Starlette:
                             f"over {s['games']} games" if s else "")
                          + (f", failures {esc(json.dumps(v['failures']))}" if v["failures"]
                             else "") + "</li>")
-        parts.append("</ul><h2>Recent games</h2>")
+        parts.append("</ul><h2>Against each opponent</h2>")
+        parts.append(table(
+            ["Opponent", "Games", "Wins", "Win %"],
+            [[cell(o["opponent"]), cell(o["games"]), cell(o["wins"]),
+              cell(f"{100 * o['wins'] / o['games']:.0f}", o["wins"] / o["games"])]
+             for o in data["opponents"] if o["games"]],
+            "opponents-table", numeric=[False, True, True, True]))
+        kinds: dict[str, int] = {}
+        for v in data["versions"]:
+            for kind, count in v["failures"].items():
+                kinds[kind] = kinds.get(kind, 0) + count
+        parts.append("<h2>Failures by kind</h2>" + (
+            "<ul>" + "".join(f"<li>{esc(k)}: {n}</li>" for k, n in sorted(kinds.items()))
+            + "</ul>" if kinds else "<p>None.</p>"))
+        parts.append("<h2>Recent games</h2>")
         listed = games_of(name, 0, 10**9)[-50:]
         parts.append(games_table(reversed(game_rows(listed))))
         return frame(name, "".join(parts))
@@ -510,3 +526,20 @@ def make_app(league: League) -> Starlette:
     app.add_middleware(SecurityHeaders)
     return app
 
+
+def _opponents(store: Store, keys: list[str]) -> list[dict[str, Any]]:
+    """Games and wins of the bot's versions (`keys`) against each other bot, by name."""
+    if not keys:
+        return []
+    marks = ", ".join("?" for _ in keys)
+    rows = store.db.execute(
+        f"SELECT CASE WHEN team0 IN ({marks}) THEN team1 ELSE team0 END, count(*), "
+        f"sum(CASE WHEN (winner = 0 AND team0 IN ({marks})) OR (winner = 1 AND team1 IN "
+        f"({marks})) THEN 1 ELSE 0 END) FROM games WHERE team0 IN ({marks}) OR team1 IN "
+        f"({marks}) GROUP BY 1", keys * 5).fetchall()
+    totals: dict[str, list[int]] = {}
+    for opponent, games, wins in rows:
+        entry = totals.setdefault(opponent.split("@")[0], [0, 0])
+        entry[0] += games
+        entry[1] += wins or 0
+    return [{"opponent": name, "games": g, "wins": w} for name, (g, w) in sorted(totals.items())]

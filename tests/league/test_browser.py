@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import time
 
-from tests.league.conftest import League, wait_for
+from tests.intake import tar_of
+from tests.league.conftest import League, bot_copy, wait_for
 from tests.presentation.conftest import browser  # noqa: F401 (a fixture)
 
 
@@ -39,3 +40,19 @@ def test_a_bot_page_and_a_replay_render_without_console_errors(league: League,
     wait_for("the replay drawn", lambda: browser.find_elements("css selector", "#replay .card")
              or browser.find_elements("css selector", "#replay-controls:not([hidden])"), 30)
     assert not _errors(browser)
+
+
+def test_the_upload_form_takes_a_bot(league: League, browser, tmp_path):  # noqa: F811
+    token = league.invite("frank")
+    archive = tar_of(bot_copy(tmp_path / "frank-bot", "frank-bot"), tmp_path / "frank.tar.gz")
+    browser.get(league.url + "/upload")
+    form = browser.find_element("id", "upload-form")
+    form.find_element("name", "token").send_keys(token)
+    form.find_element("name", "name").send_keys("frank-bot")
+    form.find_element("name", "archive").send_keys(str(archive))
+    form.find_element("css selector", "button[type=submit]").click()
+    wait_for("the answer page", lambda: "received" in browser.find_element(
+        "tag name", "h1").text, 60)
+    assert not _errors(browser)
+    wait_for("frank-bot in the table", lambda: "frank-bot" in league.standings())
+    assert token not in browser.page_source

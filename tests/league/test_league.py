@@ -73,6 +73,10 @@ def test_an_uploaded_folder_is_built_checked_and_plays(league: League, tokens, t
     row = wait_for("alice-bot in the table with games",
                    lambda: league.standings().get("alice-bot", {}).get("games"))
     assert row
+    opponents = {o["opponent"]: o for o in league.get("/api/bots/alice-bot")["opponents"]}
+    assert {"random", "heuristic"} & set(opponents)
+    assert all(0 <= o["wins"] <= o["games"] for o in opponents.values())
+    assert 'id="opponents-table"' in league.get("/bots/alice-bot")
     assert league.standings()["alice-bot"]["author"] == "alice"
 
 
