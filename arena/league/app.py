@@ -42,7 +42,15 @@ from arena.league.openapi import SCHEMA
 from arena.league.uploads import BadUpload, store_upload
 from arena.presentation.pages import cell, esc, table
 from arena.presentation.report import replay_payload, replay_script, slug
-from arena.presentation.views import GameListRow, games_table, page, replay_viewer
+from arena.presentation.table_view import public_table
+from arena.presentation.views import (
+    GameListRow,
+    games_table,
+    live_fragment,
+    live_game,
+    page,
+    replay_viewer,
+)
 from arena.referee.manifest import NAME_RULE, valid_name
 from arena.tournament.records import record_json
 from arena.tournament.runner import labels
@@ -339,7 +347,7 @@ def make_app(league: League) -> Starlette:
 
     # ----- pages -----------------------------------------------------------------------------
 
-    nav = [("/", "Leaderboard"), ("/games", "Games"), ("/upload", "Upload")]
+    nav = [("/", "Leaderboard"), ("/games", "Games"), ("/live", "Live"), ("/upload", "Upload")]
 
     def frame(title: str, body: str, scripts: tuple[str, ...] = ()) -> HTMLResponse:
         return HTMLResponse(page(title, body, assets="/assets", nav=nav,
@@ -491,6 +499,62 @@ def make_app(league: League) -> Starlette:
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"cache-control": "no-store"})
 
+    def live_events(game_id: str) -> list[dict[str, Any]] | None:
+        """The public events so far of a game in progress (None: not in progress)."""
+        if "/" in game_id or game_id.startswith("."):
+            return None
+        try:
+            return list(json.loads((league.live / f"{game_id}.json").read_text()))
+        except (OSError, ValueError):
+            return None
+
+    def seat_labels(game_id: str) -> list[str]:
+        sides, _, rest = game_id.rpartition("#")
+        first, _, second = sides.partition("~")
+        teams = (first, second) if rest.endswith(".0") else (second, first)
+        names = [t.split("@")[0] for t in teams]
+        return [names[0], names[1], names[0], names[1]]
+
+    def live_list(request: Request) -> HTMLResponse:
+        games = sorted(p.name.removesuffix(".json") for p in league.live.glob("*.json"))
+        items = "".join(f'<li><a href="/live/{quote(g, safe="")}">{esc(g)}</a></li>'
+                        for g in games)
+        return frame("Live games", "<h1>Games in progress</h1>" + (
+            f'<ul id="live-games">{items}</ul>' if items else
+            '<p class="empty">None right now: reload in a moment.</p>'))
+
+    def live_page(request: Request) -> HTMLResponse:
+        game_id = request.path_params["game_id"]
+        events = live_events(game_id)
+        if events is None:
+            raise HTTPException(404, f"game {game_id!r} is not in progress (it may be over: "
+                                     f"/games/{game_id})")
+        quoted = quote(game_id, safe="")
+        body = live_game(f"Live: {game_id}", public_table(events, seat_labels(game_id)),
+                         f"/live/{quoted}/events", f"/games/{quoted}")
+        return frame(f"Live {game_id}", body, ("live.js",))
+
+    async def live_stream(request: Request) -> StreamingResponse:
+        game_id = request.path_params["game_id"]
+        labels = seat_labels(game_id)
+
+        async def stream() -> Any:
+            shown = None
+            while not league.stopping.is_set():
+                events = await run_in_threadpool(live_events, game_id)
+                if events is None:
+                    yield "event: end\ndata: over\n\n"
+                    return
+                if len(events) != shown:
+                    shown = len(events)
+                    yield f"event: table\ndata: {live_fragment(events, labels)}\n\n"
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(0.25)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store"})
+
     def league_js(request: Request) -> Response:
         return Response(LEAGUE_JS, media_type="text/javascript")
 
@@ -516,6 +580,9 @@ def make_app(league: League) -> Starlette:
         Route("/games", games_page),
         Route("/games/{game_id:path}", game_page),
         Route("/replays/{game_id:path}", replay_data),
+        Route("/live", live_list),
+        Route("/live/{game_id}/events", live_stream),
+        Route("/live/{game_id}", live_page),
         Route("/bots/{name}", bot_page),
         Route("/upload", upload_page, methods=["GET"]),
         Route("/upload", upload_form, methods=["POST"]),

@@ -18,6 +18,7 @@ pairs stored half and takes in again the uploads not finished.
 from __future__ import annotations
 
 import logging
+import shutil
 import signal
 import threading
 import time
@@ -73,6 +74,8 @@ class League:
                                         lambda key: f"/bots/{key.split('@')[0]}",
                                         lambda table: self._notify())
         self.intake = IntakeQueue(config, self.policy, self._activate)
+        self.live = config.storage.with_name(config.storage.name + ".live")
+        """The spectators' files of the games in progress (`GameSpec.live`)."""
 
     # ----- entrants --------------------------------------------------------------------------
 
@@ -183,7 +186,7 @@ class League:
                 self.config.batch_pairs, changed)
             try:
                 play_games(self.config.tournament, store, entrants, [], self.workers,
-                           self._on_game, source=source)
+                           self._on_game, source=source, live=self.live)
             except WorkerError as exc:  # its unfinished games are played again
                 self.say(f"a game worker failed: {exc}; the league goes on")
                 time.sleep(1.0)
@@ -223,6 +226,8 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
         Accounts(config.storage).close()  # the league's tables, before any thread reads them
         sweep_pending(config.tournament.records, store)
         league = League(config, count, isolation, say)
+        shutil.rmtree(league.live, ignore_errors=True)  # games a kill -9 left unfinished
+        league.live.mkdir(parents=True)
         league._restore(store)
         app = make_app(league)
         server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",

@@ -77,6 +77,9 @@ class Setup:
     """Pin each worker (and so its bots) to a CPU of its own, where there are enough."""
     isolation: Isolation | None = None
     """The isolation of bot processes (None: the best the machine gives)."""
+    live: Path | None = None
+    """A folder for the spectators' files of the games in progress (`GameSpec.live`, one
+    `<game id>.json` each: a league's live pages); None: none written."""
 
     def record_file(self, game: ScheduledGame) -> Path:
         return self.records / f"{game.record_name}.json.gz"
@@ -85,7 +88,8 @@ class Setup:
         seats = [self.entrants[k] for k in game.seat_keys]
         return GameSpec(game.game_id, game.seed, (seats[0], seats[1]), self.target,
                         self.time,
-                        partners=None if game.partners is None else (seats[2], seats[3]))
+                        partners=None if game.partners is None else (seats[2], seats[3]),
+                        live=None if self.live is None else str(self.live / f"{game.game_id}.json"))
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,14 @@ order: each uploads what it needs unless it is there already (`active`)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
+from arena.rules.events import PUBLIC
 from tests.intake import member, tar_of, tar_with
 from tests.intake.conftest import tar_bomb
 from tests.league.conftest import (
@@ -258,3 +261,29 @@ def test_stopping_cleanly_stores_every_game_once(league: League):
     records = [p for p in (league.folder / "league.sqlite.records").rglob("*") if p.is_file()
                and not p.name.startswith(".")]
     assert len([p for p in records if ".pending" not in p.name]) >= stored
+
+
+def _live_game(league: League) -> tuple[str, list]:
+    """A game in progress and its spectators' file, read while it is there."""
+    for path in (league.folder / "league.sqlite.live").glob("*.json"):
+        try:
+            return path.name.removesuffix(".json"), json.loads(path.read_text())
+        except (OSError, ValueError):  # it ended (or is being rewritten) meanwhile
+            continue
+    return None  # type: ignore[return-value]
+
+
+def test_a_game_in_progress_shows_only_public_events(league: League):
+    seen = []
+    for _ in range(5):
+        game_id, events = wait_for("a game in progress", lambda: _live_game(league), 60)
+        assert events and all(e["visible_to"] == PUBLIC for e in events)
+        assert not {"deal", "exchange"} & {e["kind"] for e in events if "kind" in e}
+        status, page = request(f"{league.url}/live/{quote(game_id, safe='')}")
+        if status == 200:
+            seen.append(page)
+            break
+    assert seen, "no game was still in progress when its page was asked for"
+    assert 'id="live-table"' in seen[0] and "no hand is shown" in seen[0]
+    status, stream = request(f"{league.url}/live/{quote('a~b#0.0', safe='')}/events")
+    assert status == 200 and "event: end" in stream
