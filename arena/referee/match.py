@@ -201,6 +201,7 @@ class _Conn:
     multi_game: bool = False
     auto_pass: bool = False  # pass for it, unasked, where passing is all it may do
     seeded: bool = False     # said `seed`: its welcome carries the seat's seed
+    banked: bool = False     # said `bank`: its welcome carries its time bank (limits.bank_ms)
     greeted: bool = False  # has had a welcome in its current session
     ended: bool = False    # its session is over: stop it before the next game
     abandoned: int | None = None  # the request its last game left open: a late reply is ignored
@@ -561,9 +562,10 @@ class _GameRun:
         for seat, conn in enumerate(self.seats):
             seed = wire.seat_seed(spec.seed, spec.game_id, seat) if conn.seeded else None
             limits = spec.time_of(seat)
+            bank = wire.bank_limit_ms(limits.bank) if conn.banked else None
             self.match.send(conn, wire.welcome_message(
                 seat, spec.game_id, spec.target, names, _ms(limits.hello),
-                _ms(limits.decision), codec.MAX_MESSAGE_BYTES, conn.with_options, seed))
+                _ms(limits.decision), codec.MAX_MESSAGE_BYTES, conn.with_options, seed, bank))
             conn.greeted = True
         self.playing = True
 
@@ -654,6 +656,7 @@ class _GameRun:
         owner.multi_game = "multi_game" in hello["capabilities"]
         owner.auto_pass = "auto_pass" in hello["capabilities"]
         owner.seeded = "seed" in hello["capabilities"]
+        owner.banked = "bank" in hello["capabilities"]
         self.match.by_identity[identity] = owner
         logger.debug("%s: hello from %s %s", owner.label, hello["name"], hello["version"])
 
