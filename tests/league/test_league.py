@@ -20,6 +20,7 @@ from tests.league.conftest import (
     League,
     arena,
     bot_copy,
+    free_port,
     multipart,
     request,
     wait_for,
@@ -287,3 +288,20 @@ def test_a_game_in_progress_shows_only_public_events(league: League):
     assert 'id="live-table"' in seen[0] and "no hand is shown" in seen[0]
     status, stream = request(f"{league.url}/live/{quote('a~b#0.0', safe='')}/events")
     assert status == 200 and "event: end" in stream
+
+
+def test_too_many_uploads_in_an_hour_get_429(tmp_path: Path):
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace("uploads_per_hour = 40", "uploads_per_hour = 1"))
+    served = League(tmp_path, config, free_port())
+    served.start()
+    try:
+        token = served.invite("gina")
+        archive = tar_of(bot_copy(tmp_path / "g", "gina-bot"), tmp_path / "g.tar.gz")
+        fields = {"name": "gina-bot", "archive": ("g.tar.gz", archive.read_bytes())}
+        assert _post(served, fields, token)[0] == 202
+        status, body = _post(served, fields, token)
+        assert status == 429 and "uploads_per_hour" in body["error"]
+        assert uploads(served) == 1
+    finally:
+        served.stop()
