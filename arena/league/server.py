@@ -253,6 +253,9 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
             league._notify()
             server.should_exit = True
             thread.join(10)
+            if league.intake.taking:
+                say(f"waiting for the intake of upload(s) "
+                    f"{', '.join(map(str, sorted(league.intake.taking)))} to finish ...")
             league.intake.close()
             league.standings.close()
         return league.games_played

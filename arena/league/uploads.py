@@ -23,6 +23,7 @@ import os
 import queue
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -120,6 +121,8 @@ class IntakeQueue:
         self.queue: queue.Queue[int | None] = queue.Queue()
         self.threads = [threading.Thread(target=self._run, name=f"arena-intake-{k}",
                                          daemon=True) for k in range(config.intakes)]
+        self.taking: set[int] = set()
+        """The uploads being taken in now."""
 
     def start(self) -> None:
         with Accounts(self.config.storage) as accounts:
@@ -131,19 +134,30 @@ class IntakeQueue:
     def put(self, upload: int) -> None:
         self.queue.put(upload)
 
-    def close(self) -> None:
+    def close(self, wait: float = 300.0) -> None:
+        """Take no more uploads in, and wait (at most `wait` seconds) for those being taken
+        in: their builds and check-bot games run processes of their own, which a process
+        ending under them would leave behind. One not finished is taken in again at the
+        next start."""
         for _ in self.threads:
             self.queue.put(None)
+        deadline = time.monotonic() + wait
+        for thread in self.threads:
+            if thread.is_alive():
+                thread.join(max(0.0, deadline - time.monotonic()))
 
     def _run(self) -> None:
         with Accounts(self.config.storage) as accounts:
             while (upload := self.queue.get()) is not None:
+                self.taking.add(upload)
                 try:
                     self.take(accounts, upload)
                 except Exception as exc:  # the harness failed, not the bot: say so
                     logger.exception("upload %s could not be taken in", upload)
                     accounts.set_status(upload, "failed", stage="arena",
                                         reason=f"the league failed to take it in: {exc}")
+                finally:
+                    self.taking.discard(upload)
 
     def take(self, accounts: Accounts, upload: int) -> None:
         """Build, check and register one upload, its status updated at each step."""
