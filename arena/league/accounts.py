@@ -53,6 +53,14 @@ CREATE TABLE IF NOT EXISTS league_uploads (
     updated REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS league_uploads_by_author ON league_uploads (author, created);
+CREATE TABLE IF NOT EXISTS league_ratings (  -- each entrant's rating as its games grew
+    entrant TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    rating REAL NOT NULL,
+    half REAL NOT NULL,                 -- the 95% interval's half-width (inf: none)
+    at REAL NOT NULL,
+    PRIMARY KEY (entrant, games)
+);
 """
 
 AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
@@ -238,6 +246,19 @@ class Accounts:
         args = (*status, *(() if name is None else (name,)))
         return [Upload(*r) for r in self.db.execute(
             f"SELECT {_UPLOAD_COLUMNS} FROM league_uploads WHERE {where} ORDER BY id", args)]
+
+    def add_ratings(self, rows: list[tuple[str, int, float, float]]) -> None:
+        """(entrant, games, rating, half-width) of a fit, kept for the rating's history."""
+        now = time.time()
+        with self.transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO league_ratings VALUES (?, ?, ?, ?, ?)",
+                           [(*row, now) for row in rows])
+
+    def ratings(self, entrant: str) -> list[tuple[int, float, float]]:
+        """An entrant's rating history: (games, rating, half-width), by games."""
+        return [tuple(r) for r in self.db.execute(
+            "SELECT games, rating, half FROM league_ratings WHERE entrant = ? ORDER BY games",
+            (entrant,))]
 
     def authors_of(self) -> dict[str, str]:
         """Bot name -> its author."""

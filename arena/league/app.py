@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import math
 import secrets
 import time
 from importlib import resources
@@ -40,6 +41,7 @@ from arena.errors import ArenaError
 from arena.league.accounts import PENDING, Accounts, Author
 from arena.league.openapi import SCHEMA
 from arena.league.uploads import BadUpload, store_upload
+from arena.presentation.charts import rating_line
 from arena.presentation.pages import cell, esc, table
 from arena.presentation.report import replay_payload, replay_script, slug
 from arena.presentation.table_view import public_table
@@ -145,6 +147,7 @@ def make_app(league: League) -> Starlette:
             owner = acc.owner(name)
             failures = store.failures()
             opponents = _opponents(store, [e.key for e in versions])
+            history = {e.key: acc.ratings(e.key) for e in versions}
         if not uploads and not versions:
             return None
         active = set(league.active())
@@ -154,7 +157,10 @@ def make_app(league: League) -> Starlette:
             "versions": [{"key": e.key, "version": e.bot_version, "hash": e.version,
                           "language": e.language, "active": e.key in active,
                           "retired": e.retired, "failures": failures.get(e.key, {}),
-                          "standing": table.get(e.key)} for e in versions],
+                          "standing": table.get(e.key),
+                          "history": [{"games": g, "rating": r,
+                                       "interval": h if math.isfinite(h) else None}
+                                      for g, r, h in history[e.key]]} for e in versions],
             "uploads": [u.public() for u in uploads],
             "opponents": opponents}
 
@@ -408,7 +414,17 @@ def make_app(league: League) -> Starlette:
                             f"over {s['games']} games" if s else "")
                          + (f", failures {esc(json.dumps(v['failures']))}" if v["failures"]
                             else "") + "</li>")
-        parts.append("</ul><h2>Against each opponent</h2>")
+        parts.append("</ul>")
+        for v in data["versions"]:
+            chart = rating_line([(p["games"], p["rating"], p["interval"] or math.inf)
+                                 for p in v["history"]],
+                                f"{name} {v['version']} {v['hash'][:8]}: rating over games")
+            if chart:
+                parts.append(f"<h2>Rating over time: {esc(v['version'])} "
+                             f"{esc(v['hash'][:8])}</h2><figure>{chart}<figcaption>Elo after "
+                             "each number of games, with its 95% interval.</figcaption>"
+                             "</figure>")
+        parts.append("<h2>Against each opponent</h2>")
         parts.append(table(
             ["Opponent", "Games", "Wins", "Win %"],
             [[cell(o["opponent"]), cell(o["games"]), cell(o["wins"]),

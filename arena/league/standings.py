@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.league.accounts import Accounts
 from arena.presentation.notes import standings_notes
 from arena.presentation.report_pages import leaderboard_rows
 from arena.presentation.views import leaderboard
@@ -100,6 +101,7 @@ class StandingsCache:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="arena-standings", daemon=True)
         self._fitted: tuple[int, tuple[str, ...]] | None = None
+        self._kept: dict[str, int] = {}  # entrant: its games at its last rating kept
 
     def start(self) -> None:
         self._thread.start()
@@ -172,10 +174,25 @@ class StandingsCache:
             if fit is not None and math.isfinite(fit.elo[key]):
                 half = fit.interval(key) if fit.anchor != key else 0.0
                 ratings[key] = (fit.elo[key], half if math.isfinite(half) else math.inf)
+        self._history(json_rows)
         html = leaderboard(shown, extras=("author", "order"))
         self._publish(Table(self.table.version + 1, count, tuple(json_rows),
                             tuple(standings_notes(s, names)), html, ratings))
         return True
+
+    def _history(self, rows: list[dict[str, Any]]) -> None:
+        """Keep each entrant's rating when its games grew by a tenth (or 2) since the last
+        kept: the history of its bot page, a few dozen points however long it plays."""
+        kept = []
+        for row in rows:
+            last = self._kept.get(row["key"], 0)
+            if row["rating"] is not None and row["games"] >= max(last + 2, last * 1.1):
+                self._kept[row["key"]] = row["games"]
+                kept.append((row["key"], row["games"], row["rating"],
+                             row["interval"] if row["interval"] is not None else math.inf))
+        if kept:
+            with Accounts(self.config.storage) as accounts:
+                accounts.add_ratings(kept)
 
     def _publish(self, table: Table) -> None:
         table.body, table.event  # noqa: B018 (encoded here, once, not by a request)

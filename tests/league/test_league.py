@@ -81,6 +81,11 @@ def test_an_uploaded_folder_is_built_checked_and_plays(league: League, tokens, t
     assert {"random", "heuristic"} & set(opponents)
     assert all(0 <= o["wins"] <= o["games"] for o in opponents.values())
     assert 'id="opponents-table"' in league.get("/bots/alice-bot")
+    history = wait_for("two points of the heuristic's rating history", lambda: (
+        h := next(v for v in league.get("/api/bots/heuristic")["versions"]
+                  if v["active"])["history"]) and len(h) >= 2 and h)
+    assert [p["games"] for p in history] == sorted(p["games"] for p in history)
+    assert "Rating over time" in league.get("/bots/heuristic")
     assert league.standings()["alice-bot"]["author"] == "alice"
 
 
