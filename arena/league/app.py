@@ -396,6 +396,8 @@ def make_app(league: League) -> Starlette:
             raise HTTPException(404, f"no bot named {name!r}")
         parts = [f"<h1>{esc(name)}</h1><p>Author: {esc(data['author'])}</p>",
                  "<h2>Uploads</h2>"]
+        if not data["uploads"]:
+            parts.append("<p>None: a house bot, from the league's config.</p>")
         for u in reversed(data["uploads"]):
             parts.append(f'<div class="upload" id="upload-{u["id"]}"><p>Upload {u["id"]}: '
                          f'<strong class="status">{esc(u["status"])}</strong>'
@@ -410,7 +412,7 @@ def make_app(league: League) -> Starlette:
             parts.append(f"<li>{esc(v['version'])} {esc(v['hash'][:8])}: "
                          + ("active" if v["active"] else "retired" if v["retired"] else
                             "inactive")
-                         + (f", rating {esc(s['rating_text'])} ± {esc(s['interval_text'])} "
+                         + (f", rating {esc(s['rating_text'])} ({esc(s['interval_text'])}) "
                             f"over {s['games']} games" if s else "")
                          + (f", failures {esc(json.dumps(v['failures']))}" if v["failures"]
                             else "") + "</li>")
