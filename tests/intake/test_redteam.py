@@ -25,7 +25,7 @@ a plain copy, or a cache folder that is not private). The attacks on the build s
 | a worker given another or an escaping bundle | a build failure                          |
 | author's bot.toml read before intake     | OPEN: followed out of the folder, crashes    |
 | author renaming the bot after config load | OPEN: stored under another entrant's name   |
-| hard-link count raced during the copy    | OPEN: an outside file's bytes are copied     |
+| hard-link count raced during the copy    | refused where another user may write a folder |
 """
 
 from __future__ import annotations
