@@ -23,8 +23,8 @@ a plain copy, or a cache folder that is not private). The attacks on the build s
 | arena play given a hostile archive       | refused, nothing written outside             |
 | check-bot --no-build writing its folder  | the shared snapshot is untouched (sandbox)   |
 | a worker given another or an escaping bundle | a build failure                          |
-| author's bot.toml read before intake     | OPEN: followed out of the folder, crashes    |
-| author renaming the bot after config load | OPEN: stored under another entrant's name   |
+| author's bot.toml read before intake     | a config error, never followed out (was a crash) |
+| author renaming the bot after config load | never stored under another entrant's name    |
 | hard-link count raced during the copy    | refused where another user may write a folder |
 """
 
@@ -464,7 +464,7 @@ def test_an_author_renaming_the_bot_after_the_config_is_read_cannot_take_a_name(
     assert ("heuristic", str(first)) not in taken, taken
 
 
-# ----- OPEN: what is read of a bot before intake ----------------------------------------------
+# ----- what is read of a bot before intake ---------------------------------------------------
 
 def test_an_authors_deep_bot_toml_read_before_intake_is_a_config_error(tmp_path):
     bot = make_bot(tmp_path / "bot", extra="x = " + "[" * 3000 + "]" * 3000 + "\n")
