@@ -173,7 +173,10 @@ def make_app(league: League) -> Starlette:
         return JSONResponse(data)
 
     def games_of(bot_name: str | None, after: int, limit: int,
-                 game_id: str | None = None) -> list[tuple[int, StoredGame]]:
+                 game_id: str | None = None, newest: bool = False
+                 ) -> list[tuple[int, StoredGame]]:
+        """Stored games after the cursor `after`, oldest first (`newest`: the last `limit`
+        stored, newest first)."""
         where, args = "rowid > ?", list[Any]([after])
         if game_id is not None:
             where += " AND game_id = ?"
@@ -187,7 +190,7 @@ def make_app(league: League) -> Starlette:
                 "SELECT rowid, game_id, pair_id, pair_index, game_index, seed, team0, team1, "
                 "score0, score1, winner, rounds, termination, fault_seat, fault_message, "
                 f"seconds, record, finished_at FROM games WHERE {where} ORDER BY rowid "
-                "LIMIT ?", (*args, limit)).fetchall()
+                f"{'DESC' if newest else ''} LIMIT ?", (*args, limit)).fetchall()
         return [(r[0], StoredGame(r[1], r[2], r[3], r[4], r[5], (r[6], r[7]), (r[8], r[9]),
                                   r[10], r[11], r[12], r[13], r[14], r[15], r[16], r[17]))
                 for r in rows]
@@ -385,9 +388,9 @@ def make_app(league: League) -> Starlette:
         return rows
 
     def games_page(request: Request) -> HTMLResponse:
-        listed = games_of(request.query_params.get("bot"), 0, 10**9)[-MAX_GAMES_PAGE:]
+        listed = games_of(request.query_params.get("bot"), 0, MAX_GAMES_PAGE, newest=True)
         return frame("Games", f"<h1>The last {len(listed)} games</h1>"
-                     + games_table(reversed(game_rows(listed))))
+                     + games_table(game_rows(listed)))
 
     def bot_page(request: Request) -> HTMLResponse:
         name = request.path_params["name"]
@@ -441,8 +444,7 @@ def make_app(league: League) -> Starlette:
             "<ul>" + "".join(f"<li>{esc(k)}: {n}</li>" for k, n in sorted(kinds.items()))
             + "</ul>" if kinds else "<p>None.</p>"))
         parts.append("<h2>Recent games</h2>")
-        listed = games_of(name, 0, 10**9)[-50:]
-        parts.append(games_table(reversed(game_rows(listed))))
+        parts.append(games_table(game_rows(games_of(name, 0, 50, newest=True))))
         return frame(name, "".join(parts))
 
     def game_page(request: Request) -> HTMLResponse:

@@ -202,6 +202,7 @@ def test_the_organizer_disables_and_enables_a_bot(league: League, tokens, tmp_pa
 
 
 def test_the_api_pages_and_schema(league: League):
+    wait_for("three games", lambda: league.get("/api/standings")["games"] >= 3)
     schema = league.get("/openapi.json")
     assert {"/api/standings", "/api/bots", "/api/bots/{name}", "/api/games",
             "/api/games/{id}"} <= set(schema["paths"])
@@ -214,6 +215,8 @@ def test_the_api_pages_and_schema(league: League):
     one = league.get(page["games"][0]["url"])
     assert one["record"]["events"]
     assert request(league.url + "/api/games?limit=x")[0] == 400
+    listing = league.get("/games")
+    assert 'id="games-table"' in listing and 'href="/games/' in listing
     status, body = request(league.url + "/api/bots/nobody")
     assert status == 404 and "no bot named" in body["error"]
     status, html = request(league.url + page["games"][0]["replay"])
