@@ -14,6 +14,8 @@ pyproject.toml (tests/test_layers.py) says what each may import.
 - `presentation/`: what people read: tables, summaries, replays, the web report;
 - `botkit/`: for bot authors: `arena check-bot` and `arena new-bot`;
 - `env/`: learning bots: the PettingZoo environment and training data (the `train` extra);
+- `league/`: a tournament that never ends behind a web server, open to uploads (the
+  `league` extra);
 - `cli/`: the `arena` command, and the `arena bench` benchmarks;
 - `errors.py`: the one error hierarchy;
 - `faults.py`: the bot-fault kinds, one list for the referee, the store, the ratings and the

@@ -189,7 +189,8 @@ def record(name: str, fields: Sequence[Field]) -> Check[dict[str, Any]]:
     """A map with exactly these fields, returned with its keys in this order.
 
     A field whose default is ABSENT stays out of the canonical form when it is not sent
-    (`welcome.seed`, sent only to a bot that asked for it: older bots never see the key).
+    (`welcome.seed` and `welcome.limits.bank_ms`, sent only to a bot that asked for them:
+    older bots never see the keys).
     """
     known = {f[0] for f in fields}
 
@@ -416,7 +417,9 @@ MESSAGES: dict[str, Check[dict[str, Any]]] = {
                                          ("names", four_of(string(64)), REQUIRED)]), REQUIRED),
         ("limits", record("limits", [("hello_ms", integer(0), REQUIRED),
                                      ("decision_ms", integer(0), REQUIRED),
-                                     ("max_message_bytes", integer(1), REQUIRED)]), REQUIRED),
+                                     ("max_message_bytes", integer(1), REQUIRED),
+                                     # only after the `bank` capability
+                                     ("bank_ms", integer(0), ABSENT)]), REQUIRED),
         ("seed", integer(0, INT32), ABSENT),  # only after the `seed` capability
     ]),
     "reject": _message("reject", [

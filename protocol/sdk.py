@@ -20,6 +20,10 @@ sets `bot.seed` to the seat's seed and `bot.rng` to a `random.Random` seeded wit
 function bot also gets the `random` module seeded with it. A bot that draws its randomness
 from there plays the same game again under `arena play --seed S` (PROTOCOL.md 5.2).
 
+Time: a bot that lists `bank` in its `capabilities` is told its time bank for the game:
+the SDK sets `bot.bank_ms` from each welcome's `limits.bank_ms` (None from a referee that
+does not announce it; PROTOCOL.md 5.1, 9.4). Each request's `deadline_ms` is the limit to meet.
+
 `Session` is the protocol state machine with no transport (message in, message out: the
 in-process harness `arena.referee.inprocess` drives it directly); `run` connects it to the
 referee over ZeroMQ.
@@ -100,8 +104,9 @@ class Bot:
     """A bot: override `decide`; the hooks are optional.
 
     The session sets `seat`, `welcome` (the welcome message), `seed` and `rng` (this game's
-    seat seed, and a `random.Random` seeded with it: draw from it to be reproducible) and
-    `events` (every event this seat has received, in order) before calling the hooks.
+    seat seed, and a `random.Random` seeded with it: draw from it to be reproducible),
+    `bank_ms` (this game's time bank, for a bot that asks for `bank`) and `events` (every
+    event this seat has received, in order) before calling the hooks.
     """
 
     name = "bot"
@@ -111,6 +116,7 @@ class Bot:
     seat: int = -1
     welcome: Message | None = None
     seed: int | None = None  # None: the referee sent no seed (then `rng` is seeded at random)
+    bank_ms: int | None = None  # None: not asked for (`bank`), or the referee did not say
     rng: random.Random
     events: list[Message]
 
@@ -194,6 +200,7 @@ class Session:
             bot.seat = message["seat"]
             bot.welcome = message
             bot.seed = message.get("seed")
+            bot.bank_ms = message["limits"].get("bank_ms")
             if bot.seed is not None or not hasattr(bot, "rng"):
                 bot.rng = random.Random(bot.seed)
             bot.on_welcome(message)

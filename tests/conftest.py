@@ -1,5 +1,6 @@
 """What every test shares: a tag in the environment of everything a test starts, CPU claims
-of its own, intake's cache folder; and Ctrl-C as a user's terminal delivers it.
+of its own, intake's cache folder, Hypothesis with no clock of its own; and Ctrl-C as a
+user's terminal delivers it.
 
 Bot processes inherit the referee's environment (a sandbox passes on every `TICHU_*`
 variable), so `tests.processes.bot_processes` counts only the processes of the running test,
@@ -21,6 +22,7 @@ import tempfile
 import uuid
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from arena.intake import CACHE_VAR
 from arena.referee.placement import LOCKS_VAR
@@ -31,6 +33,13 @@ from tests.processes import TAG_VAR
 # user's own cache. A test that counts builds gives its tournament a folder of its own.
 os.environ.setdefault(CACHE_VAR, os.path.join(tempfile.gettempdir(),
                                               f"tichu-arena-tests-{os.getuid()}"))
+
+# Hypothesis's own clocks (a deadline per example, the health check of slow input generation)
+# would fail a property test because the machine is busy, not because the property broke: a
+# test may fail only for the behaviour it names. So neither applies to any property test; a
+# test that sets `suppress_health_check` itself names `too_slow` again.
+settings.register_profile("arena", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("arena")
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -123,6 +123,14 @@ class _Session:
         return "seed" in self.hello.get("capabilities", [])
 
     @property
+    def bank_ms(self) -> int | None:
+        """`limits.bank_ms` of its welcomes, only if it said `bank`: a closing game's bank,
+        which a probe game (one request) cannot spend."""
+        if "bank" not in self.hello.get("capabilities", []):
+            return None
+        return wire.bank_limit_ms(GAME_BANK)
+
+    @property
     def with_options(self) -> bool:
         return "no_options" not in self.hello.get("capabilities", [])
 
@@ -577,7 +585,8 @@ class _Checker:
         seed = wire.seat_seed(game.seed, game_id, seat) if session.seeded else None
         session.send(wire.welcome_message(seat, game_id, game.target, names,
                                           int(HELLO_SECONDS * 1000), int(DECISION_SECONDS * 1000),
-                                          codec.MAX_MESSAGE_BYTES, session.with_options, seed))
+                                          codec.MAX_MESSAGE_BYTES, session.with_options, seed,
+                                          session.bank_ms))
         events = wire.events_for(seat, game.events)
         if probe.events_first:
             # the request follows at once: a bot reads its messages in order, so an answer to
@@ -671,7 +680,8 @@ class _Checker:
             session.send(wire.welcome_message(0, "check-error", 1000, ["a", "b", "c", "d"],
                                               int(HELLO_SECONDS * 1000),
                                               int(DECISION_SECONDS * 1000),
-                                              codec.MAX_MESSAGE_BYTES, True))
+                                              codec.MAX_MESSAGE_BYTES, True,
+                                              bank_ms=session.bank_ms))
         session.send(message)
         code = session.wait_exit(EXIT_WAIT)
         session.stop()

@@ -189,6 +189,31 @@ def bench_game_cost_cmd(targets: tuple[int, ...], pairs: int) -> None:
         echo(line)
 
 
+@bench.command("league")
+@click.option("-j", "--jobs", default=2, show_default=True, type=click.IntRange(min=1),
+              help="Game workers, of the tournament and of the league alike.")
+@click.option("--target", default=200, show_default=True, type=click.IntRange(min=1),
+              help="Target score of every game.")
+@click.option("--games", default=60, show_default=True, type=click.IntRange(min=2),
+              help="Games per matchup of the tournament (even).")
+@click.option("--seconds", default=20.0, show_default=True, type=click.FloatRange(min=1),
+              help="How long the league's games are counted, and the standings asked for.")
+@click.option("--clients", default=50, show_default=True, type=click.IntRange(min=1),
+              help="Concurrent clients asking for GET /api/standings.")
+def bench_league_cmd(jobs: int, target: int, games: int, seconds: float, clients: int) -> None:
+    """Measure the league (`arena league serve`) against `arena tournament` on the random
+    and heuristic bots: games per second of each, then GET /api/standings latency (p50,
+    p99) under concurrent clients while the league's games run. Needs the league extra."""
+    from arena.league.bench import bench_league
+
+    root = Path(__file__).resolve().parents[2] / "bots"
+    figures = bench_league([root / "random", root / "heuristic"], jobs, target,
+                           games + games % 2, seconds, clients,
+                           note=lambda text: echo(text, err=True))
+    for line in figures.lines():
+        echo(line)
+
+
 @bench.command("report")
 @click.argument("store", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--games", default=10_000, show_default=True, type=click.IntRange(min=1),
@@ -470,9 +495,10 @@ def demo(seed: int) -> None:
 
 
 def _register_command_modules() -> None:
-    from arena.cli import bots, tournaments, training
+    from arena.cli import bots, league, tournaments, training
 
     tournaments.register(main)
+    league.register(main)
     bots.register(main)
     training.register(main)
 

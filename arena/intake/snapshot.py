@@ -28,7 +28,11 @@ What is taken, and how:
   nor hashed. Everything else is copied, `build/` and `node_modules/` included.
 - Refused: FIFOs, sockets and device files; a regular file with more hard links than the
   walk met inside the folder (the others lie outside it; a copy read that way is dropped
-  with the scratch folder, which nobody else can read); a name that is not valid UTF-8,
+  with the scratch folder, which nobody else can read); a regular file with several hard
+  links in a folder that some folder of it lets another user write to (owned by another
+  user, or writable by group or others: that user could move links in and out while the
+  walk counts them, so no count can be trusted; the links are taken only from a folder
+  that nobody but intake's own user can change); a name that is not valid UTF-8,
   holds a control character (C0, DEL, C1, or U+2028/U+2029) or is longer than 255 bytes;
   a path deeper than `limits.depth`; more than `limits.files` files, folders and links, or
   more than `limits.bytes` bytes of files (counted as they are copied, stopping at once:
@@ -464,6 +468,8 @@ class _FolderCopy:
         self.entries = 0
         self.bytes = 0
         self.inodes: dict[tuple[int, int], _Inode] = {}
+        self.shared: tuple[str, ...] | None = None
+        """The first folder met that another user may write to (None: there is none)."""
 
     def run(self, scratch: Path) -> None:
         """Copies the whole folder into `scratch`."""
@@ -471,6 +477,7 @@ class _FolderCopy:
             source_fd = os.open(self.source, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         scratch_fd = os.open(scratch, _DIR_FLAGS)
         try:
+            self._note_writers(source_fd, ())
             self._folder(source_fd, scratch_fd, ())
         finally:
             os.close(source_fd)
@@ -531,6 +538,7 @@ class _FolderCopy:
             os.fchmod(sub_target, 0o755)
             sub_source = _open_checked(source_fd, name, seen, _DIR_FLAGS, self._where(parts))
             try:
+                self._note_writers(sub_source, parts)
                 self._folder(sub_source, sub_target, parts)
             finally:
                 os.close(sub_source)
@@ -586,9 +594,23 @@ class _FolderCopy:
         else:
             inode.seen += 1
 
+    def _note_writers(self, fd: int, parts: tuple[str, ...]) -> None:
+        """Notes the folder if a user other than intake's own may change its entries."""
+        info = os.fstat(fd)
+        if self.shared is None and (info.st_uid != os.geteuid() or info.st_mode & 0o022):
+            self.shared = parts
+
     def _check_hard_links(self) -> None:
         """Refuses a file some of whose hard links the walk did not meet (outside the folder,
-        or in a skipped folder)."""
+        or in a skipped folder), and any file of several links when another user may write
+        to a folder of the bot's."""
+        if self.inodes and self.shared is not None:
+            inode = next(iter(self.inodes.values()))
+            folder = _shown(os.path.join(self.source, *self.shared))
+            self._refuse(inode.parts, f"has {inode.links} hard links, and {folder} may be "
+                                      "changed by another user (its owner, or group or others "
+                                      "may write to it): links moved during the copy cannot "
+                                      "be counted; replace the hard links by copies")
         for inode in self.inodes.values():
             if inode.seen < inode.links:
                 self._refuse(inode.parts, f"has {inode.links} hard links, {inode.seen} inside "

@@ -1,4 +1,5 @@
-"""Hand-written SVG for the web report: the standings' error-bar chart and grid colours.
+"""Hand-written SVG for the web report: the standings' error-bar chart, a rating's course
+over games (`rating_line`, a league's bot page) and grid colours.
 
 No plotting library: one chart of horizontal bars, drawn in a few dozen lines, is simpler
 than embedding a library's runtime (and keeps the page working offline and small).
@@ -91,6 +92,46 @@ def _bar_row(b: Bar, y: float, x) -> str:
                    f'<title>{label}: {b.elo:.1f}{half}</title></circle>')
     row.append("</g>")
     return "".join(row)
+
+
+def rating_line(points: Sequence[tuple[int, float, float]], title: str) -> str:
+    """An SVG of one entrant's rating over its games: (games, rating, 95% half-width) in
+    games order, the line with its interval as a band."""
+    finite = [(g, r, h if math.isfinite(h) else 0.0) for g, r, h in points
+              if math.isfinite(r)]
+    if len(finite) < 2:
+        return ""
+    lo = min(r - h for _, r, h in finite)
+    hi = max(r + h for _, r, h in finite)
+    pad = max((hi - lo) * 0.08, 20.0)
+    lo, hi = lo - pad, hi + pad
+    first, last = finite[0][0], max(finite[-1][0], finite[0][0] + 1)
+    width, height, left, top = 560, 220, 60, 10
+
+    def x(g: float) -> float:
+        return left + (g - first) / (last - first) * width
+
+    def y(v: float) -> float:
+        return top + (hi - v) / (hi - lo) * (height - 40)
+
+    upper = " ".join(f"{x(g):.1f},{y(r + h):.1f}" for g, r, h in finite)
+    lower = " ".join(f"{x(g):.1f},{y(r - h):.1f}" for g, r, h in reversed(finite))
+    line = " ".join(f"{x(g):.1f},{y(r):.1f}" for g, r, _ in finite)
+    parts = [f'<svg class="chart" role="img" viewBox="0 0 {left + width + 20} {height}" '
+             f'width="{left + width + 20}" height="{height}" '
+             f'xmlns="http://www.w3.org/2000/svg"><title>{html_text(title)}</title>']
+    for t in _ticks(lo, hi):
+        parts.append(f'<line class="grid" x1="{left}" x2="{left + width}" y1="{y(t):.1f}" '
+                     f'y2="{y(t):.1f}"/><text class="tick" x="{left - 6}" y="{y(t) + 4:.1f}" '
+                     f'text-anchor="end">{t:g}</text>')
+    parts.append(f'<polygon class="interval" points="{upper} {lower}" fill="currentColor" '
+                 'fill-opacity="0.15"/>')
+    parts.append(f'<polyline class="rating" points="{line}" fill="none" '
+                 'stroke="currentColor" stroke-width="2"/>')
+    parts.append(f'<text class="tick" x="{left}" y="{height - 8}">{first} games</text>'
+                 f'<text class="tick" x="{left + width}" y="{height - 8}" text-anchor="end">'
+                 f"{finite[-1][0]} games</text></svg>")
+    return "".join(parts)
 
 
 def shade(value: float | None) -> str:

@@ -138,7 +138,10 @@ def index_page(data: ReportData, refresh: int | None) -> str:
     return _frame(f"{data.title}: standings", "".join(parts), ".", refresh)
 
 
-def _standings_section(data: ReportData, s: Standings) -> str:
+def leaderboard_rows(s: Standings, names: Mapping[str, tuple[str, str]],
+                     href: Callable[[str], str]) -> tuple[list[LeaderboardRow], list[Bar]]:
+    """The standings as the leaderboard's rows, and the chart's bars (the report's index and
+    the league's live table, `arena.league`); `href`: an entrant key's page."""
     ranks = s.ranks()
     rows, bars = [], []
     for key in s.entrants:
@@ -154,8 +157,8 @@ def _standings_section(data: ReportData, s: Standings) -> str:
              "prior-set") if bound and elo is not None and math.isfinite(elo) else "")
         rows.append(LeaderboardRow(
             rank=rank.position if rank else None, shared=bool(rank and rank.shared),
-            name=name(data.names, key), href=data.entrant_href(key),
-            version=data.names.get(key, ("", ""))[1], rating=elo,
+            name=name(names, key), href=href(key),
+            version=names.get(key, ("", ""))[1], rating=elo,
             rating_text="" if elo is None else shown_rating(elo, bound, limit),
             interval=half, interval_text=ci, games=stats.games if stats else 0,
             wins=stats.wins if stats else 0, win_rate=stats.win_rate if stats else None,
@@ -163,7 +166,12 @@ def _standings_section(data: ReportData, s: Standings) -> str:
             forfeits=sum(stats.forfeits.values()) if stats else 0,
             incremental=s.incremental.get(key)))
         if fit:
-            bars.append(Bar(name(data.names, key), fit.elo[key], half, bound, fit.anchor == key))
+            bars.append(Bar(name(names, key), fit.elo[key], half, bound, fit.anchor == key))
+    return rows, bars
+
+
+def _standings_section(data: ReportData, s: Standings) -> str:
+    rows, bars = leaderboard_rows(s, data.names, data.entrant_href)
     chart = error_bars(bars, "Ratings with their 95% intervals")
     text = standings_notes(s, data.names) + column_notes(s, False, data.names)
     table_html = leaderboard(rows, extras=("incremental",))

@@ -183,7 +183,9 @@ def _no_clock() -> float:
 
 def _handshake(link: _Link, seed: int, target: int, bots: Sequence[Bot],
                game_id: str) -> list[str]:
-    """Hello and welcome; the capabilities the bot said."""
+    """Hello and welcome; the capabilities the bot said. `bank` is not honoured: this
+    harness keeps no clock (every `deadline_ms` is DEADLINE_MS), so there is no bank to
+    announce, and the bot hears what a referee that does not know the capability says."""
     hello = link.carry(link.session.hello(), "bot")
     with_options = "no_options" not in hello["capabilities"]
     bot_seed = (wire.seat_seed(seed, game_id, link.seat) if "seed" in hello["capabilities"]

@@ -22,7 +22,9 @@ in `details`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
 import logging
 import os
 import secrets
@@ -48,6 +50,8 @@ from protocol.schema import MAX_MESSAGE_CHARS, clip
 from protocol.sdk import ENDPOINT_VAR, TOKEN_VAR
 
 logger = logging.getLogger(__name__)
+LIVE_SECONDS = 0.5
+"""How often a game's spectators' file (`GameSpec.live`) is rewritten, at most."""
 
 MAX_CONNECTIONS = 8  # a bot process may open this many connections to the referee, no more
 _POLL = 0.05  # seconds between checks that the bots are still alive while waiting
@@ -126,6 +130,10 @@ class GameSpec:
     guest: Guest | None = None
     partners: tuple[Entrant, Entrant] | None = None
     """Mixed partners: the entrants of seats 2 and 3, others than those of seats 0 and 1."""
+    live: str | None = None
+    """A file for spectators (a league's live page): the game's public events so far, as
+    JSON, rewritten about every `LIVE_SECONDS` while it runs and removed when it ends. No
+    private event (a deal, an exchange) is ever written to it."""
 
     def __post_init__(self) -> None:
         if self.guest is not None and self.partners is not None:
@@ -193,6 +201,7 @@ class _Conn:
     multi_game: bool = False
     auto_pass: bool = False  # pass for it, unasked, where passing is all it may do
     seeded: bool = False     # said `seed`: its welcome carries the seat's seed
+    banked: bool = False     # said `bank`: its welcome carries its time bank (limits.bank_ms)
     greeted: bool = False  # has had a welcome in its current session
     ended: bool = False    # its session is over: stop it before the next game
     abandoned: int | None = None  # the request its last game left open: a late reply is ignored
@@ -450,6 +459,9 @@ class _GameRun:
         finally:
             self._collect_output()
             self.record.seconds = round(time.monotonic() - start, 3)
+            if self.spec.live is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.spec.live)
         return self.record
 
     def _collect_output(self) -> None:
@@ -550,9 +562,10 @@ class _GameRun:
         for seat, conn in enumerate(self.seats):
             seed = wire.seat_seed(spec.seed, spec.game_id, seat) if conn.seeded else None
             limits = spec.time_of(seat)
+            bank = wire.bank_limit_ms(limits.bank) if conn.banked else None
             self.match.send(conn, wire.welcome_message(
                 seat, spec.game_id, spec.target, names, _ms(limits.hello),
-                _ms(limits.decision), codec.MAX_MESSAGE_BYTES, conn.with_options, seed))
+                _ms(limits.decision), codec.MAX_MESSAGE_BYTES, conn.with_options, seed, bank))
             conn.greeted = True
         self.playing = True
 
@@ -643,6 +656,7 @@ class _GameRun:
         owner.multi_game = "multi_game" in hello["capabilities"]
         owner.auto_pass = "auto_pass" in hello["capabilities"]
         owner.seeded = "seed" in hello["capabilities"]
+        owner.banked = "bank" in hello["capabilities"]
         self.match.by_identity[identity] = owner
         logger.debug("%s: hello from %s %s", owner.label, hello["name"], hello["version"])
 
@@ -695,7 +709,12 @@ class _GameRun:
         runs only while it alone thinks, whatever the CPUs; no seat learns another's choice
         before all have chosen, as the engine reveals a phase's choices together)."""
         game = self.game
+        live = self.spec.live
+        shown = 0.0
         while game.phase is not None:  # not game.over, without a property call per turn
+            if live is not None and time.monotonic() >= shown:
+                self._show(live)
+                shown = time.monotonic() + LIVE_SECONDS
             seat = game.to_act()[0]
             decision = game.decision(seat)
             if decision.only_pass and self.seats[seat].auto_pass:
@@ -703,6 +722,17 @@ class _GameRun:
             else:
                 self._ask(seat, decision)
                 self._await_reply()
+
+    def _show(self, live: str) -> None:
+        """Rewrite the spectators' file: the public events so far (atomically)."""
+        events = [e for e in self.events.recorded() if e["visible_to"] == packing.PUBLIC]
+        temporary = f"{live}.tmp"
+        try:
+            with open(temporary, "w") as out:
+                json.dump(events, out, separators=(",", ":"))
+            os.replace(temporary, live)
+        except OSError as exc:  # a spectator's view is not worth a game
+            logger.warning("game %s: live view not written: %s", self.spec.game_id, exc)
 
     def _pass_for(self, seat: int, decision: Decision) -> None:
         """Pass for a seat that said `auto_pass` and may do nothing else: no request is sent,

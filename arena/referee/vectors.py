@@ -94,12 +94,18 @@ def valid_messages() -> list[tuple[str, str, dict[str, Any]]]:
         ("hello_seed", "bot", {"type": "hello", "protocol": 1, "token": "t0k3n",
                                "name": "my-bot", "version": "0.3",
                                "capabilities": ["multi_game", "auto_pass", "seed"]}),
+        ("hello_bank", "bot", {"type": "hello", "protocol": 1, "token": "t0k3n",
+                               "name": "my-bot", "version": "0.4",
+                               "capabilities": ["bank"]}),
         ("welcome", "referee", wire.welcome_message(
             2, "g-000017", 1000, ["heuristic", "random", "heuristic", "random"],
             10000, 1000, codec.MAX_MESSAGE_BYTES, True)),
         ("welcome_seed", "referee", wire.welcome_message(
             2, "g-000017", 1000, ["heuristic", "random", "heuristic", "random"],
             10000, 1000, codec.MAX_MESSAGE_BYTES, True, wire.seat_seed(17, "g-000017", 2))),
+        ("welcome_bank", "referee", wire.welcome_message(
+            2, "g-000017", 1000, ["heuristic", "random", "heuristic", "random"],
+            10000, 1000, codec.MAX_MESSAGE_BYTES, True, bank_ms=wire.bank_limit_ms(300.0))),
         ("reject", "referee", {"type": "reject", "reason": "unsupported_version",
                                "message": "protocol 2 is not supported; this referee speaks 1",
                                "protocols": [1]}),
@@ -161,6 +167,7 @@ def malformed_frames() -> list[tuple[str, str, str, str]]:
         return _pack({k: v for k, v in message.items() if k != key})
 
     hello = valid_messages()[0][2]
+    welcome_bank = next(m for name, _, m in valid_messages() if name == "welcome_bank")
     request = smallest_requests()["play"]
     bad_event = {**request, "events": [{"kind": "teleport", "seat": 1}]}
     bad_option = {**request, "options": [{"action": "give_dragon", "to": 1}]}
@@ -176,6 +183,10 @@ def malformed_frames() -> list[tuple[str, str, str, str]]:
         ("welcome_seed_negative", "referee", _pack({**next(
             m for name, _, m in valid_messages() if name == "welcome_seed"), "seed": -1}),
          "bad_value"),
+        ("welcome_bank_negative", "referee", _pack({**welcome_bank, "limits": {
+            **welcome_bank["limits"], "bank_ms": -1}}), "bad_value"),
+        ("welcome_bank_string", "referee", _pack({**welcome_bank, "limits": {
+            **welcome_bank["limits"], "bank_ms": "300000"}}), "wrong_type"),
         ("bot_sends_welcome", "bot", _pack(next(m for name, _, m in valid_messages()
                                                  if name == "welcome")), "unknown_type"),
         ("hello_missing_token", "bot", without(hello, "token"), "missing_field"),

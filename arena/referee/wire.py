@@ -36,7 +36,7 @@ from arena.rules import (
 from arena.rules.actions import PlayOptions
 from arena.rules.cards import RANK_CHARS, card_name, card_names, parse_card
 from arena.rules.events import DATA_KEYS
-from protocol.schema import COMBINATIONS, KIND_ACTIONS
+from protocol.schema import COMBINATIONS, INT32, KIND_ACTIONS
 
 Message = dict[str, Any]
 # Members read once: reading one off its Enum class is a Python-level call in Python 3.11.
@@ -259,16 +259,31 @@ def request_message(decision: Decision, obs: Observation, events: list[Message],
 
 def welcome_message(seat: int, game_id: str, target: int, names: Sequence[str],
                     hello_ms: int, decision_ms: int, max_message_bytes: int,
-                    with_options: bool, seed: int | None = None) -> Message:
+                    with_options: bool, seed: int | None = None,
+                    bank_ms: int | None = None) -> Message:
     """The referee's answer to an accepted hello; `seed` (the seat's `seat_seed`) only for a
-    bot that asked for the `seed` capability."""
+    bot that asked for the `seed` capability, `bank_ms` (`limits.bank_ms`: the seat's time
+    bank for the game, `bank_limit_ms`) only for one that asked for `bank`. Without either,
+    the bytes are those of a welcome before the capabilities existed."""
+    limits = {"hello_ms": hello_ms, "decision_ms": decision_ms,
+              "max_message_bytes": max_message_bytes}
+    if bank_ms is not None:
+        limits["bank_ms"] = bank_ms
     message = {"type": "welcome", "protocol": 1, "seat": seat, "options": with_options,
                "settings": {"game": game_id, "target": target, "names": list(names)},
-               "limits": {"hello_ms": hello_ms, "decision_ms": decision_ms,
-                          "max_message_bytes": max_message_bytes}}
+               "limits": limits}
     if seed is not None:
         message["seed"] = seed
     return message
+
+
+def bank_limit_ms(bank_s: float) -> int:
+    """A time bank of `bank_s` seconds as `limits.bank_ms` announces it: whole milliseconds,
+    rounded down (a bot that spends what it was told never overspends), at most 2**31-1 (the
+    wire's bound, some 24 days: a larger bank is announced as that, which no game reaches)."""
+    if bank_s >= INT32 / 1000:
+        return INT32
+    return max(0, int(bank_s * 1000))
 
 
 def seat_seed(game_seed: int, game_id: str, seat: int) -> int:

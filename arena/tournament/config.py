@@ -193,8 +193,12 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def load_config(path: str | Path, bots: bool = True) -> TournamentConfig:
+def load_config(path: str | Path, bots: bool = True,
+                sections: frozenset[str] = frozenset()) -> TournamentConfig:
     """Read and check a tournament config; ConfigError naming file, key and problem.
+
+    `sections`: further top-level tables the file may hold, read by the caller (the
+    league's [league], `arena.league.config`).
 
     `bots=False` is for reading results (standings, report, export): the entrants' folders
     are not opened, so a folder deleted or renamed since the games were played does not
@@ -203,7 +207,8 @@ def load_config(path: str | Path, bots: bool = True) -> TournamentConfig:
     if not path.is_file():
         raise ConfigError(f"{path}: no such tournament config")
     data = read_toml(path)
-    _known(path, data, "", {"tournament", "time", "ratings", "limits", "intake", "build"})
+    _known(path, data, "", {"tournament", "time", "ratings", "limits", "intake", "build",
+                            *sections})
     section = _table(path, data, "tournament", required=True)
     _known(path, section, "tournament.", _TOURNAMENT_KEYS)
     name = _get(path, section, "tournament.name", str, path.stem)
@@ -424,3 +429,10 @@ def _relative_path(path: Path, section: dict[str, Any], key: str, default: str) 
     if not value:
         raise ConfigError(f"{path}: key '{key}': must be a non-empty path")
     return (path.parent / value).resolve()
+
+
+# The checks of a config's keys, for configs that extend a tournament's (the league's).
+known_keys = _known
+get_key = _get
+get_table = _table
+count_key = _count

@@ -48,7 +48,14 @@ from arena.tournament.schedule import (
     round_robin,
 )
 from arena.tournament.store import EntrantRow, GameRow, GameWriter, Store
-from arena.tournament.workers import Finished, Setup, WorkerError, ignore_sigint, run_games
+from arena.tournament.workers import (
+    Finished,
+    Setup,
+    Source,
+    WorkerError,
+    ignore_sigint,
+    run_games,
+)
 
 if TYPE_CHECKING:  # the cluster is imported only by a run that asks for one
     from arena.tournament.cluster import Cluster
@@ -364,18 +371,22 @@ closing it stops the games."""
 def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entrant],
                games: Sequence[ScheduledGame], workers: int,
                on_game: Callable[[GameRow], None] | None = None,
-               executor: Executor | None = None) -> int:
+               executor: Executor | None = None, source: Source | None = None,
+               live: Path | None = None) -> int:
     """Play `games` on `workers` local processes (or with `executor`, which resolves the
     isolation where the games run), handing each to the store's writer as it finishes
     (`GameWriter`: committed, then its record given its final name); `on_game` is called for
-    each game once it is committed. The number stored. KeyboardInterrupt propagates once the
+    each game once it is committed; `source` (local workers only): the batches come from it
+    as the workers ask, not from `games` (a league's scheduler); `live`: a folder for the
+    spectators' files of the games in progress (`workers.Setup.live`). The number stored. KeyboardInterrupt propagates once the
     workers stopped and the games received are stored; so does the store's IntegrityError (a
     result that differs from a stored one: nothing of that game is kept)."""
     _ignore_records_in_git(config.records)
     isolation = resolve_isolation(config.isolation) if executor is None else None
     setup = Setup(dict(entrants), config.target, config.time, config.records,
-                  store.path.parent, pin_cpus=config.pin_cpus, isolation=isolation)
-    play = executor or (lambda s, g: run_games(s, g, workers))
+                  store.path.parent, pin_cpus=config.pin_cpus, isolation=isolation,
+                  live=live)
+    play = executor or (lambda s, g: run_games(s, g, workers, source))
     stored = 0
 
     def report(committed: list[tuple[GameRow, bool]]) -> None:

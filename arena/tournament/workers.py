@@ -42,7 +42,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from arena.errors import ArenaError
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
@@ -77,6 +77,9 @@ class Setup:
     """Pin each worker (and so its bots) to a CPU of its own, where there are enough."""
     isolation: Isolation | None = None
     """The isolation of bot processes (None: the best the machine gives)."""
+    live: Path | None = None
+    """A folder for the spectators' files of the games in progress (`GameSpec.live`, one
+    `<game id>.json` each: a league's live pages); None: none written."""
 
     def record_file(self, game: ScheduledGame) -> Path:
         return self.records / f"{game.record_name}.json.gz"
@@ -85,7 +88,8 @@ class Setup:
         seats = [self.entrants[k] for k in game.seat_keys]
         return GameSpec(game.game_id, game.seed, (seats[0], seats[1]), self.target,
                         self.time,
-                        partners=None if game.partners is None else (seats[2], seats[3]))
+                        partners=None if game.partners is None else (seats[2], seats[3]),
+                        live=None if self.live is None else str(self.live / f"{game.game_id}.json"))
 
 
 @dataclass(frozen=True)
@@ -316,6 +320,13 @@ def _pin(wid: int, workers: int) -> None:
 
 # ----- in the main process ------------------------------------------------------------------
 
+class Source(Protocol):
+    """What hands out batches of pairs to workers (`schedule.Dispatcher`, or a league's
+    scheduler): each batch of one lineup; [] when there are no more for this worker."""
+
+    def next(self, worker: int) -> list[tuple[ScheduledGame, ...]]: ...
+
+
 class WorkerError(ArenaError):
     """A worker failed outside any game (a harness bug, a full disk, a kill...); the games it
     had not finished are not stored."""
@@ -419,18 +430,26 @@ def _start(setup: Setup, count: int, handles: list[_Handle]) -> None:
             outbox_w.close()  # and the only write end of its outbox
 
 
-def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int
-              ) -> Generator[Finished, None, None]:
+def run_games(setup: Setup, games: Iterable[ScheduledGame], workers: int,
+              source: Source | None = None) -> Generator[Finished, None, None]:
     """Play the games on `workers` processes; yield each as it finishes, in any order.
+
+    `source` (instead of `games`): where the batches come from, asked as each worker wants
+    one, until it answers [] (a league's scheduler, `arena.league.scheduler`): `workers`
+    processes start whatever it will give.
 
     Closing the iterator (or an exception in the consumer, such as KeyboardInterrupt) stops
     the workers and waits until they stopped their bots. Raises WorkerError naming every
     worker that failed (and the games it did not play), after the other workers' games.
     """
-    dispatcher = Dispatcher(games, workers)
-    count = max(1, min(workers, len(dispatcher.pairs)))
-    if not dispatcher.pairs:
-        return
+    dispatcher: Source
+    if source is None:
+        fixed = Dispatcher(games, workers)
+        if not fixed.pairs:
+            return
+        dispatcher, count = fixed, max(1, min(workers, len(fixed.pairs)))
+    else:
+        dispatcher, count = source, max(1, workers)
     handles: list[_Handle] = []
     completed = False
     try:

@@ -34,6 +34,7 @@ Message = dict[str, Any]
 class SearchBot(Bot):
     name = "search"
     version = "1.0.0"
+    capabilities = ("bank",)  # the welcome announces the time bank (searchbot.budget)
 
     def __init__(self, seed: int | None = None, limit_ms: float | None = None) -> None:
         self.rng = random.Random(seed)
@@ -43,7 +44,7 @@ class SearchBot(Bot):
         self.thinking = 0.0
 
     def on_welcome(self, welcome: Message) -> None:
-        self.clock.new_game(float(welcome["limits"]["decision_ms"]))
+        self.clock.new_game(float(welcome["limits"]["decision_ms"]), self.bank_ms)
         self.knowledge = Knowledge(welcome["seat"])
 
     def on_event(self, event: Message) -> None:

@@ -50,19 +50,26 @@ def _tight_control(seed: int, target: int) -> TimeControl:
     bot answering at once meets on this machine as it is now: measured by a game of the
     heuristic bot against itself (same deals, a generous control). The decision limit is a
     tenth of a second, or four times the slowest reply of that game if more; the grace a
-    fiftieth, or that slowest reply; the bank 40 decision limits (4 s at a tenth: the bot
-    presumes 30 until the bank shows, and would think 40% of each of some 130 decisions if
-    it could) plus twice what the heuristic's busiest seat used."""
+    fiftieth, or that slowest reply; the bank 40 decision limits (4 s at a tenth: the
+    welcome announces it, and the bot would think 40% of each of some 130 decisions if it
+    could) plus twice what the heuristic's busiest seat used."""
+    slowest, busiest = _heuristic_pace(seed, target)
+    decision = max(0.1, 4 * slowest)
+    bank = 40 * decision + 2 * busiest
+    return TimeControl(hello=pace().hello_limit(20.0), decision=decision, bank=bank,
+                       grace=max(0.02, slowest))
+
+
+def _heuristic_pace(seed: int, target: int) -> tuple[float, float]:
+    """The slowest reply and the busiest seat's time used, in seconds, of a game of the
+    heuristic bot (which answers at once) against itself under a generous control: what an
+    honest bot needs of a time control on this machine as it is now."""
     heuristic = _entrant(BOTS / "heuristic", Isolation.NONE)
-    probe = run_game(GameSpec("search-tight-pace", seed, (heuristic, heuristic), target=target,
+    probe = run_game(GameSpec("search-pace", seed, (heuristic, heuristic), target=target,
                               time=honest_time(hello=20.0, decision=5.0, bank=300.0)),
                      isolation=Isolation.NONE)
     assert probe.termination is Termination.NORMAL, probe.fault
-    slowest = max(d["latency_ms"] for d in probe.decisions) / 1000.0
-    decision = max(0.1, 4 * slowest)
-    bank = 40 * decision + 2 * max(probe.time_used)
-    return TimeControl(hello=pace().hello_limit(20.0), decision=decision, bank=bank,
-                       grace=max(0.02, slowest))
+    return max(d["latency_ms"] for d in probe.decisions) / 1000.0, max(probe.time_used)
 
 
 @pytest.mark.timeout(300)
@@ -80,6 +87,38 @@ def test_search_never_answers_late_under_a_tight_time_control():
     assert max(record.scores) >= 500
     searched, answered = record.time_used[0] + record.time_used[2], sum(record.time_used[1::2])
     assert searched > 2 * answered, "the search thought, within the control, not only answered"
+
+
+@pytest.mark.timeout(300)
+def test_search_spreads_a_small_announced_bank_and_never_times_out():
+    """A bank of 3 decision limits for the whole game, announced in the welcome (the bot
+    asks for `bank`): the bot spreads it over the game from its first decision, where the
+    30 limits it presumes without the announcement would be spent in a score of decisions
+    of its 100 ms budget, and the game ends with no timeout. The limit is a second, or as
+    much more as the machine needs now for the bank to hold twice what a seat of the
+    heuristic bot, answering at once, uses in the same game (`_heuristic_pace`)."""
+    slowest, busiest = _heuristic_pace(24, 500)
+    decision = max(1.0, 4 * slowest, 2 * busiest / 3)
+    time = TimeControl(hello=pace().hello_limit(20.0), decision=decision, bank=3 * decision)
+    spec = GameSpec("search-small-bank", 24, (_entrant(BOTS / "search", Isolation.NONE),
+                                              _entrant(BOTS / "heuristic", Isolation.NONE)),
+                    target=500, time=time)
+    record = run_game(spec, isolation=Isolation.NONE)
+    assert record.termination is Termination.NORMAL and record.fault is None, (
+        record.fault, time)
+    assert max(record.scores) >= 500
+    assert max(record.time_used[0::2]) <= time.bank  # the record: within the bank
+    searched, answered = record.time_used[0] + record.time_used[2], sum(record.time_used[1::2])
+    assert searched > 2 * answered, "the search thought, within the bank, not only answered"
+    # Spread over the game, not spent at its start: measured, the second half of a search
+    # seat's decisions took 0.7 of the time of its first half with the bank announced, and
+    # 0.09 without (30 limits presumed, the bank spent in its first 20 decisions and the rest
+    # of the game answered by the policy at once).
+    for seat in (0, 2):
+        took = [d["latency_ms"] for d in record.decisions if d["seat"] == seat
+                and not d.get("auto")]
+        half = len(took) // 2
+        assert sum(took[half:]) > 0.25 * sum(took[:half]), (seat, took)
 
 
 DRIVER = """

@@ -12,7 +12,7 @@ from tests.bots.conftest import BOTS
 if str(BOTS / "search") not in sys.path:
     sys.path.append(str(BOTS / "search"))
 
-from searchbot.budget import Clock, Deadline  # noqa: E402  (bots/search on the path above)
+from searchbot.budget import Clock, Deadline, decisions_left  # noqa: E402  (on the path above)
 from searchbot.tally import MAX_SAMPLES, Tally, run  # noqa: E402  (bots/search on the path above)
 
 
@@ -85,3 +85,18 @@ def test_the_bots_limit_is_cpu_time_and_the_referees_is_wall_time():
     free = unlimited.deadline(5000.0, (0, 0), 1000)
     assert free.cpu_s == free.wall_s == deadline.wall_s
     assert Clock(limit_ms=1.0).deadline(5000.0, (0, 0), 1000).passed()  # too little: no search
+
+
+def test_an_announced_bank_is_spread_over_the_game_in_place_of_the_presumed_one():
+    presumed, announced = Clock(limit_ms=None), Clock(limit_ms=None)
+    presumed.new_game(1000.0)
+    announced.new_game(1000.0, bank_ms=3000.0)  # 3 decision limits, not the presumed 30
+    small = announced.budget_ms(1000.0, (0, 0), 500)
+    assert 0 < small < presumed.budget_ms(1000.0, (0, 0), 500) / 5
+    # spread over the decisions a game may still ask, all of them together stay in the bank
+    assert small * decisions_left((0, 0), 500) < 3000.0
+    for _ in range(40):  # half the bank spent: the next decisions think less
+        announced.spent(small + 2.0, small)
+    assert 0 < announced.budget_ms(1000.0, (0, 0), 500) < small
+    # what the referee says is left (a deadline below the decision limit) is believed
+    assert announced.budget_ms(30.0, (0, 0), 500) == 0.0

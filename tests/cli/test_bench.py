@@ -1,6 +1,6 @@
 """Every `arena bench` subcommand but `engine` (tests/cli/test_bench_engine.py) runs and
 prints its figures: transport (its three measurements in both placements), sandbox, intake,
-coordinator, game-cost, env and report."""
+coordinator, game-cost, env, report and league."""
 
 from __future__ import annotations
 
@@ -175,3 +175,17 @@ def test_bench_report_of_a_store_given_builds_that_store(tmp_path):
     assert "synthetic store" not in result.output
     assert re.search(r"first build: 6 games, ", result.output), result.output
     shutil.rmtree(Path(re.search(r"report: (\S+index\.html)", result.output)[1]).parent.parent)
+
+
+@pytest.mark.slow  # a benchmark: a tournament, then a league served for 2 windows
+@pytest.mark.timeout(600)  # a hang guard
+def test_bench_league_prints_both_rates_and_the_standings_latency():
+    result = CliRunner().invoke(main, ["bench", "league", "--games", "4", "--seconds", "3",
+                                       "--clients", "4", "--target", "100"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"tournament: 4 games in \d+\.\d s \(\d+\.\d\d games/s\)",
+                     result.output)
+    assert re.search(r"league: +\d+ games in \d+\.\d s \(\d+\.\d\d games/s, "
+                     r"\d+\.\d\dx the tournament\)", result.output)
+    assert re.search(r"4 concurrent clients while games run: \d+ requests, p50 \d+\.\d ms, "
+                     r"p99 \d+\.\d ms", result.output)

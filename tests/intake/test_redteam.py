@@ -23,9 +23,9 @@ a plain copy, or a cache folder that is not private). The attacks on the build s
 | arena play given a hostile archive       | refused, nothing written outside             |
 | check-bot --no-build writing its folder  | the shared snapshot is untouched (sandbox)   |
 | a worker given another or an escaping bundle | a build failure                          |
-| author's bot.toml read before intake     | OPEN: followed out of the folder, crashes    |
-| author renaming the bot after config load | OPEN: stored under another entrant's name   |
-| hard-link count raced during the copy    | OPEN: an outside file's bytes are copied     |
+| author's bot.toml read before intake     | a config error, never followed out (was a crash) |
+| author renaming the bot after config load | never stored under another entrant's name    |
+| hard-link count raced during the copy    | refused where another user may write a folder |
 """
 
 from __future__ import annotations
@@ -464,7 +464,7 @@ def test_an_author_renaming_the_bot_after_the_config_is_read_cannot_take_a_name(
     assert ("heuristic", str(first)) not in taken, taken
 
 
-# ----- OPEN: what is read of a bot before intake ----------------------------------------------
+# ----- what is read of a bot before intake ---------------------------------------------------
 
 def test_an_authors_deep_bot_toml_read_before_intake_is_a_config_error(tmp_path):
     bot = make_bot(tmp_path / "bot", extra="x = " + "[" * 3000 + "]" * 3000 + "\n")
@@ -483,27 +483,31 @@ def test_an_authors_bot_toml_that_links_out_of_the_folder_is_not_followed(tmp_pa
         load_manifest(bot)
 
 
-# ----- OPEN: a racing author and hard links ---------------------------------------------------
+# ----- a racing author and hard links ---------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="OPEN: the hard-link check compares the links met with "
-                   "st_nlink seen at the first meeting; an author who adds links inside and "
-                   "drops one of theirs outside during the copy gets an outside file's bytes "
-                   "copied (needs fs.protected_hardlinks=0 to reach a file not theirs)")
-def test_an_author_racing_the_hard_link_count_gets_no_outside_bytes(tmp_path, monkeypatch):
+def _race_the_hard_link_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                              shared: bool) -> Path:
+    """An author who may write to the bot's folder `z` (when `shared`) links an outside file
+    the organizer keeps (`secret`) into the folder, with a link of their own outside
+    (`theirs`): 3 links, `a` met first. Right after the copy meets `a`, they drop `theirs`
+    and add `z/c` and `z/d`: the walk then meets 3 links inside, as many as `a` had. The
+    snapshot's folder is returned (or IntakeRefused raised)."""
     outside = tmp_path / "outside"
     outside.mkdir()
     secret = outside / "secret"
     secret.write_text("the organizer's secret\n")
     theirs = outside / "theirs"
-    os.link(secret, theirs)  # a link of the author's, outside
+    os.link(secret, theirs)
     bot = make_bot(tmp_path / "bot")
-    os.link(secret, bot / "a")  # nlink 3: secret, theirs, a
+    os.link(secret, bot / "a")
     (bot / "z").mkdir()
+    os.chmod(bot, 0o755)
+    os.chmod(bot / "z", 0o777 if shared else 0o755)
     names = snapshot_module._FolderCopy._names
     monkeypatch.setattr(snapshot_module._FolderCopy, "_names",
                         lambda self, fd, parts: sorted(names(self, fd, parts)))  # a before z
     note = snapshot_module._FolderCopy._note_hard_links
-    raced = []
+    raced: list[tuple[str, ...]] = []
 
     def racing(self, info, parts):  # the author, right after the copy met `a`
         note(self, info, parts)
@@ -513,8 +517,19 @@ def test_an_author_racing_the_hard_link_count_gets_no_outside_bytes(tmp_path, mo
             os.link(secret, bot / "z" / "c")
             os.link(secret, bot / "z" / "d")
     monkeypatch.setattr(snapshot_module._FolderCopy, "_note_hard_links", racing)
-    try:
-        got = take_snapshot(bot, tmp_path / "root")
-    except IntakeRefused:
-        return
-    assert "secret" not in (got.folder / "a").read_text()
+    return take_snapshot(bot, tmp_path / "root").folder
+
+
+def test_an_author_racing_the_hard_link_count_gets_no_outside_bytes(tmp_path, monkeypatch):
+    """The author may write to `z`: no count of links can be trusted, and intake takes no
+    file of several links from the folder at all."""
+    with pytest.raises(IntakeRefused, match=r"a: has 3 hard links, and .*/z may be changed "
+                                            r"by another user"):
+        _race_the_hard_link_count(tmp_path, monkeypatch, shared=True)
+
+
+def test_the_race_is_real_where_only_intakes_own_user_writes(tmp_path, monkeypatch):
+    """The control: the same moves by intake's own user (who may read the secret anyway, and
+    is no author intake guards against) pass the count, and the outside bytes are copied."""
+    folder = _race_the_hard_link_count(tmp_path, monkeypatch, shared=False)
+    assert (folder / "a").read_text() == "the organizer's secret\n"

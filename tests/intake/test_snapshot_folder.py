@@ -18,7 +18,7 @@ import pytest
 
 from arena.intake import IntakeLimits, IntakeRefused, content_hash, take_snapshot
 from tests.intake import fingerprint, leftovers, make_bot, refused
-from tests.requirements import AS_ROOT, missing
+from tests.requirements import AS_ROOT, missing, need_root
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -192,9 +192,27 @@ def test_a_hard_link_to_a_file_outside_is_refused(bot, root, tmp_path):
 
 def test_hard_links_all_inside_are_copied_as_files(bot, root):
     os.link(bot / "bot.py", bot / "src" / "again.py")
+    for folder in (bot, bot / "src"):  # only intake's own user may change them
+        os.chmod(folder, 0o755)
     folder = take_snapshot(bot, root).folder
     assert (folder / "src" / "again.py").read_bytes() == (bot / "bot.py").read_bytes()
     assert (folder / "src" / "again.py").stat().st_nlink == 1
+
+
+@pytest.mark.parametrize("mode", [0o775, 0o757])
+def test_hard_links_in_a_folder_others_may_write_to_are_refused(bot, root, mode):
+    os.link(bot / "bot.py", bot / "src" / "again.py")
+    os.chmod(bot, 0o755)
+    os.chmod(bot / "src", mode)
+    refused(bot, root, "has 2 hard links, and ", "src may be changed by another user")
+
+
+def test_hard_links_in_a_folder_of_another_owner_are_refused(bot, root):
+    need_root("giving a folder of the bot to another user")
+    os.link(bot / "bot.py", bot / "again.py")
+    os.chmod(bot, 0o755)
+    os.chown(bot / "src", 65534, 65534)
+    refused(bot, root, "has 2 hard links, and ", "src may be changed by another user")
 
 
 def test_a_name_that_is_not_utf8_is_refused(bot, root):

@@ -260,3 +260,22 @@ def test_packb_gives_msgpack_bytes_also_after_a_value_it_could_not_pack():
     with pytest.raises(TypeError):
         packb({"a": [1, 2, object()]})
     assert packb(value) == msgpack.packb(value, use_bin_type=True)
+
+
+def test_welcome_limits_carry_bank_ms_only_when_sent_and_last():
+    """`limits.bank_ms` (the `bank` capability) is optional with no default: a welcome
+    without it keeps its old canonical form, byte for byte; sent, it goes last in `limits`,
+    within 0..2**31-1."""
+    old = {"type": "welcome", "protocol": 1, "seat": 0, "options": True,
+           "settings": {"game": "g", "target": 1000, "names": ["a", "b", "a", "b"]},
+           "limits": {"hello_ms": 10000, "decision_ms": 5000, "max_message_bytes": 1 << 20}}
+    assert encode(old) == msgpack.packb(old) and "bank_ms" not in validate(old)["limits"]
+    banked = {**old, "limits": {"bank_ms": 300000, **old["limits"]}}  # any order on input
+    assert list(validate(banked)["limits"]) == ["hello_ms", "decision_ms",
+                                                "max_message_bytes", "bank_ms"]
+    assert decode(encode(banked))["limits"]["bank_ms"] == 300000
+    for value, code in ((2**31, "bad_value"), (-1, "bad_value"), (None, "wrong_type"),
+                        (3.5, "wrong_type")):
+        with pytest.raises(ProtocolError) as info:
+            validate({**old, "limits": {**old["limits"], "bank_ms": value}})
+        assert (info.value.code, info.value.path) == (code, "welcome.limits.bank_ms")

@@ -186,3 +186,22 @@ def test_four_sdk_bots_play_a_whole_game_over_one_router(referee):
     for thread, result in threads:
         thread.join(5)
         assert result["status"] == 0
+
+
+def test_sdk_asks_for_the_bank_only_for_a_bot_that_lists_it_and_sets_bank_ms():
+    class Banked(sdk.Bot):
+        capabilities = ("bank",)
+
+        def decide(self, request):
+            return sdk.choose(0)
+
+    plain = sdk.Session(sdk.FunctionBot(lambda request: sdk.choose(0)), "tok")
+    assert "bank" not in plain.hello()["capabilities"]  # the SDK does not ask by itself
+    bot = Banked()
+    session = sdk.Session(bot, "tok")
+    assert "bank" in session.hello()["capabilities"]
+    session.handle(VECTORS["welcome_bank"])
+    assert bot.bank_ms == VECTORS["welcome_bank"]["limits"]["bank_ms"] == 300000
+    session.handle(VECTORS["end_more_games"])
+    session.handle(WELCOME)  # a referee that does not announce the bank: none is presumed
+    assert bot.bank_ms is None

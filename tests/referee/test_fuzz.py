@@ -126,7 +126,9 @@ def test_an_oversize_frame_is_refused_before_decoding():
 
 @pytest.mark.timeout(300)
 @settings(max_examples=12, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+          # too_slow: each example plays a game through real sockets, and Hypothesis counts
+          # that as drawing the input; on a busy machine 12 games take minutes.
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.one_of(st.binary(max_size=60), replies.map(msgpack.packb)))
 def test_the_referee_survives_any_frame_in_place_of_a_reply(monkeypatch_frames, frame):
     """Through the real referee and sockets: the game ends normally or with a bot fault that

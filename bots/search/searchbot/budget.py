@@ -11,14 +11,18 @@ seat's time bank for the game when that is less (PROTOCOL.md 9.4). A decision th
 at most `SHARE` of it, less `MARGIN_MS` for reading the request and writing the reply, so
 that a slow moment of the machine cannot make it late.
 
-The bank is not announced until less than one decision's time is left of it, too late to
-spread it over the rest of a game. So the clock presumes a bank of `BANK_DECISIONS` decision
-limits (the referee's default holds 60: 300 s at 5 s) and spreads what is left of that over
-the decisions the game may still ask, less what a decision costs beyond its thinking
-(measured: `Clock.overhead_ms`); once `deadline_ms` falls below the decision limit it knows
-the bank left, and spreads that. Below `MIN_SEARCH_MS` a decision does not search at all:
-the policy answers at once. (A bank smaller than presumed, and spent before it shows, can
-leave too little for the decisions left, however fast each is answered.)
+The bank: the bot asks for the `bank` capability, and a referee that knows it announces
+the seat's bank for the game in the welcome (`limits.bank_ms`, PROTOCOL.md 5.1, 9.4). An
+older referee does not, and then shows the bank only once less than one decision's time is
+left of it, too late to spread it over the rest of a game: the clock then presumes a bank
+of `BANK_DECISIONS` decision limits (the referee's default holds 60: 300 s at 5 s). Either
+way it spreads what is left of the bank over the decisions the game may still ask, less
+what a decision costs beyond its thinking (measured: `Clock.overhead_ms`); once
+`deadline_ms` falls below the decision limit it is what is left of the bank, by the
+referee's own count, and the clock spreads that. Below `MIN_SEARCH_MS` a decision does not
+search at all: the policy answers at once. (Under a referee that does not announce the
+bank, a bank smaller than presumed, spent before it shows, can leave too little for the
+decisions left, however fast each is answered.)
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ MARGIN_MS = 15.0
 MIN_SEARCH_MS = 2.0
 """Below this, no search: the policy answers."""
 BANK_DECISIONS = 30
-"""The time bank presumed, in decision limits, until the bank shows."""
+"""The time bank presumed, in decision limits, when the referee does not announce it."""
 DECISIONS_PER_ROUND = 16
 """Decisions a seat is asked per round, about (calls, exchange, its turns that are not
 forced passes, bomb windows): to spread the bank over the rounds left."""
@@ -55,9 +59,12 @@ class Clock:
         """What a decision takes beyond its thinking (a moving average, measured)."""
         self.new_game(decision_ms)
 
-    def new_game(self, decision_ms: float) -> None:
-        """A game begins, with the welcome's decision limit."""
+    def new_game(self, decision_ms: float, bank_ms: float | None = None) -> None:
+        """A game begins, with the welcome's decision limit and the bank it announces (None:
+        not announced, presume `BANK_DECISIONS` decision limits)."""
         self.decision_ms = decision_ms
+        self.bank_ms = BANK_DECISIONS * decision_ms if bank_ms is None else bank_ms
+        """The seat's time bank for the game, announced or presumed."""
         self.used_ms = 0.0
         """The time this game's decisions took so far, as the referee counts it, about."""
 
@@ -78,7 +85,7 @@ class Clock:
         if deadline_ms < self.decision_ms:  # the bank shows: this is what is left of it
             bank_left = deadline_ms
         else:
-            bank_left = max(BANK_DECISIONS * self.decision_ms - self.used_ms, deadline_ms)
+            bank_left = max(self.bank_ms - self.used_ms, deadline_ms)
         think = min(think, (bank_left - MARGIN_MS) / decisions_left(scores, target)
                     - 2 * self.overhead_ms)
         return think if think >= MIN_SEARCH_MS else 0.0

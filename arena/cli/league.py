@@ -1,0 +1,110 @@
+"""The `arena league` commands (serve, invite, revoke) and `arena upload` (registered on the
+main group by `register`): thin click commands over `arena.league`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from arena.cli.output import ArenaCommand, ArenaGroup, echo, failure
+
+
+def register(main: click.Group) -> None:
+    """Add this module's commands to the `arena` group."""
+    main.add_command(league)
+    main.add_command(upload)
+
+
+def _config(path: str) -> Any:
+    from arena.league.config import load_league
+
+    return load_league(path)
+
+
+@click.group(cls=ArenaGroup)
+def league() -> None:
+    """A league: strangers upload bots, games never stop, the ranking is live on the web."""
+
+
+@league.command()
+@click.argument("config", type=click.Path())
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on (behind a reverse proxy: keep 127.0.0.1).")
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("-j", "--jobs", type=int, default=None,
+              help="Game workers (default: the config's concurrency, else one per core).")
+@click.option("--allow-unsandboxed", is_flag=True,
+              help="Run uploaded bots without a sandbox when the machine offers none "
+                   "(only if every author is trusted).")
+def serve(config: str, host: str, port: int, jobs: int | None, allow_unsandboxed: bool) -> None:
+    """Run the league of CONFIG: the web server, the scheduler and the game workers, until
+    Ctrl-C or SIGTERM (it resumes where it stopped when started again)."""
+    from arena.league.server import serve as run
+
+    run(_config(config), host, port, jobs, allow_unsandboxed,
+        say=lambda text: echo(text, err=True, one_line=True))
+
+
+@league.command()
+@click.argument("config", type=click.Path())
+@click.argument("author")
+@click.option("--organizer", is_flag=True,
+              help="An organizer's token (admin actions) rather than an author's.")
+def invite(config: str, author: str, organizer: bool) -> None:
+    """Print a new upload token for AUTHOR (it replaces any earlier one). It is shown only
+    now: the league keeps only its hash. Works whether or not the server is running."""
+    from arena.league.accounts import Accounts
+
+    loaded = _config(config)
+    with Accounts(loaded.storage) as accounts:
+        token = accounts.invite(author, organizer)
+    echo(token)
+
+
+@league.command()
+@click.argument("config", type=click.Path())
+@click.argument("author")
+def revoke(config: str, author: str) -> None:
+    """Revoke AUTHOR's token (their bots keep playing; a new invite gives a new token)."""
+    from arena.league.accounts import Accounts
+
+    loaded = _config(config)
+    with Accounts(loaded.storage) as accounts:
+        accounts.revoke(author)
+    echo(f"{author}: token revoked")
+
+
+@click.command(cls=ArenaCommand)
+@click.argument("path", type=click.Path(exists=True))
+@click.option("--server", required=True, help="The league's URL, e.g. https://league.example.")
+@click.option("--token", required=True, envvar="ARENA_TOKEN",
+              help="Your upload token (or set ARENA_TOKEN).")
+@click.option("--name", default=None, help="The bot's name (default: its bot.toml's).")
+@click.option("--no-follow", is_flag=True, help="Print the upload's id and return.")
+def upload(path: str, server: str, token: str, name: str | None, no_follow: bool) -> None:
+    """Upload the bot at PATH (a folder, or a .tar.gz/.tgz/.tar/.zip of one) to a league;
+    print its upload id, then its status until it is active or failed (exit 1 if failed)."""
+    from arena.league.client import UploadFailed, follow
+    from arena.league.client import upload as send
+
+    try:
+        upload_id = send(path, server, token, name)
+        echo(f"upload {upload_id}")
+        if no_follow:
+            return
+
+        def say(status: dict[str, Any]) -> None:
+            echo(f"{status['status']}" + (f": {status['stage']}: {status['reason']}"
+                                          if status["reason"] else ""), one_line=True)
+            if status["status"] == "failed":
+                for line in status["log"].splitlines():
+                    echo(f"    {line}", one_line=True)
+                if status["command"]:
+                    echo(f"reproduce it: {status['command']}", one_line=True)
+
+        final = follow(server, upload_id, say)
+    except UploadFailed as exc:
+        raise failure(str(exc)) from None
+    sys.exit(1 if final["status"] == "failed" else 0)

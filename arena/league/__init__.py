@@ -1,0 +1,17 @@
+"""The league: a tournament that never ends, behind a web server, open to uploads.
+
+The same arena as `arena tournament`, not a second one: its config is a tournament config
+with a [league] table (`config.py`), its games are played by the tournament's workers into
+the tournament's store (`server.py`, which runs the scheduler, the workers and the web
+server in one process), its entrants come in through intake and check-bot (`uploads.py`),
+its standings are the ratings' fit kept ready (`standings.py`), and its pages are the
+report's views (`app.py`, with the JSON API whose schema is `openapi.py`). It adds the
+authors, their tokens and uploads (`accounts.py`, tables of the same store), the continuous
+schedule (`scheduler.py`), the client of `arena upload` (`client.py`, standard library
+only) and `arena bench league` (`bench.py`: the league's games per second against a
+tournament's, and the standings' latency under concurrent clients).
+
+It sits above the tournament, the ratings, the presentation and the bot kit, below the CLI;
+it is the only package that imports the league extra (Starlette, uvicorn, python-multipart),
+and only `app.py` and `server.py` do, so that `arena league invite` needs none of it.
+"""

@@ -1,0 +1,269 @@
+"""The league's own tables, in the tournament's SQLite store: authors and their tokens, who
+owns which bot name, and every upload with its status.
+
+A token is 256 random bits (`secrets`), shown once by `invite` and stored only as its SHA-256
+(the token has all the entropy a hash needs: no salt or slow hash adds anything), compared
+in constant time (`hmac.compare_digest`) against every author's. Nothing here writes a token
+anywhere else. These tables live beside the games so that one file (and its records and
+uploads) is the whole league to back up; `invite` and `revoke` work with or without the
+server running (SQLite's WAL lets both write the file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import ArenaError, ConfigError
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS league_authors (
+    name TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL,           -- SHA-256 of the token, hex; never the token
+    organizer INTEGER NOT NULL DEFAULT 0,
+    revoked INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS league_bots (  -- a bot name belongs to the author who first took it
+    name TEXT PRIMARY KEY,
+    author TEXT NOT NULL REFERENCES league_authors(name),
+    disabled INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS league_uploads (
+    id INTEGER PRIMARY KEY,
+    author TEXT NOT NULL,
+    name TEXT NOT NULL,                 -- the bot name the upload is for
+    file TEXT NOT NULL,                 -- the archive, below the uploads folder
+    status TEXT NOT NULL CHECK (status IN
+        ('received', 'building', 'checking', 'active', 'retired', 'failed')),
+    stage TEXT NOT NULL DEFAULT '',     -- the first failing step
+    reason TEXT NOT NULL DEFAULT '',
+    log TEXT NOT NULL DEFAULT '',       -- the tail of the failing step's output
+    command TEXT NOT NULL DEFAULT '',   -- the arena command that reproduces the failure
+    entrant TEXT,                       -- its entrant key once taken in
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS league_uploads_by_author ON league_uploads (author, created);
+CREATE TABLE IF NOT EXISTS league_ratings (  -- each entrant's rating as its games grew
+    entrant TEXT NOT NULL,
+    games INTEGER NOT NULL,
+    rating REAL NOT NULL,
+    half REAL NOT NULL,                 -- the 95% interval's half-width (inf: none)
+    at REAL NOT NULL,
+    PRIMARY KEY (entrant, games)
+);
+"""
+
+AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+AUTHOR_RULE = "1-40 letters, digits, '.', '-' or '_', starting with a letter or digit"
+STATUSES = ("received", "building", "checking", "active", "retired", "failed")
+PENDING = ("received", "building", "checking")
+TOKEN_BYTES = 32
+"""A token's randomness: 256 bits."""
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Author:
+    name: str
+    organizer: bool
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One upload as stored."""
+
+    id: int
+    author: str
+    name: str
+    file: str
+    status: str
+    stage: str
+    reason: str
+    log: str
+    command: str
+    entrant: str | None
+    created: float
+    updated: float
+
+    def public(self) -> dict[str, object]:
+        """What the API shows of it (never a token: the table holds none)."""
+        return {"id": self.id, "author": self.author, "name": self.name, "status": self.status,
+                "stage": self.stage, "reason": self.reason, "log": self.log,
+                "command": self.command, "entrant": self.entrant, "created": self.created,
+                "updated": self.updated}
+
+
+_UPLOAD_COLUMNS = ("id, author, name, file, status, stage, reason, log, command, entrant, "
+                   "created, updated")
+
+
+class Accounts:
+    """A connection to the league's tables (one per thread: SQLite connections are not
+    shared); a context manager closing it."""
+
+    def __init__(self, storage: Path) -> None:
+        storage.parent.mkdir(parents=True, exist_ok=True)
+        self.path = storage
+        self.db = sqlite3.connect(storage, timeout=30.0, isolation_level=None,
+                                  check_same_thread=False)
+        try:
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise ArenaError(f"{storage}: not a usable league store: {exc}") from None
+
+    def __enter__(self) -> Accounts:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # ----- authors -------------------------------------------------------------------------
+
+    def invite(self, author: str, organizer: bool = False) -> str:
+        """A new token for `author` (a new author, or a new token replacing the old one):
+        returned once, stored only as its hash. ConfigError if the name is not an author's."""
+        if not AUTHOR.fullmatch(author):
+            raise ConfigError(f"author {author!r}: not an author's name ({AUTHOR_RULE})")
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        with self.transaction() as db:
+            db.execute("INSERT INTO league_authors VALUES (?, ?, ?, 0, ?) ON CONFLICT(name) DO "
+                       "UPDATE SET token_hash = excluded.token_hash, organizer = "
+                       "excluded.organizer, revoked = 0",
+                       (author, hash_token(token), int(organizer), _now()))
+        return token
+
+    def revoke(self, author: str) -> None:
+        """The author's token stops working (their bots keep playing). ConfigError if there
+        is no such author."""
+        with self.transaction() as db:
+            changed = db.execute("UPDATE league_authors SET revoked = 1 WHERE name = ?",
+                                 (author,)).rowcount
+        if not changed:
+            known = ", ".join(self.author_names()) or "none"
+            raise ConfigError(f"{self.path}: no author {author!r} (authors: {known})")
+
+    def author_names(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT name FROM league_authors ORDER BY name")]
+
+    def authenticate(self, token: str) -> Author | None:
+        """The author whose token this is (None: no one's, or revoked). Every stored hash is
+        compared, in constant time, so that the answer's time says nothing of the token."""
+        wanted = hash_token(token)
+        found: Author | None = None
+        for name, stored, organizer, revoked in self.db.execute(
+                "SELECT name, token_hash, organizer, revoked FROM league_authors"):
+            if hmac.compare_digest(wanted, stored) and not revoked:
+                found = Author(name, bool(organizer))
+        return found
+
+    # ----- bots ----------------------------------------------------------------------------
+
+    def owner(self, name: str) -> str | None:
+        row = self.db.execute("SELECT author FROM league_bots WHERE name = ?", (name,)).fetchone()
+        return row[0] if row else None
+
+    def disabled(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT name FROM league_bots WHERE disabled")}
+
+    def set_disabled(self, name: str, disabled: bool) -> bool:
+        with self.transaction() as db:
+            return bool(db.execute("UPDATE league_bots SET disabled = ? WHERE name = ?",
+                                   (int(disabled), name)).rowcount)
+
+    # ----- uploads -------------------------------------------------------------------------
+
+    def uploads_since(self, author: str, since: float) -> int:
+        return self.db.execute("SELECT count(*) FROM league_uploads WHERE author = ? AND "
+                               "created >= ?", (author, since)).fetchone()[0]
+
+    def add_upload(self, author: str, name: str, file: str) -> int | None:
+        """Record an upload (its archive written and fsynced already) and claim its bot name
+        for `author`, in one transaction. None (nothing recorded) if the name is another
+        author's."""
+        now = time.time()
+        with self.transaction() as db:
+            db.execute("INSERT OR IGNORE INTO league_bots (name, author) VALUES (?, ?)",
+                       (name, author))
+            owner = db.execute("SELECT author FROM league_bots WHERE name = ?",
+                               (name,)).fetchone()[0]
+            if owner != author:
+                return None
+            cursor = db.execute("INSERT INTO league_uploads (author, name, file, status, "
+                                "created, updated) VALUES (?, ?, ?, 'received', ?, ?)",
+                                (author, name, file, now, now))
+            return int(cursor.lastrowid or 0)
+
+    def set_status(self, upload: int, status: str, *, stage: str = "", reason: str = "",
+                   log: str = "", command: str = "", entrant: str | None = None) -> None:
+        assert status in STATUSES, status
+        with self.transaction() as db:
+            db.execute("UPDATE league_uploads SET status = ?, stage = ?, reason = ?, log = ?, "
+                       "command = ?, entrant = coalesce(?, entrant), updated = ? WHERE id = ?",
+                       (status, stage, reason, log, command, entrant, time.time(), upload))
+            if status == "active":  # the author's older versions of this bot leave the table
+                db.execute("UPDATE league_uploads SET status = 'retired', updated = ? WHERE "
+                           "name = (SELECT name FROM league_uploads WHERE id = ?) AND id != ? "
+                           "AND status = 'active'", (time.time(), upload, upload))
+
+    def upload(self, upload: int) -> Upload | None:
+        row = self.db.execute(f"SELECT {_UPLOAD_COLUMNS} FROM league_uploads WHERE id = ?",
+                              (upload,)).fetchone()
+        return Upload(*row) if row else None
+
+    def uploads(self, name: str | None = None, status: tuple[str, ...] = STATUSES
+                ) -> list[Upload]:
+        marks = ", ".join("?" for _ in status)
+        where = f"status IN ({marks})" + ("" if name is None else " AND name = ?")
+        args = (*status, *(() if name is None else (name,)))
+        return [Upload(*r) for r in self.db.execute(
+            f"SELECT {_UPLOAD_COLUMNS} FROM league_uploads WHERE {where} ORDER BY id", args)]
+
+    def add_ratings(self, rows: list[tuple[str, int, float, float]]) -> None:
+        """(entrant, games, rating, half-width) of a fit, kept for the rating's history."""
+        now = time.time()
+        with self.transaction() as db:
+            db.executemany("INSERT OR REPLACE INTO league_ratings VALUES (?, ?, ?, ?, ?)",
+                           [(*row, now) for row in rows])
+
+    def ratings(self, entrant: str) -> list[tuple[int, float, float]]:
+        """An entrant's rating history: (games, rating, half-width), by games."""
+        return [tuple(r) for r in self.db.execute(
+            "SELECT games, rating, half FROM league_ratings WHERE entrant = ? ORDER BY games",
+            (entrant,))]
+
+    def authors_of(self) -> dict[str, str]:
+        """Bot name -> its author."""
+        return dict(self.db.execute("SELECT name, author FROM league_bots"))
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")

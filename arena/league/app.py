@@ -1,0 +1,632 @@
+"""The league's web application (Starlette): the JSON API, its OpenAPI schema and the pages.
+
+Every page is made of the static report's views (`arena.presentation.views`: the leaderboard,
+the games table, the replay viewer, the page frame), which escape every string they are
+given; the report's stylesheet and scripts are served from its own assets folder. The
+leaderboard on `/` updates itself from the server-sent events of `/events` (`league.js`):
+each event carries the table's new HTML, made by the same view.
+
+Errors are JSON (`{"error": ...}`, a sentence a person can act on) with their status: 400 a
+bad request or archive, 401 no token, 403 a token that is not (or no longer) valid, 404, 409
+a bot name that is another author's, 411 no length, 413 too large, 429 too many uploads. The
+upload form of `/upload` carries a CSRF token (a random value in a SameSite=Strict cookie and
+in the form, compared in constant time) besides the author's token. Every response carries
+the security headers of `SECURITY_HEADERS` (a content security policy that allows no inline
+script, no framing, no sniffing, no referrer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import math
+import secrets
+import time
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena.errors import ArenaError
+from arena.league.accounts import PENDING, Accounts, Author
+from arena.league.openapi import SCHEMA
+from arena.league.uploads import BadUpload, store_upload
+from arena.presentation.charts import rating_line
+from arena.presentation.pages import cell, esc, table
+from arena.presentation.report import replay_payload, replay_script, slug
+from arena.presentation.table_view import public_table
+from arena.presentation.views import (
+    GameListRow,
+    games_table,
+    live_fragment,
+    live_game,
+    page,
+    replay_viewer,
+)
+from arena.referee.manifest import NAME_RULE, valid_name
+from arena.tournament.records import record_json
+from arena.tournament.runner import labels
+from arena.tournament.store import Store, StoredGame
+
+if TYPE_CHECKING:
+    from arena.league.server import League
+
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; "
+     b"style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; "
+     b"frame-ancestors 'none'; form-action 'self'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+MAX_GAMES_PAGE = 200
+PENDING_PER_AUTHOR = 2
+"""Uploads of one author being taken in at once, at most (429 beyond)."""
+CSRF_COOKIE = "arena_csrf"
+EVENT_SECONDS = 15.0
+"""A comment line on the events stream at least this often (proxies close a silent one)."""
+
+LEAGUE_JS = """// The live leaderboard: each `standings` event's data is the table's new HTML.
+(function () {
+  var board = document.getElementById("leaderboard");
+  if (!board || !window.EventSource) { return; }
+  var source = new EventSource(board.getAttribute("data-events"));
+  source.addEventListener("standings", function (event) {
+    var data = JSON.parse(event.data);
+    board.innerHTML = data.html;
+    board.setAttribute("data-version", String(data.version));
+    var games = document.getElementById("games-count");
+    if (games) { games.textContent = String(data.games); }
+  });
+})();
+"""
+
+
+class SecurityHeaders:
+    """ASGI middleware: the security headers on every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = list(message.get("headers", [])) + SECURITY_HEADERS
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message, "status": status}, status_code=status)
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def make_app(league: League) -> Starlette:
+    """The application serving `league`."""
+    config = league.config
+    storage = config.storage
+    house = {m.name for m in config.tournament.entrants}
+
+    def accounts() -> Accounts:
+        return Accounts(storage)
+
+    def read_store() -> Store:
+        return Store(storage, read_only=True)
+
+    # ----- the API ---------------------------------------------------------------------------
+
+    async def standings(request: Request) -> Response:
+        # on the event loop, no thread: the body was encoded once, when the table was fitted
+        return Response(league.standings.table.body, media_type="application/json")
+
+    def bot_data(name: str) -> dict[str, Any] | None:
+        with accounts() as acc, read_store() as store:
+            uploads = acc.uploads(name)
+            versions = [e for e in store.entrants() if e.name == name]
+            owner = acc.owner(name)
+            failures = store.failures()
+            opponents = _opponents(store, [e.key for e in versions])
+            history = {e.key: acc.ratings(e.key) for e in versions}
+        if not uploads and not versions:
+            return None
+        active = set(league.active())
+        table = {r["key"]: r for r in league.standings.table.rows}
+        return {
+            "name": name, "author": owner or "house",
+            "versions": [{"key": e.key, "version": e.bot_version, "hash": e.version,
+                          "language": e.language, "active": e.key in active,
+                          "retired": e.retired, "failures": failures.get(e.key, {}),
+                          "standing": table.get(e.key),
+                          "history": [{"games": g, "rating": r,
+                                       "interval": h if math.isfinite(h) else None}
+                                      for g, r, h in history[e.key]]} for e in versions],
+            "uploads": [u.public() for u in uploads],
+            "opponents": opponents}
+
+    def bot(request: Request) -> JSONResponse:
+        name = request.path_params["name"]
+        data = bot_data(name)
+        if data is None:
+            return error(404, f"no bot named {name!r} in this league (GET /api/standings "
+                              "lists the entrants)")
+        return JSONResponse(data)
+
+    def games_of(bot_name: str | None, after: int, limit: int,
+                 game_id: str | None = None, newest: bool = False
+                 ) -> list[tuple[int, StoredGame]]:
+        """Stored games after the cursor `after`, oldest first (`newest`: the last `limit`
+        stored, newest first)."""
+        where, args = "rowid > ?", list[Any]([after])
+        if game_id is not None:
+            where += " AND game_id = ?"
+            args.append(game_id)
+        if bot_name:
+            where += " AND (team0 LIKE ? ESCAPE '\\' OR team1 LIKE ? ESCAPE '\\')"
+            pattern = bot_name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            args += [pattern + "@%", pattern + "@%"]
+        with read_store() as store:
+            rows = store.db.execute(
+                "SELECT rowid, game_id, pair_id, pair_index, game_index, seed, team0, team1, "
+                "score0, score1, winner, rounds, termination, fault_seat, fault_message, "
+                f"seconds, record, finished_at FROM games WHERE {where} ORDER BY rowid "
+                f"{'DESC' if newest else ''} LIMIT ?", (*args, limit)).fetchall()
+        return [(r[0], StoredGame(r[1], r[2], r[3], r[4], r[5], (r[6], r[7]), (r[8], r[9]),
+                                  r[10], r[11], r[12], r[13], r[14], r[15], r[16], r[17]))
+                for r in rows]
+
+    def game_json(rowid: int, g: StoredGame) -> dict[str, Any]:
+        return {"id": g.game_id, "cursor": rowid, "pair": g.pair_id, "pair_index": g.pair_index,
+                "game_index": g.game_index, "teams": list(g.teams), "scores": list(g.scores),
+                "winner": g.winner, "rounds": g.rounds, "termination": g.termination,
+                "fault_seat": g.fault_seat, "fault_message": g.fault_message,
+                "seconds": g.seconds, "finished_at": g.finished_at,
+                "url": f"/api/games/{quote(g.game_id, safe='')}",
+                "replay": f"/games/{quote(g.game_id, safe='')}"}
+
+    def _int(request: Request, key: str, default: int) -> int:
+        value = request.query_params.get(key)
+        if value is None:
+            return default
+        try:
+            return int(value)
+        except ValueError:
+            raise HTTPException(400, f"query parameter {key!r} must be a whole number, not "
+                                     f"{value!r}") from None
+
+    def games(request: Request) -> JSONResponse:
+        after = _int(request, "after", 0)
+        limit = _int(request, "limit", 50)
+        if not 1 <= limit <= MAX_GAMES_PAGE:
+            return error(400, f"limit must be between 1 and {MAX_GAMES_PAGE}, not {limit}")
+        listed = games_of(request.query_params.get("bot"), after, limit)
+        return JSONResponse({"games": [game_json(r, g) for r, g in listed],
+                             "next": listed[-1][0] if len(listed) == limit else None})
+
+    def one_game(game_id: str) -> tuple[StoredGame, dict[str, Any]] | None:
+        listed = games_of(None, 0, 1, game_id)
+        if not listed:
+            return None
+        found = listed[0][1]
+        with read_store() as store:
+            try:
+                record = record_json(store.record_path(found.record))
+            except ArenaError:
+                record = {}
+        return found, record
+
+    def game(request: Request) -> JSONResponse:
+        game_id = request.path_params["game_id"]
+        found = one_game(game_id)
+        if found is None:
+            return error(404, f"no stored game {game_id!r} (GET /api/games lists them)")
+        stored, record = found
+        return JSONResponse({**game_json(0, stored), "record": record})
+
+    def upload_status(request: Request) -> JSONResponse:
+        with accounts() as acc:
+            row = acc.upload(request.path_params["upload"])
+        if row is None:
+            return error(404, f"no upload {request.path_params['upload']}")
+        return JSONResponse(row.public())
+
+    async def authenticate(token: str | None) -> Author | JSONResponse:
+        if token is None:
+            return error(401, "no token: send `Authorization: Bearer TOKEN` with the token "
+                              "the organizer gave you (arena league invite)")
+        author = await run_in_threadpool(_authenticate, token)
+        if author is None:
+            return error(403, "this token is not valid (mistyped, or revoked): ask the "
+                              "organizer for a new one")
+        return author
+
+    def _authenticate(token: str) -> Author | None:
+        with accounts() as acc:
+            return acc.authenticate(token)
+
+    def _admit(author: Author, name: str) -> JSONResponse | None:
+        """The checks made before an upload's bytes are read (its name, its owner, the
+        author's rate)."""
+        if not valid_name(name):
+            return error(400, f"the bot name {name!r} is not a bot name ({NAME_RULE})")
+        if name in house:
+            return error(409, f"the bot name {name!r} is a house bot's (the league's own "
+                              "entrants): choose another name (in bot.toml, and --name)")
+        with accounts() as acc:
+            owner = acc.owner(name)
+            if owner is not None and owner != author.name:
+                return error(409, f"the bot name {name!r} belongs to another author: choose "
+                                  "another name (in bot.toml, and --name)")
+            if acc.uploads_since(author.name, time.time() - 3600) >= config.uploads_per_hour:
+                return error(429, f"{config.uploads_per_hour} uploads in the last hour "
+                                  "already (league.uploads_per_hour): try again later")
+            pending = [u for u in acc.uploads(status=PENDING) if u.author == author.name]
+            if len(pending) >= PENDING_PER_AUTHOR:
+                return error(429, f"{len(pending)} of your uploads are still being taken in: "
+                                  "wait until they are active or failed")
+        return None
+
+    def too_large(request: Request) -> JSONResponse | None:
+        """411/413 from the request's Content-Length, before a byte of the body is read
+        (the ASGI server holds the body to that length)."""
+        length = request.headers.get("content-length")
+        if length is None or not length.isdigit():
+            return error(411, "send the upload with a Content-Length")
+        if int(length) > config.upload_bytes + 64 * 1024:
+            return error(413, f"the upload is larger than the league's limit of "
+                              f"{config.upload_bytes // 2**20} MB (league.upload_megabytes)")
+        return None
+
+    async def receive_upload(request: Request, token: str | None,
+                             form_name: str = "archive") -> JSONResponse:
+        author = await authenticate(token)
+        if isinstance(author, JSONResponse):
+            return author
+        refused = too_large(request)
+        if refused is not None:
+            return refused
+        async with request.form(max_files=1, max_fields=8) as form:
+            name = form.get("name")
+            archive = form.get(form_name)
+            if not isinstance(name, str) or not isinstance(archive, UploadFile):
+                return error(400, f"send a multipart form with the fields `name` (the bot's "
+                                  f"name) and `{form_name}` (a .tar.gz, .tgz, .tar or .zip "
+                                  "of the bot folder)")
+            refused = await run_in_threadpool(_admit, author, name)
+            if refused is not None:
+                return refused
+            try:
+                upload = await run_in_threadpool(
+                    _store, author.name, name, archive.filename or "", archive)
+            except BadUpload as exc:
+                return error(exc.status, str(exc))
+        league.intake.put(upload)
+        return JSONResponse({"id": upload, "name": name, "status": "received",
+                             "url": f"/api/uploads/{upload}", "page": f"/bots/{name}"},
+                            status_code=202)
+
+    def _store(author: str, name: str, filename: str, archive: UploadFile) -> int:
+        with accounts() as acc:
+            return store_upload(config, league.policy, acc, author, name, filename,
+                                archive.file)
+
+    async def post_bot(request: Request) -> JSONResponse:
+        return await receive_upload(request, _bearer(request))
+
+    async def admin(request: Request) -> JSONResponse:
+        """An organizer's action on a bot: disable (out of the live table, its games kept)
+        or enable (back in)."""
+        author = await authenticate(_bearer(request))
+        if isinstance(author, JSONResponse):
+            return author
+        if not author.organizer:
+            return error(403, "this is an organizer's action: an author's token cannot "
+                              "do it (arena league invite CONFIG NAME --organizer)")
+        name, action = request.path_params["name"], request.path_params["action"]
+        if action not in ("disable", "enable"):
+            return error(404, f"no action {action!r} (disable or enable)")
+        done = await run_in_threadpool(league.set_disabled, name, action == "disable")
+        if not done:
+            return error(404, f"no uploaded bot named {name!r} (house bots are the "
+                              "config's: edit its entrants)")
+        return JSONResponse({"name": name, "disabled": action == "disable"})
+
+    def openapi(request: Request) -> JSONResponse:
+        return JSONResponse(SCHEMA)
+
+    # ----- pages -----------------------------------------------------------------------------
+
+    nav = [("/", "Leaderboard"), ("/games", "Games"), ("/live", "Live"), ("/upload", "Upload")]
+
+    def frame(title: str, body: str, scripts: tuple[str, ...] = ()) -> HTMLResponse:
+        return HTMLResponse(page(title, body, assets="/assets", nav=nav,
+                                 scripts=("report.js", *scripts)))
+
+    def index(request: Request) -> HTMLResponse:
+        table = league.standings.table
+        body = (f"<h1>{esc(config.tournament.name)}: the live leaderboard</h1>"
+                f'<p><span id="games-count">{table.games}</span> games played; the table '
+                "updates itself as games finish.</p>"
+                f'<section id="leaderboard" data-events="/events" '
+                f'data-version="{table.version}">{table.html}</section>'
+                + "".join(f"<p class=\"note\">{esc(n)}</p>" for n in table.notes))
+        return frame(f"{config.tournament.name}: leaderboard", body, ("league.js",))
+
+    def game_rows(listed: list[tuple[int, StoredGame]]) -> list[GameListRow]:
+        with read_store() as store:
+            names = labels(store)
+        rows = []
+        for _, g in listed:
+            teams = tuple(names.get(k, (k, ""))[0] for k in g.teams)
+            winner = "" if g.winner is None else teams[g.winner]
+            rows.append(GameListRow(g.game_id, f"/games/{quote(g.game_id, safe='')}",
+                                    g.pair_index, (teams[0], teams[1]), g.scores, winner,
+                                    g.rounds, g.termination,
+                                    "" if g.fault_seat is None else
+                                    f"seat {g.fault_seat}: {g.fault_message or ''}",
+                                    g.seconds, g.finished_at))
+        return rows
+
+    def games_page(request: Request) -> HTMLResponse:
+        listed = games_of(request.query_params.get("bot"), 0, MAX_GAMES_PAGE, newest=True)
+        return frame("Games", f"<h1>The last {len(listed)} games</h1>"
+                     + games_table(game_rows(listed)))
+
+    def bot_page(request: Request) -> HTMLResponse:
+        name = request.path_params["name"]
+        data = bot_data(name)
+        if data is None:
+            raise HTTPException(404, f"no bot named {name!r}")
+        parts = [f"<h1>{esc(name)}</h1><p>Author: {esc(data['author'])}</p>",
+                 "<h2>Uploads</h2>"]
+        if not data["uploads"]:
+            parts.append("<p>None: a house bot, from the league's config.</p>")
+        for u in reversed(data["uploads"]):
+            parts.append(f'<div class="upload" id="upload-{u["id"]}"><p>Upload {u["id"]}: '
+                         f'<strong class="status">{esc(u["status"])}</strong>'
+                         + (f" at {esc(u['stage'])}: {esc(u['reason'])}" if u["reason"] else "")
+                         + "</p>"
+                         + (f"<pre>{esc(u['log'])}</pre>" if u["log"] else "")
+                         + (f"<p>Reproduce it on your machine: <code>{esc(u['command'])}</code>"
+                            "</p>" if u["command"] else "") + "</div>")
+        parts.append("<h2>Versions</h2><ul>")
+        for v in data["versions"]:
+            s = v["standing"]
+            parts.append(f"<li>{esc(v['version'])} {esc(v['hash'][:8])}: "
+                         + ("active" if v["active"] else "retired" if v["retired"] else
+                            "inactive")
+                         + (f", rating {esc(s['rating_text'])} ({esc(s['interval_text'])}) "
+                            f"over {s['games']} games" if s else "")
+                         + (f", failures {esc(json.dumps(v['failures']))}" if v["failures"]
+                            else "") + "</li>")
+        parts.append("</ul>")
+        for v in data["versions"]:
+            chart = rating_line([(p["games"], p["rating"], p["interval"] or math.inf)
+                                 for p in v["history"]],
+                                f"{name} {v['version']} {v['hash'][:8]}: rating over games")
+            if chart:
+                parts.append(f"<h2>Rating over time: {esc(v['version'])} "
+                             f"{esc(v['hash'][:8])}</h2><figure>{chart}<figcaption>Elo after "
+                             "each number of games, with its 95% interval.</figcaption>"
+                             "</figure>")
+        parts.append("<h2>Against each opponent</h2>")
+        parts.append(table(
+            ["Opponent", "Games", "Wins", "Win %"],
+            [[cell(o["opponent"]), cell(o["games"]), cell(o["wins"]),
+              cell(f"{100 * o['wins'] / o['games']:.0f}", o["wins"] / o["games"])]
+             for o in data["opponents"] if o["games"]],
+            "opponents-table", numeric=[False, True, True, True]))
+        kinds: dict[str, int] = {}
+        for v in data["versions"]:
+            for kind, count in v["failures"].items():
+                kinds[kind] = kinds.get(kind, 0) + count
+        parts.append("<h2>Failures by kind</h2>" + (
+            "<ul>" + "".join(f"<li>{esc(k)}: {n}</li>" for k, n in sorted(kinds.items()))
+            + "</ul>" if kinds else "<p>None.</p>"))
+        parts.append("<h2>Recent games</h2>")
+        parts.append(games_table(game_rows(games_of(name, 0, 50, newest=True))))
+        return frame(name, "".join(parts))
+
+    def game_page(request: Request) -> HTMLResponse:
+        game_id = request.path_params["game_id"]
+        body = replay_viewer("/games", game=slug(game_id),
+                             data_script=f"/replays/{quote(game_id, safe='')}.js")
+        return frame(f"Replay {game_id}", body, ("replay.js",))
+
+    def replay_data(request: Request) -> Response:
+        game_id = request.path_params["game_id"].removesuffix(".js")
+        found = one_game(game_id)
+        if found is None or not found[1]:
+            raise HTTPException(404, f"no stored game {game_id!r}")
+        stored, record = found
+        with read_store() as store:
+            names = labels(store)
+        return Response(replay_script(stored.game_id, replay_payload(stored, record, names)),
+                        media_type="text/javascript")
+
+    def upload_page(request: Request) -> HTMLResponse:
+        csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+        body = ('<h1>Upload a bot</h1><form method="post" action="/upload" '
+                'enctype="multipart/form-data" id="upload-form">'
+                f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
+                '<p><label>Token <input type="password" name="token" required '
+                'autocomplete="off"></label></p>'
+                '<p><label>Bot name <input type="text" name="name" required></label></p>'
+                '<p><label>Archive (.tar.gz, .tgz, .tar, .zip) <input type="file" '
+                'name="archive" required></label></p>'
+                '<p><button type="submit">Upload</button></p></form>')
+        response = frame("Upload a bot", body)
+        response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+        return response
+
+    async def upload_form(request: Request) -> Response:
+        cookie = request.cookies.get(CSRF_COOKIE, "")
+        refused = too_large(request)
+        if refused is not None:
+            return refused
+        form = await request.form(max_files=1, max_fields=8)  # kept for receive_upload
+        sent = form.get("csrf")
+        token = form.get("token")
+        if not cookie or not isinstance(sent, str) or not hmac.compare_digest(
+                cookie.encode(), sent.encode()):
+            return error(403, "the form is stale or was sent from another site: open "
+                              "/upload again and send it from there")
+        result = await receive_upload(request, token if isinstance(token, str) else None)
+        if result.status_code != 202:
+            return result
+        data = json.loads(bytes(result.body))
+        return frame("Uploaded", f"<h1>Upload {data['id']} received</h1><p>Follow it on "
+                                 f"<a href=\"/bots/{quote(data['name'])}\">its bot's page"
+                                 "</a>.</p>")
+
+    async def events(request: Request) -> StreamingResponse:
+        async def stream() -> Any:
+            seen = -1
+            last = time.monotonic()
+            while not league.stopping.is_set():
+                table = league.standings.table
+                if table.version != seen:
+                    seen = table.version
+                    yield table.event
+                    last = time.monotonic()
+                elif time.monotonic() - last > EVENT_SECONDS:
+                    yield ": still here\n\n"
+                    last = time.monotonic()
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(0.25)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store"})
+
+    def live_events(game_id: str) -> list[dict[str, Any]] | None:
+        """The public events so far of a game in progress (None: not in progress)."""
+        if "/" in game_id or game_id.startswith("."):
+            return None
+        try:
+            return list(json.loads((league.live / f"{game_id}.json").read_text()))
+        except (OSError, ValueError):
+            return None
+
+    def seat_labels(game_id: str) -> list[str]:
+        sides, _, rest = game_id.rpartition("#")
+        first, _, second = sides.partition("~")
+        teams = (first, second) if rest.endswith(".0") else (second, first)
+        names = [t.split("@")[0] for t in teams]
+        return [names[0], names[1], names[0], names[1]]
+
+    def live_list(request: Request) -> HTMLResponse:
+        games = sorted(p.name.removesuffix(".json") for p in league.live.glob("*.json"))
+        items = "".join(f'<li><a href="/live/{quote(g, safe="")}">{esc(g)}</a></li>'
+                        for g in games)
+        return frame("Live games", "<h1>Games in progress</h1>" + (
+            f'<ul id="live-games">{items}</ul>' if items else
+            '<p class="empty">None right now: reload in a moment.</p>'))
+
+    def live_page(request: Request) -> HTMLResponse:
+        game_id = request.path_params["game_id"]
+        events = live_events(game_id)
+        if events is None:
+            raise HTTPException(404, f"game {game_id!r} is not in progress (it may be over: "
+                                     f"/games/{game_id})")
+        quoted = quote(game_id, safe="")
+        body = live_game(f"Live: {game_id}", public_table(events, seat_labels(game_id)),
+                         f"/live/{quoted}/events", f"/games/{quoted}")
+        return frame(f"Live {game_id}", body, ("live.js",))
+
+    async def live_stream(request: Request) -> StreamingResponse:
+        game_id = request.path_params["game_id"]
+        labels = seat_labels(game_id)
+
+        async def stream() -> Any:
+            shown = None
+            while not league.stopping.is_set():
+                events = await run_in_threadpool(live_events, game_id)
+                if events is None:
+                    yield "event: end\ndata: over\n\n"
+                    return
+                if len(events) != shown:
+                    shown = len(events)
+                    yield f"event: table\ndata: {live_fragment(events, labels)}\n\n"
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(0.25)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store"})
+
+    def league_js(request: Request) -> Response:
+        return Response(LEAGUE_JS, media_type="text/javascript")
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        if request.url.path.startswith("/api/"):
+            return error(exc.status_code, str(exc.detail))
+        return HTMLResponse(page("Error", f"<h1>{exc.status_code}</h1><p>{esc(exc.detail)}</p>",
+                                 assets="/assets", nav=nav), status_code=exc.status_code)
+
+    assets = StaticFiles(directory=str(resources.files("arena.presentation") / "assets"))
+    routes = [
+        Route("/openapi.json", openapi),
+        Route("/api/standings", standings),
+        Route("/api/bots", post_bot, methods=["POST"]),
+        Route("/api/bots/{name}", bot),
+        Route("/api/bots/{name}/{action}", admin, methods=["POST"]),
+        Route("/api/uploads/{upload:int}", upload_status),
+        Route("/api/games", games),
+        Route("/api/games/{game_id:path}", game),
+        Route("/", index),
+        Route("/events", events),
+        Route("/games", games_page),
+        Route("/games/{game_id:path}", game_page),
+        Route("/replays/{game_id:path}", replay_data),
+        Route("/live", live_list),
+        Route("/live/{game_id}/events", live_stream),
+        Route("/live/{game_id}", live_page),
+        Route("/bots/{name}", bot_page),
+        Route("/upload", upload_page, methods=["GET"]),
+        Route("/upload", upload_form, methods=["POST"]),
+        Route("/assets/league.js", league_js),
+        Mount("/assets", assets),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+def _opponents(store: Store, keys: list[str]) -> list[dict[str, Any]]:
+    """Games and wins of the bot's versions (`keys`) against each other bot, by name."""
+    if not keys:
+        return []
+    marks = ", ".join("?" for _ in keys)
+    rows = store.db.execute(
+        f"SELECT CASE WHEN team0 IN ({marks}) THEN team1 ELSE team0 END, count(*), "
+        f"sum(CASE WHEN (winner = 0 AND team0 IN ({marks})) OR (winner = 1 AND team1 IN "
+        f"({marks})) THEN 1 ELSE 0 END) FROM games WHERE team0 IN ({marks}) OR team1 IN "
+        f"({marks}) GROUP BY 1", keys * 5).fetchall()
+    totals: dict[str, list[int]] = {}
+    for opponent, games, wins in rows:
+        entry = totals.setdefault(opponent.split("@")[0], [0, 0])
+        entry[0] += games
+        entry[1] += wins or 0
+    return [{"opponent": name, "games": g, "wins": w} for name, (g, w) in sorted(totals.items())]

@@ -1,0 +1,104 @@
+"""The client of `arena upload`: send a bot folder or archive to a league, follow its intake.
+
+Standard library only (an author needs no extra to upload). A folder is packed as intake
+would take it (`arena.intake.pack_snapshot`: the files a snapshot keeps), into a .tar.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ArenaError, ConfigError
+from arena.intake import ARCHIVE_SUFFIXES, DEFAULT_INTAKE_LIMITS, pack_snapshot, take_snapshot
+from arena.referee.manifest import load_manifest
+
+FINAL = ("active", "retired", "failed")
+
+
+class UploadFailed(ArenaError):
+    """The league refused the upload, or its intake failed."""
+
+
+@contextmanager
+def archive_of(path: Path) -> Iterator[Path]:
+    """`path` if it is an archive, else a .tar of the folder's snapshot."""
+    if path.is_file() and path.name.lower().endswith(ARCHIVE_SUFFIXES):
+        yield path
+        return
+    if not path.is_dir():
+        raise ConfigError(f"{path}: not a bot folder or a {', '.join(ARCHIVE_SUFFIXES)} "
+                          "archive")
+    with tempfile.TemporaryDirectory(prefix="arena-upload-") as scratch:
+        snapshot = take_snapshot(path, Path(scratch) / "snap", DEFAULT_INTAKE_LIMITS)
+        out = Path(scratch) / f"{path.name}.tar"
+        out.write_bytes(pack_snapshot(snapshot.folder))
+        yield out
+
+
+def bot_name(path: Path) -> str:
+    """The bot's name from its folder's bot.toml (ConfigError for an archive: give --name)."""
+    if path.is_dir():
+        return load_manifest(path).name
+    raise ConfigError(f"{path}: an archive: say the bot's name with --name")
+
+
+def _request(url: str, data: bytes | None = None, headers: dict[str, str] | None = None
+             ) -> dict[str, Any]:
+    request = urllib.request.Request(url, data=data, headers=headers or {},
+                                     method="POST" if data is not None else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return dict(json.loads(response.read()))
+    except urllib.error.HTTPError as exc:
+        try:
+            message = json.loads(exc.read()).get("error", exc.reason)
+        except ValueError:
+            message = exc.reason
+        raise UploadFailed(f"{url}: {exc.code}: {message}") from None
+    except urllib.error.URLError as exc:
+        raise UploadFailed(f"{url}: cannot reach the league: {exc.reason}") from None
+
+
+def upload(path: str | Path, server: str, token: str, name: str | None = None) -> int:
+    """Upload the bot at `path`; its upload id. UploadFailed with the league's message."""
+    path = Path(path)
+    name = name or bot_name(path)
+    with archive_of(path) as archive:
+        boundary = secrets.token_hex(16)
+        body = b"".join([
+            f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n'
+            f"{name}\r\n".encode(),
+            f'--{boundary}\r\nContent-Disposition: form-data; name="archive"; '
+            f'filename="{archive.name}"\r\nContent-Type: application/octet-stream\r\n\r\n'
+            .encode(), archive.read_bytes(), f"\r\n--{boundary}--\r\n".encode()])
+    reply = _request(server.rstrip("/") + "/api/bots", body, {
+        "Authorization": f"Bearer {token}",
+        "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    return int(reply["id"])
+
+
+def follow(server: str, upload_id: int, say: Callable[[dict[str, Any]], None],
+           timeout: float = 3600.0, poll: float = 0.5) -> dict[str, Any]:
+    """Poll the upload's status, telling `say` each new one, until it is final."""
+    url = f"{server.rstrip('/')}/api/uploads/{upload_id}"
+    seen = None
+    deadline = time.monotonic() + timeout
+    while True:
+        status = _request(url)
+        if status["status"] != seen:
+            seen = status["status"]
+            say(status)
+        if status["status"] in FINAL:
+            return status
+        if time.monotonic() > deadline:
+            raise UploadFailed(f"upload {upload_id} still {seen} after {timeout:.0f} s")
+        time.sleep(poll)

@@ -1,0 +1,105 @@
+"""The OpenAPI schema of the league's JSON API, served at `/openapi.json` (`app.py`).
+
+Written out rather than generated: the API is small, and its schema is a contract that other
+tools rely on, so it changes only on purpose (tests/league checks every path it names is
+served).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_ERROR = {"description": "An error a person can act on",
+          "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+def _ok(description: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+SCHEMA: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "Tichu Arena league", "version": "1"},
+    "paths": {
+        "/api/standings": {"get": {
+            "summary": "Every active entrant's standing (refitted after each new game)",
+            "responses": {"200": _ok("The table", {"$ref": "#/components/schemas/Standings"})}}},
+        "/api/bots": {"post": {
+            "summary": "Upload a new version of a bot (multipart: name, archive)",
+            "security": [{"token": []}],
+            "requestBody": {"required": True, "content": {"multipart/form-data": {"schema": {
+                "type": "object", "required": ["name", "archive"],
+                "properties": {"name": {"type": "string"},
+                               "archive": {"type": "string", "format": "binary"}}}}}},
+            "responses": {
+                "202": _ok("Stored durably; intake follows", {
+                    "type": "object", "properties": {
+                        "id": {"type": "integer"}, "name": {"type": "string"},
+                        "status": {"type": "string"}, "url": {"type": "string"},
+                        "page": {"type": "string"}}}),
+                **{code: _ERROR for code in ("400", "401", "403", "409", "411", "413", "429")}}}},
+        "/api/bots/{name}": {"get": {
+            "summary": "A bot's versions, uploads (status, build log, failure) and standing",
+            "parameters": [{"name": "name", "in": "path", "required": True,
+                            "schema": {"type": "string"}}],
+            "responses": {"200": _ok("The bot", {"type": "object"}), "404": _ERROR}}},
+        "/api/bots/{name}/{action}": {"post": {
+            "summary": "An organizer's action: disable (out of the live table) or enable",
+            "security": [{"token": []}],
+            "parameters": [{"name": "name", "in": "path", "required": True,
+                            "schema": {"type": "string"}},
+                           {"name": "action", "in": "path", "required": True,
+                            "schema": {"enum": ["disable", "enable"]}}],
+            "responses": {"200": _ok("Done", {"type": "object"}),
+                          **{code: _ERROR for code in ("401", "403", "404")}}}},
+        "/api/uploads/{id}": {"get": {
+            "summary": "One upload's status",
+            "parameters": [{"name": "id", "in": "path", "required": True,
+                            "schema": {"type": "integer"}}],
+            "responses": {"200": _ok("The upload", {"$ref": "#/components/schemas/Upload"}),
+                          "404": _ERROR}}},
+        "/api/games": {"get": {
+            "summary": "Stored games in the order stored, paged by `after` (a cursor)",
+            "parameters": [
+                {"name": "bot", "in": "query", "schema": {"type": "string"}},
+                {"name": "after", "in": "query", "schema": {"type": "integer", "default": 0}},
+                {"name": "limit", "in": "query",
+                 "schema": {"type": "integer", "default": 50, "maximum": 200}}],
+            "responses": {"200": _ok("A page of games", {
+                "type": "object", "properties": {
+                    "games": {"type": "array", "items": {"type": "object"}},
+                    "next": {"type": ["integer", "null"]}}}), "400": _ERROR}}},
+        "/api/games/{id}": {"get": {
+            "summary": "One stored game and its record",
+            "parameters": [{"name": "id", "in": "path", "required": True,
+                            "schema": {"type": "string"}}],
+            "responses": {"200": _ok("The game", {"type": "object"}), "404": _ERROR}}},
+    },
+    "components": {
+        "securitySchemes": {"token": {"type": "http", "scheme": "bearer"}},
+        "schemas": {
+            "Error": {"type": "object", "required": ["error", "status"], "properties": {
+                "error": {"type": "string"}, "status": {"type": "integer"}}},
+            "Upload": {"type": "object", "properties": {
+                "id": {"type": "integer"}, "author": {"type": "string"},
+                "name": {"type": "string"},
+                "status": {"enum": ["received", "building", "checking", "active", "retired",
+                                    "failed"]},
+                "stage": {"type": "string"}, "reason": {"type": "string"},
+                "log": {"type": "string"}, "command": {"type": "string"},
+                "entrant": {"type": ["string", "null"]}}},
+            "Standings": {"type": "object", "properties": {
+                "games": {"type": "integer"}, "version": {"type": "integer"},
+                "notes": {"type": "array", "items": {"type": "string"}},
+                "standings": {"type": "array", "items": {"type": "object", "properties": {
+                    "key": {"type": "string"}, "name": {"type": "string"},
+                    "author": {"type": "string"}, "version": {"type": "string"},
+                    "rank": {"type": ["integer", "null"]},
+                    "rating": {"type": ["number", "null"]},
+                    "interval": {"type": ["number", "null"]},
+                    "games": {"type": "integer"}, "forfeits": {"type": "integer"},
+                    "failures": {"type": "object"},
+                    "order_vs_next": {"type": "string"}}}}}},
+        },
+    },
+}

@@ -1,0 +1,137 @@
+"""The league's continuous schedule: which matchup plays its next duplicate pair, forever.
+
+The policy (README, "Run a league"), a pure function of the pairs played and the ratings
+(`choose`):
+
+1. Placement: a matchup with fewer than `placement_pairs` pairs comes first (a new version
+   has played none against anyone), the one with fewest pairs first.
+2. Then every matchup of active entrants is weighed by its pairs played, times 2 when the
+   two entrants' intervals are apart (their order is settled) and less the more they
+   overlap: the fewest-weighted matchup plays. So an unsettled neighbour pair gets about
+   twice the games of a settled one, and since a matchup's weight only grows as it plays,
+   none is ever starved.
+3. Ties go to the matchup whose entrants have played fewest pairs in all.
+
+`LeagueSource` hands these out to the tournament's workers (`arena.tournament.workers`, as a
+`Source`): each batch is `batch_pairs` pairs of one matchup, each pair index handed out once
+in a server's life; a pair found half-stored at start (the server was killed during it)
+plays its missing game first, on the same deals (the tournament's replay of unfinished
+games). A pair handed out but never stored leaves its index unused: the deals are secret, so
+a gap changes nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from arena.tournament.schedule import Deals, ScheduledGame
+
+Matchup = tuple[str, str]
+Interval = tuple[float, float]
+"""An entrant's rating and the half-width of its 95% interval (inf: not rated yet)."""
+
+
+def overlap(a: Interval | None, b: Interval | None) -> float:
+    """How much two entrants' intervals overlap: 0 apart (their order is settled) .. 1 the
+    same rating; 1 if either is not rated."""
+    if a is None or b is None:
+        return 1.0
+    widths = a[1] + b[1]
+    if not widths < float("inf"):
+        return 1.0
+    if widths <= 0:
+        return 0.0 if a[0] != b[0] else 1.0
+    return max(0.0, min(1.0, (widths - abs(a[0] - b[0])) / widths))
+
+
+def choose(active: Sequence[str], pairs: Mapping[Matchup, int],
+           ratings: Mapping[str, Interval], placement_pairs: int,
+           busy: Iterable[Matchup] = ()) -> Matchup | None:
+    """The matchup of `active` entrants to play next (None: fewer than two entrants, or
+    every matchup busy). `pairs`: pairs handed out per matchup (keys in key order)."""
+    taken = set(busy)
+    matchups = [m for m in itertools.combinations(sorted(set(active)), 2) if m not in taken]
+    if not matchups:
+        return None
+    totals: dict[str, int] = {}
+    for (a, b), n in pairs.items():
+        totals[a] = totals.get(a, 0) + n
+        totals[b] = totals.get(b, 0) + n
+
+    def weight(m: Matchup) -> tuple[int, float, int]:
+        played = pairs.get(m, 0)
+        placing = 0 if played < placement_pairs else 1
+        settled = 1.0 - overlap(ratings.get(m[0]), ratings.get(m[1]))
+        return placing, (played + 1) * (1.0 + settled), totals.get(m[0], 0) + totals.get(m[1], 0)
+
+    return min(matchups, key=weight)
+
+
+class LeagueSource:
+    """Hands out batches to the workers as they ask (a `workers.Source`), until the entrants
+    change or the league stops: then [] ends the workers' run, and the league starts the
+    next with the new entrants. Called from the thread that runs the games."""
+
+    def __init__(self, active: Sequence[str], deals: Deals, pairs: Mapping[Matchup, int],
+                 half_done: Mapping[Matchup, Sequence[ScheduledGame]],
+                 ratings: Callable[[], Mapping[str, Interval]], placement_pairs: int,
+                 batch_pairs: int, stop: Callable[[], bool]) -> None:
+        self.active = list(active)
+        self.deals = deals
+        self.pairs = dict(pairs)
+        self.half_done = {m: list(g) for m, g in half_done.items() if set(m) <= set(active)}
+        self.ratings = ratings
+        self.placement_pairs = placement_pairs
+        self.batch_pairs = batch_pairs
+        self.stop = stop
+        self.busy: dict[int, Matchup] = {}  # worker: the matchup it plays
+        self.lock = threading.Lock()
+
+    def next(self, worker: int) -> list[tuple[ScheduledGame, ...]]:
+        with self.lock:
+            self.busy.pop(worker, None)
+            if self.stop():
+                return []
+            for matchup, games in list(self.half_done.items()):
+                if matchup not in self.busy.values():
+                    del self.half_done[matchup]
+                    self.busy[worker] = matchup
+                    return [(game,) for game in games]
+            ratings = self.ratings()
+            chosen = choose(self.active, self.pairs, ratings, self.placement_pairs,
+                            self.busy.values())
+            if chosen is None:  # more workers than matchups: a busy one plays another pair
+                chosen = choose(self.active, self.pairs, ratings, self.placement_pairs)
+            if chosen is None:
+                return []
+            matchup = chosen
+            first = self.pairs.get(matchup, 0)
+            self.pairs[matchup] = first + self.batch_pairs
+            self.busy[worker] = matchup
+            return [tuple(ScheduledGame(matchup, k, g, self.deals.pair_seed(k)) for g in (0, 1))
+                    for k in range(first, first + self.batch_pairs)]
+
+
+def stored_pairs(game_ids: Iterable[str], deals: Deals
+                 ) -> tuple[dict[Matchup, int], dict[Matchup, list[ScheduledGame]]]:
+    """From the stored game ids ("a~b#k.g"): per matchup the next pair index to hand out
+    (one past the highest stored), and the missing game of each pair stored half (on its
+    pair's deals)."""
+    games: dict[str, set[int]] = {}
+    for game_id in game_ids:
+        pair_id, _, index = game_id.rpartition(".")
+        games.setdefault(pair_id, set()).add(int(index))
+    following: dict[Matchup, int] = {}
+    half: dict[Matchup, list[ScheduledGame]] = {}
+    for pair_id, indexes in games.items():
+        sides, _, k = pair_id.rpartition("#")
+        a, _, b = sides.partition("~")
+        matchup, pair = (a, b), int(k)
+        following[matchup] = max(following.get(matchup, 0), pair + 1)
+        if len(indexes) == 1:
+            (g,) = {0, 1} - indexes
+            half.setdefault(matchup, []).append(
+                ScheduledGame(matchup, pair, g, deals.pair_seed(pair)))
+    return following, half

@@ -1,0 +1,263 @@
+"""`arena league serve`: one process, the web server, the scheduler and the game workers.
+
+The main thread plays games for the server's whole life, exactly as `arena tournament`
+does (`arena.tournament.runner.play_games`: the same worker processes, the same store and
+its game writer, so that every finished game is stored exactly once), its batches handed out
+by the league's scheduler (`scheduler.LeagueSource`) as the workers ask. When the entrants
+change (an upload becomes active, a version retires) the workers finish their batch and
+start again with the new field. The web server (uvicorn, `app.py`) runs on a thread of its
+own; so do the standings' fits (`standings.py`) and intake (`uploads.py`).
+
+Ctrl-C or SIGTERM stops it cleanly: the workers stop their games (those are replayed at the
+next start), the games received are stored, the web server closes. `kill -9` loses nothing
+acknowledged: the store's lock (`arena.tournament.lock`) is the kernel's and goes with the
+process; the next start sweeps the records of unstored games (`sweep_pending`), completes the
+pairs stored half and takes in again the uploads not finished.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import signal
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+from arena.errors import ArenaError
+from arena.intake import ReadyBot, take_bot
+from arena.league.accounts import Accounts
+from arena.league.config import LeagueConfig
+from arena.league.scheduler import LeagueSource, stored_pairs
+from arena.league.standings import StandingsCache
+from arena.league.uploads import IntakeQueue
+from arena.referee.match import Entrant
+from arena.sandbox import Isolation
+from arena.sandbox import resolve as resolve_isolation
+from arena.tournament.lock import run_lock
+from arena.tournament.records import sweep_pending
+from arena.tournament.runner import deals_of, open_store, play_games, register_entrants
+from arena.tournament.schedule import entrant_key
+from arena.tournament.store import EntrantRow, GameRow, Store
+from arena.tournament.workers import WorkerError
+
+logger = logging.getLogger(__name__)
+
+UPLOAD_FOLDER = "upload:"
+"""An uploaded bot's `folder` in the store: its versions retire one another by it."""
+
+
+class Unsandboxed(ArenaError):
+    """The machine offers no sandbox and the organizer did not say to go on without."""
+
+
+class League:
+    """The running league: its entrants, its scheduler state and its background parts."""
+
+    def __init__(self, config: LeagueConfig, workers: int, isolation: Isolation,
+                 say: Callable[[str], None] = print) -> None:
+        self.config = config
+        self.workers = workers
+        self.isolation = isolation
+        self.say = say
+        self.policy = config.tournament.intake_policy(isolation)
+        self.entrants: dict[str, Entrant] = {}
+        self.generation = 0
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.games_played = 0
+        self.changed = threading.Condition()
+        """Notified when a game is stored or the table changes (the pages' events)."""
+        self.standings = StandingsCache(config.tournament, self.authors, self.active,
+                                        lambda key: f"/bots/{key.split('@')[0]}",
+                                        lambda table: self._notify())
+        self.intake = IntakeQueue(config, self.policy, self._activate)
+        self.live = config.storage.with_name(config.storage.name + ".live")
+        """The spectators' files of the games in progress (`GameSpec.live`)."""
+
+    # ----- entrants --------------------------------------------------------------------------
+
+    def authors(self) -> dict[str, str]:
+        with Accounts(self.config.storage) as accounts:
+            return accounts.authors_of()
+
+    def active(self) -> list[str]:
+        with self.lock:
+            return sorted(self.entrants)
+
+    def _activate(self, upload: int, ready: ReadyBot) -> str:
+        """An upload passed intake: register it (its older versions retire) and let the
+        scheduler place it."""
+        manifest = ready.manifest
+        key = entrant_key(manifest.name, ready.version)
+        with Store(self.config.storage) as store:
+            store.register_entrant(EntrantRow(key, manifest.name, ready.version,
+                                              manifest.version, manifest.language,
+                                              UPLOAD_FOLDER + manifest.name, "submit", False))
+        entrant = Entrant(self.config.tournament.with_limits(manifest), ready.version,
+                          source=f"upload {upload}", snapshot=ready.snapshot.folder)
+        with Accounts(self.config.storage) as accounts:
+            disabled = manifest.name in accounts.disabled()
+        with self.lock:
+            for old in [k for k in self.entrants if k.split("@")[0] == manifest.name]:
+                del self.entrants[old]
+            if not disabled:  # the organizer took the bot out: its new version waits too
+                self.entrants[key] = entrant
+            self.generation += 1
+        self.say(f"upload {upload}: {manifest.name} is active as {key}")
+        self.standings.wake()
+        return key
+
+    def set_disabled(self, name: str, disabled: bool) -> bool:
+        """The organizer takes a bot out of the live table (its games stay) or brings it
+        back; False if no uploaded bot has that name."""
+        with Accounts(self.config.storage) as accounts:
+            if not accounts.set_disabled(name, disabled):
+                return False
+            active = [u for u in accounts.uploads(name, ("active",)) if u.entrant]
+        with self.lock:
+            for key in [k for k in self.entrants if k.split("@")[0] == name]:
+                del self.entrants[key]
+            if not disabled and active:
+                upload = active[-1]
+                ready = take_bot(self.config.uploads / upload.file, self.policy)
+                self.entrants[str(upload.entrant)] = Entrant(
+                    self.config.tournament.with_limits(ready.manifest), ready.version,
+                    source=f"upload {upload.id}", snapshot=ready.snapshot.folder)
+            self.generation += 1
+        self.standings.wake()
+        return True
+
+    def _restore(self, store: Store) -> None:
+        """House bots from the config, and each uploaded bot's active version, taken in again
+        (their builds are cached by content: no rebuild)."""
+        house, failures = register_entrants(self.config.tournament, store, note=self.say)
+        for failure in failures:
+            self.say(failure.line())
+        self.entrants.update(house)
+        with Accounts(self.config.storage) as accounts:
+            disabled = accounts.disabled()
+            for upload in accounts.uploads(status=("active",)):
+                if upload.name in disabled or upload.entrant is None:
+                    continue
+                try:
+                    ready = take_bot(self.config.uploads / upload.file, self.policy)
+                except ArenaError as exc:
+                    self.say(f"upload {upload.id} ({upload.name}) cannot be taken in again: "
+                             f"{exc}")
+                    continue
+                self.entrants[upload.entrant] = Entrant(
+                    self.config.tournament.with_limits(ready.manifest), ready.version,
+                    source=f"upload {upload.id}", snapshot=ready.snapshot.folder)
+
+    # ----- events ----------------------------------------------------------------------------
+
+    def _notify(self) -> None:
+        with self.changed:
+            self.changed.notify_all()
+
+    def _on_game(self, row: GameRow) -> None:
+        self.games_played += 1
+        self.standings.wake()
+
+    # ----- the games -------------------------------------------------------------------------
+
+    def play(self, store: Store) -> None:
+        """Play games until `stopping` (KeyboardInterrupt propagates, the games received
+        stored)."""
+        deals = deals_of(self.config.tournament, store)
+        while not self.stopping.is_set():
+            with self.lock:
+                generation = self.generation
+                entrants = dict(self.entrants)
+            if len(entrants) < 2:
+                self.stopping.wait(0.5)
+                continue
+            following, half = stored_pairs(store.done_game_ids(), deals)
+
+            def changed(generation: int = generation) -> bool:
+                return self.stopping.is_set() or self.generation != generation
+
+            source = LeagueSource(
+                sorted(entrants), deals, following, half,
+                lambda: self.standings.table.ratings, self.config.placement_pairs,
+                self.config.batch_pairs, changed)
+            try:
+                play_games(self.config.tournament, store, entrants, [], self.workers,
+                           self._on_game, source=source, live=self.live)
+            except WorkerError as exc:  # its unfinished games are played again
+                self.say(f"a game worker failed: {exc}; the league goes on")
+                time.sleep(1.0)
+
+
+def check_isolation(config: LeagueConfig, allow_unsandboxed: bool) -> Isolation:
+    """The isolation the league's bots run at; Unsandboxed if there is no sandbox and the
+    organizer did not pass --allow-unsandboxed."""
+    level = resolve_isolation(config.tournament.isolation)
+    if level is Isolation.NONE and not allow_unsandboxed:
+        raise Unsandboxed(
+            f"{config.path}: this machine offers no sandbox for bot processes (`arena "
+            "doctor` says why), and a league runs code uploaded by strangers. Run it where "
+            "a sandbox is available, or pass --allow-unsandboxed if every author is "
+            "trusted.")
+    return level
+
+
+def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
+          workers: int | None = None, allow_unsandboxed: bool = False,
+          say: Callable[[str], None] = print) -> int:
+    """Run the league until Ctrl-C or SIGTERM; the number of games played. StoreBusy if
+    another server (or tournament run) holds the store; Unsandboxed; ArenaError if the
+    address cannot be bound."""
+    import uvicorn
+
+    from arena.league.app import make_app
+
+    isolation = check_isolation(config, allow_unsandboxed)
+    count = config.tournament.workers(workers)
+    with run_lock(config.storage, f"arena league serve {config.path}"), \
+            open_store(config.tournament) as store:
+        Accounts(config.storage).close()  # the league's tables, before any thread reads them
+        sweep_pending(config.tournament.records, store)
+        league = League(config, count, isolation, say)
+        shutil.rmtree(league.live, ignore_errors=True)  # games a kill -9 left unfinished
+        league.live.mkdir(parents=True)
+        league._restore(store)
+        app = make_app(league)
+        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                                               access_log=False, lifespan="off"))
+        thread = threading.Thread(target=server.run, name="arena-http", daemon=True)
+        thread.start()
+        while not server.started and thread.is_alive():
+            time.sleep(0.05)
+        if not server.started:
+            raise ArenaError(f"cannot serve on {host}:{port} (is the port in use?)")
+        previous: Any = signal.signal(signal.SIGTERM, _raise_interrupt)
+        league.standings.start()
+        league.intake.start()
+        say(f"league {config.tournament.name!r} at http://{host}:{port}/ "
+            f"({count} game workers; Ctrl-C stops it)")
+        try:
+            league.play(store)
+        except KeyboardInterrupt:
+            say(f"stopping: {league.games_played} games played by this server")
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            league.stopping.set()
+            league._notify()
+            server.should_exit = True
+            thread.join(10)
+            if league.intake.taking:
+                say(f"waiting for the intake of upload(s) "
+                    f"{', '.join(map(str, sorted(league.intake.taking)))} to finish ...")
+            league.intake.close()
+            league.standings.close()
+        return league.games_played
+
+

@@ -1,0 +1,197 @@
+"""Uploads: an archive stored durably before it is acknowledged, then taken in behind.
+
+`store_upload` (called by the API, off the event loop) writes the archive under a temporary
+name, fsyncs it, checks it as intake's snapshot does (`arena.intake.take_snapshot`: a path
+that escapes, a link, a bomb, too many files are refused whole: 400, nothing recorded),
+renames it into the uploads folder, fsyncs the folder, and records it (`Accounts.add_upload`,
+one transaction that also claims the bot name) only then: an acknowledged upload survives a
+`kill -9`, and an upload killed before it was recorded leaves at most a stray file.
+
+`IntakeQueue` takes each recorded upload in on threads of its own (`league.intakes` at once):
+building (`arena.intake.take_bot`: the snapshot, the sandboxed build), checking
+(`arena.botkit.check.check_bot`, sandboxed, a short game against the random bot), then
+active (registered as an entrant; the same bot's older version retires) or failed, with the
+first failing step, the tail of its output and the `arena check-bot` command that reproduces
+it. Uploads found received, building or checking at start (the server was killed) are taken
+in again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+from arena.botkit.check import check_bot
+from arena.errors import ArenaError
+from arena.intake import ARCHIVE_SUFFIXES, IntakeFailed, IntakePolicy, ReadyBot, take_bot
+from arena.intake.snapshot import IntakeRefused, take_snapshot
+from arena.league.accounts import PENDING, Accounts
+from arena.league.config import LeagueConfig
+
+logger = logging.getLogger(__name__)
+
+LOG_LINES = 40
+"""Lines of a failing step's output kept for its author."""
+
+
+class BadUpload(ArenaError):
+    """An upload refused before it is recorded; `status` is the HTTP status to answer."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def archive_suffix(filename: str) -> str:
+    """The archive suffix of an uploaded file's name; BadUpload (400) if it has none."""
+    lower = filename.lower()
+    for suffix in sorted(ARCHIVE_SUFFIXES, key=len, reverse=True):
+        if lower.endswith(suffix):
+            return suffix
+    raise BadUpload(400, f"the file {filename!r} is not an archive: upload a "
+                    f"{', '.join(sorted(ARCHIVE_SUFFIXES))} of the bot folder (or give "
+                    "`arena upload` the folder itself)")
+
+
+def store_upload(config: LeagueConfig, policy: IntakePolicy, accounts: Accounts, author: str,
+                 name: str, filename: str, data: BinaryIO) -> int:
+    """Write, fsync, check and record an uploaded archive; its upload id. BadUpload: 400 (not
+    an archive, or intake refuses it), 409 (the name is another author's), 413 (too large)."""
+    suffix = archive_suffix(filename)
+    folder = config.uploads
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=".incoming-", suffix=suffix, dir=folder)
+    path = Path(temporary)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            size = 0
+            while chunk := data.read(1 << 16):
+                size += len(chunk)
+                if size > config.upload_bytes:
+                    raise BadUpload(413, f"the upload is larger than the league's limit of "
+                                    f"{config.upload_bytes // 2**20} MB (league.upload_megabytes)")
+                out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+        with tempfile.TemporaryDirectory(dir=folder, prefix=".check-") as scratch:
+            try:
+                take_snapshot(path, Path(scratch), policy.limits)
+            except IntakeRefused as exc:
+                raise BadUpload(400, f"the archive is refused: {exc}") from None
+        final = folder / (path.name.removeprefix(".incoming-"))
+        os.rename(path, final)
+        _fsync_folder(folder)
+        upload = accounts.add_upload(author, name, final.name)
+        if upload is None:
+            final.unlink()
+            raise BadUpload(409, f"the bot name {name!r} belongs to another author: choose "
+                            "another name (in bot.toml, and --name)")
+        return upload
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _tail(text: str) -> str:
+    return "\n".join(text.strip().splitlines()[-LOG_LINES:])
+
+
+class IntakeQueue:
+    """Takes recorded uploads in, `config.intakes` at once, on threads of their own."""
+
+    def __init__(self, config: LeagueConfig, policy: IntakePolicy,
+                 on_active: Callable[[int, ReadyBot], str]) -> None:
+        self.config = config
+        self.policy = policy
+        self.on_active = on_active
+        self.queue: queue.Queue[int | None] = queue.Queue()
+        self.threads = [threading.Thread(target=self._run, name=f"arena-intake-{k}",
+                                         daemon=True) for k in range(config.intakes)]
+        self.taking: set[int] = set()
+        """The uploads being taken in now."""
+
+    def start(self) -> None:
+        with Accounts(self.config.storage) as accounts:
+            for upload in accounts.uploads(status=PENDING):
+                self.queue.put(upload.id)
+        for thread in self.threads:
+            thread.start()
+
+    def put(self, upload: int) -> None:
+        self.queue.put(upload)
+
+    def close(self, wait: float = 300.0) -> None:
+        """Take no more uploads in, and wait (at most `wait` seconds) for those being taken
+        in: their builds and check-bot games run processes of their own, which a process
+        ending under them would leave behind. One not finished is taken in again at the
+        next start."""
+        for _ in self.threads:
+            self.queue.put(None)
+        deadline = time.monotonic() + wait
+        for thread in self.threads:
+            if thread.is_alive():
+                thread.join(max(0.0, deadline - time.monotonic()))
+
+    def _run(self) -> None:
+        with Accounts(self.config.storage) as accounts:
+            while (upload := self.queue.get()) is not None:
+                self.taking.add(upload)
+                try:
+                    self.take(accounts, upload)
+                except Exception as exc:  # the harness failed, not the bot: say so
+                    logger.exception("upload %s could not be taken in", upload)
+                    accounts.set_status(upload, "failed", stage="arena",
+                                        reason=f"the league failed to take it in: {exc}")
+                finally:
+                    self.taking.discard(upload)
+
+    def take(self, accounts: Accounts, upload: int) -> None:
+        """Build, check and register one upload, its status updated at each step."""
+        row = accounts.upload(upload)
+        if row is None:
+            return
+        archive = self.config.uploads / row.file
+        command = f"arena check-bot {row.file}"
+        accounts.set_status(upload, "building")
+        try:
+            ready = take_bot(archive, self.policy, build=True)
+        except IntakeFailed as exc:
+            failure = exc.failure
+            accounts.set_status(upload, "failed", stage=failure.stage, reason=failure.reason,
+                                log=_tail(failure.output), command=command)
+            return
+        if ready.manifest.name != row.name:
+            accounts.set_status(upload, "failed", stage="manifest", reason=(
+                f"bot.toml names the bot {ready.manifest.name!r}, but it was uploaded as "
+                f"{row.name!r}: the names must match"), command=command)
+            return
+        accounts.set_status(upload, "checking")
+        report = check_bot(archive, games=self.config.check_games,
+                           target=self.config.check_target, isolation=self.policy.isolation,
+                           build_network=self.policy.build_network)
+        if not report.ok:
+            bad = [i for i in report.items if i.failed or i.status.value == "ERROR"]
+            first = bad[0] if bad else None
+            accounts.set_status(
+                upload, "failed", stage=f"check-bot: {first.name}" if first else "check-bot",
+                reason=first.summary if first else "check-bot failed",
+                log=_tail((first.output if first and first.output else "")
+                          or "\n".join(report.lines())),
+                command=command)
+            return
+        key = self.on_active(upload, ready)
+        accounts.set_status(upload, "active", entrant=key)

@@ -1,0 +1,178 @@
+"""A league served by a real `arena league serve` process for the tests of this folder, and
+the helpers that talk to it (standard library HTTP only: what any client has)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = [sys.executable, "-m", "arena.cli"]
+WAIT = 180.0
+"""The longest a test waits for the league to get somewhere (a bound against a hang, not a
+timing assertion)."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def write_config(folder: Path, isolation: str = "auto") -> Path:
+    """A small league: the random and heuristic bots as house entrants, short games."""
+    config = folder / "league.toml"
+    config.write_text(f"""
+[tournament]
+name = "test-league"
+entrants = ["{ROOT / 'bots' / 'random'}", "{ROOT / 'bots' / 'heuristic'}"]
+target = 100
+storage = "league.sqlite"
+isolation = "{isolation}"
+pin_cpus = false
+
+[league]
+uploads_per_hour = 40
+upload_megabytes = 1
+placement_pairs = 1
+batch_pairs = 1
+check_games = 1
+check_target = 100
+""")
+    return config
+
+
+def arena(*args: str, timeout: float = WAIT, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, **kwargs)
+
+
+def request(url: str, data: bytes | None = None, headers: dict[str, str] | None = None,
+            method: str | None = None) -> tuple[int, Any]:
+    """(status, parsed JSON or text) of one request; never raises on an HTTP status."""
+    req = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=60) as response:
+            body, status, kind = response.read(), response.status, response.headers
+    except urllib.error.HTTPError as exc:
+        body, status, kind = exc.read(), exc.code, exc.headers
+    text = body.decode()
+    return status, json.loads(text) if "json" in kind.get("content-type", "") else text
+
+
+def multipart(fields: dict[str, str | tuple[str, bytes]]) -> tuple[bytes, str]:
+    boundary = "testboundary7d93a"
+    parts = []
+    for name, value in fields.items():
+        if isinstance(value, tuple):
+            parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
+                         f'filename="{value[0]}"\r\n\r\n'.encode() + value[1] + b"\r\n")
+        else:
+            parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"'
+                         f"\r\n\r\n{value}\r\n".encode())
+    return b"".join(parts) + f"--{boundary}--\r\n".encode(), \
+        f"multipart/form-data; boundary={boundary}"
+
+
+def wait_for(what: str, check: Callable[[], Any], timeout: float = WAIT) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the league never got to: {what}")
+        time.sleep(0.2)
+
+
+def bot_copy(folder: Path, name: str, body: str | None = None, extra: str = "") -> Path:
+    """A copy of the random bot named `name` (its bot.py replaced by `body` if given)."""
+    shutil.copytree(ROOT / "bots" / "random", folder, ignore=shutil.ignore_patterns(
+        "__pycache__"))
+    manifest = (folder / "bot.toml").read_text().replace('name = "random"', f'name = "{name}"')
+    (folder / "bot.toml").write_text(manifest + extra)
+    if body is not None:
+        (folder / "bot.py").write_text(body)
+    return folder
+
+
+@dataclass
+class League:
+    folder: Path
+    config: Path
+    port: int
+    process: subprocess.Popen[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        with open(self.folder / "serve.log", "a") as log:
+            self.process = subprocess.Popen(
+                [*ARENA, "league", "serve", str(self.config), "--port", str(self.port),
+                 "-j", "2"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True,
+                start_new_session=True)
+        wait_for("serving", self.up, 60)
+
+    def up(self) -> bool:
+        try:
+            return request(self.url + "/api/standings")[0] == 200
+        except OSError:
+            assert self.process is not None and self.process.poll() is None, self.log()
+            return False
+
+    def log(self) -> str:
+        return (self.folder / "serve.log").read_text()
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        assert self.process is not None
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, sig) if sig == signal.SIGKILL else \
+                self.process.send_signal(sig)
+        code = self.process.wait(60)
+        self.process = None
+        return code
+
+    def get(self, path: str) -> Any:
+        status, body = request(self.url + path)
+        assert status == 200, (path, status, body)
+        return body
+
+    def invite(self, author: str) -> str:
+        result = arena("league", "invite", self.config, author)
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
+    def upload(self, path: Path, token: str, *extra: str) -> subprocess.CompletedProcess[str]:
+        return arena("upload", path, "--server", self.url, "--token", token, *extra)
+
+    def standings(self) -> dict[str, dict[str, Any]]:
+        return {row["name"]: row for row in self.get("/api/standings")["standings"]}
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
+    folder = tmp_path_factory.mktemp("league")
+    served = League(folder, write_config(folder), free_port())
+    served.start()
+    try:
+        yield served
+    finally:
+        if served.process is not None:
+            served.stop()

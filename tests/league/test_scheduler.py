@@ -1,0 +1,52 @@
+"""The league's schedule policy (arena.league.scheduler): placement first, games where the
+order is least settled, nobody starved, each pair index once, half-stored pairs completed."""
+
+from __future__ import annotations
+
+import itertools
+
+from arena.league.scheduler import LeagueSource, choose, overlap, stored_pairs
+from arena.tournament.schedule import Deals
+
+DEALS = Deals.secret(bytes(32))
+
+
+def test_overlap_runs_from_settled_to_the_same_rating():
+    assert overlap((0.0, 10.0), (100.0, 10.0)) == 0.0
+    assert overlap((0.0, 10.0), (0.0, 10.0)) == 1.0
+    assert 0.0 < overlap((0.0, 10.0), (10.0, 10.0)) < 1.0
+    assert overlap(None, (0.0, 1.0)) == 1.0
+
+
+def test_a_new_entrant_is_placed_first():
+    pairs = {("a", "b"): 10, ("a", "c"): 10, ("b", "c"): 10}
+    assert choose(["a", "b", "c", "d"], pairs, {}, placement_pairs=2) in {
+        ("a", "d"), ("b", "d"), ("c", "d")}
+
+
+def test_unsettled_neighbours_get_more_games_and_no_one_starves():
+    ratings = {"a": (0.0, 50.0), "b": (20.0, 50.0), "c": (900.0, 50.0)}
+    pairs: dict[tuple[str, str], int] = {}
+    for _ in range(300):
+        m = choose(["a", "b", "c"], pairs, ratings, placement_pairs=2)
+        assert m is not None
+        pairs[m] = pairs.get(m, 0) + 1
+    assert pairs[("a", "b")] > 1.5 * pairs[("a", "c")]
+    assert min(pairs.values()) >= 50
+
+
+def test_the_source_hands_each_pair_index_out_once_and_completes_half_pairs():
+    done = {"a@1~b@1#0.0", "a@1~b@1#0.1", "a@1~b@1#1.0"}
+    following, half = stored_pairs(done, DEALS)
+    assert following == {("a@1", "b@1"): 2}
+    assert [(g.pair_index, g.game_index) for g in half[("a@1", "b@1")]] == [(1, 1)]
+    source = LeagueSource(["a@1", "b@1", "c@1"], DEALS, following, half, dict, 1, 2,
+                          lambda: False)
+    first = source.next(0)
+    assert [(p[0].game_id) for p in first] == ["a@1~b@1#1.1"]
+    handed = [g.game_id for w in itertools.islice(itertools.cycle([0, 1]), 20)
+              for pair in source.next(w) for g in pair]
+    assert len(handed) == len(set(handed))
+    assert not set(handed) & done
+    assert source.next(0) and LeagueSource(["a@1", "b@1"], DEALS, {}, {}, dict, 1, 1,
+                                           lambda: True).next(0) == []
