@@ -86,15 +86,24 @@ def command_parts(body: bytes) -> tuple[bytes, bytes] | None:
 
 _READY = ready(b"DEALER")
 
+START_WAIT = 60.0
+"""Seconds a bot's connection waits for the referee's listener and greeting, at most."""
+
 
 class Dealer:
     """One connection to a ZeroMQ ROUTER at `endpoint` (``tcp://host:port``, ``ipc://path``).
 
     `connect_timeout`: how long to retry a refused connection (the listener may not be up
-    yet). ZmtpError if the handshake fails or the peer is not a ROUTER.
+    yet), and to wait for the peer's greeting. ZmtpError if the handshake fails or the peer
+    is not a ROUTER. The referee bounds a bot's start by its own hello limit (PROTOCOL.md
+    9.4, 10 s by default, more where a run sets it): the default, `START_WAIT`, is longer,
+    so that on a busy machine the bot is never the one to give up first.
     """
 
-    def __init__(self, endpoint: str, max_in: int, connect_timeout: float = 10.0) -> None:
+    def __init__(self, endpoint: str, max_in: int,
+                 connect_timeout: float | None = None) -> None:
+        if connect_timeout is None:
+            connect_timeout = START_WAIT
         self.max_in = max_in
         self._buf = bytearray()
         self._chunk = bytearray(_READ)
@@ -102,8 +111,8 @@ class Dealer:
         self.sock = _connect(endpoint, connect_timeout)
         try:
             self.sock.sendall(_GREETING + _READY)
-            self._greeting()
-            self._timeout: float | None = 10.0  # what a receive waits at most now
+            self._greeting(connect_timeout)
+            self._timeout: float | None = connect_timeout  # what a receive waits at most now
             if _KERNEL_TIMEOUT:
                 self.sock.settimeout(None)  # blocking: SO_RCVTIMEO bounds each receive
                 self._timeout = None  # and it is unset (0): forever
@@ -187,8 +196,8 @@ class Dealer:
         while len(self._buf) < n:
             self._fill()
 
-    def _greeting(self) -> None:
-        self.sock.settimeout(10.0)
+    def _greeting(self, timeout: float) -> None:
+        self.sock.settimeout(timeout)
         self._need(11)
         buf = self._buf
         if buf[0] != 0xFF or not buf[9] & 1 or buf[10] < 3:
