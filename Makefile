@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TRAIN  := $(VENV)/.installed-train
 
-.PHONY: demo test test-slow bench clean
+.PHONY: demo test test-slow bench mutation clean
 
 # The demo needs the core dependencies only.
 # pip's own output (warnings about the machine's package index settings, setuptools' notices)
@@ -52,8 +52,17 @@ test-slow: $(TRAIN)
 	sh scripts/setup-bots.sh
 	$(PYTEST) -n 2 --dist worksteal -m slow
 
+# Mutation testing of the rules engine and the ratings (README, "Testing"), outside `make test`
+# and CI: it takes hours on two cores, so it runs at the lowest priority, two mutants at a
+# time. MUTANTS narrows it to some modules, e.g. MUTANTS='arena.rules.combos*'; the score
+# and the surviving mutants are then printed per package and per module.
+MUTANTS ?=
+mutation: $(TRAIN)
+	nice -n 19 $(BIN)/mutmut run --max-children 2 $(MUTANTS)
+	$(BIN)/python scripts/mutation_score.py
+
 bench: $(STAMP)
 	$(BIN)/arena bench engine
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info mutants
