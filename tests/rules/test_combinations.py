@@ -121,6 +121,12 @@ def test_equal_bombs_do_not_beat_each_other():
     assert not beats(combo("2j 3j 4j 5j 6j"), combo("2s 3s 4s 5s 6s"))
 
 
+@pytest.mark.parametrize("text", ["2j", "Dog", "Mahjong", "Dragon", "Phoenix", "7j 7s",
+                                  "2j 3s 4p 5t 6j", "8j 8s 8p 8t", "2s 3s 4s 5s 6s"])
+def test_anything_may_be_played_on_an_empty_table(text):
+    assert beats(combo(text), None)
+
+
 def test_straight_flush_is_always_a_bomb_never_a_plain_straight():
     flush = combo("4t 5t 6t 7t 8t")
     assert flush.type is T.STRAIGHT_FLUSH
