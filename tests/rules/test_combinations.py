@@ -281,3 +281,13 @@ def test_empty_play_is_rejected():
     with pytest.raises(IllegalAction) as info:
         classify(0, 0, None)
     assert info.value.rule == "empty-play"
+
+
+def test_a_set_that_forms_nothing_is_rejected_in_words_naming_the_phoenix_rank_stated():
+    with pytest.raises(IllegalAction) as plain:
+        combo("7j 8s")
+    assert plain.value.message == "these cards form no combination"
+    with pytest.raises(IllegalAction) as phoenix:
+        combo("7j 9s Phoenix", 8)
+    assert phoenix.value.rule == "phoenix-rank-forms-nothing"
+    assert phoenix.value.message == "these cards form no combination with the Phoenix as 8"
