@@ -37,7 +37,7 @@ def rejected(text: str, phoenix_as: int = 0, on=None) -> str:
 ])
 def test_every_combination_type_is_classified(text, kind, rank, length):
     c = combo(text)
-    assert (c.type, c.rank, c.length) == (kind, rank, length)
+    assert (c.type, c.rank, c.length, c.cards) == (kind, rank, length, cards(text))
 
 
 @pytest.mark.parametrize("text", [
