@@ -11,8 +11,10 @@ import pytest
 
 from arena.ratings.fit import ELO_PER_LOGIT, Bound, RatingsError
 from arena.ratings.individual import (
+    Comparison,
     TeamResult,
     bootstrap_individual,
+    estimate,
     fit_individual,
     rate_individual,
     rated_team_pairs,
@@ -38,6 +40,35 @@ def every_split(records: list[list[tuple[bool, bool]]]) -> list[TeamResult]:
     """Pairs of the three splits of a, b, c, d: records[k] are split k's pairs."""
     return [g for k, split in enumerate(SPLITS) for n, wins in enumerate(records[k])
             for g in pair(f"s{k}-{n}", *split, wins)]
+
+
+# Two parameters, the second held at 0; each comparison is the first minus the second.
+FIRST_MINUS_SECOND = ((0, 1.0), (1, -1.0))
+
+
+def test_independent_comparisons_give_the_model_variance_times_the_jackknife_factor():
+    # 40 pairs of one game each, 30 won: p = 3/4, theta = ln 3, and the model variance is
+    # 1 / (n p (1 - p)). Each pair's leverage is p (1 - p) / (n p (1 - p)) = 1/n and its
+    # squared residuals sum to n p (1 - p), so the CR3 sandwich is the model variance times
+    # (1 / (1 - 1/n)) ** 2 = (n / (n - 1)) ** 2, exactly (above the floor).
+    n = 40
+    comparisons = [Comparison(FIRST_MINUS_SECOND, 1.0 if k < 30 else 0.0, 1.0, k)
+                   for k in range(n)]
+    fit = estimate(2, 1, comparisons)
+    assert fit.free == [0]
+    assert fit.theta[0] == pytest.approx(math.log(3.0))
+    assert fit.model[0][0] == pytest.approx(1.0 / (n * 0.75 * 0.25))
+    assert fit.covariance[0][0] == pytest.approx(fit.model[0][0] * (n / (n - 1)) ** 2)
+
+
+def test_comparisons_that_all_split_keep_a_tenth_of_the_model_variance():
+    # 8 pairs of 2 games, each won once: theta = 0, every residual is 0 and so is the plain
+    # sandwich; the floor lifts it to 0.1 times the model variance 1 / (16 * 1/4).
+    comparisons = [Comparison(FIRST_MINUS_SECOND, 1.0, 2.0, k) for k in range(8)]
+    fit = estimate(2, 1, comparisons)
+    assert fit.theta[0] == pytest.approx(0.0, abs=1e-12)
+    assert fit.model[0][0] == pytest.approx(0.25)
+    assert fit.covariance[0][0] == pytest.approx(0.025)
 
 
 def test_a_team_is_as_strong_as_the_sum_of_its_partners():
