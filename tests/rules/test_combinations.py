@@ -217,6 +217,9 @@ def test_phoenix_rank_statement_that_forms_no_combination_is_rejected():
 
 def test_phoenix_in_a_combination_must_state_a_rank():
     assert rejected("7j Phoenix") == "phoenix-rank-missing"
+    with pytest.raises(IllegalAction) as info:
+        combo("7j Phoenix")
+    assert info.value.message == "a Phoenix in a combination must state a rank from 2 to 14"
 
 
 def test_phoenix_never_stands_for_the_1():
