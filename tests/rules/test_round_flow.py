@@ -16,7 +16,7 @@ from arena.rules import (
     Play,
     team_of,
 )
-from arena.rules.cards import FULL_DECK, points, points_of
+from arena.rules.cards import FULL_DECK, card, parse_card, points, points_of
 from tests.rules.helpers import (
     cards,
     deal,
@@ -61,6 +61,22 @@ def test_card_points_five_ten_king_dragon_phoenix_and_deck_totals_100():
     assert points(cards("Mahjong Dog 2j 9s Qp At")) == 0
     assert sum(points_of(c) for c in range(56)) == 100
     assert points(FULL_DECK) == 100
+
+
+RANKS = {r: n for n, r in enumerate("23456789TJQKA", start=2)}
+
+
+def test_each_card_is_worth_its_points_alone():
+    # Card by card, named through the card names (a shift of one rank, or the Dragon and the
+    # Phoenix worth nothing, would keep the deck's total at 100).
+    worth = {"5": 5, "T": 10, "K": 10}
+    for rank in "23456789TJQKA":
+        for suit in "jspt":
+            c = parse_card(rank + suit)
+            assert c == card(RANKS[rank], "jspt".index(suit))
+            assert points_of(c) == worth.get(rank, 0), rank + suit
+    for name, value in (("Mahjong", 0), ("Dog", 0), ("Phoenix", -25), ("Dragon", 25)):
+        assert points_of(parse_card(name)) == value, name
 
 
 def test_turn_passes_in_play_order():
