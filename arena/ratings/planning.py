@@ -123,7 +123,7 @@ def games_for_half_width(entrants: int, half_width: float,
             high = middle
         else:
             low = middle
-    return 2 * high
+    return 2 * high if 2 * high <= MAX_GAMES else None  # the last doubling may pass it
 
 
 def measure_assumptions(results: Iterable[GameResult],

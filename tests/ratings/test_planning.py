@@ -12,6 +12,7 @@ import pytest
 from arena.ratings.fit import ELO_PER_LOGIT, Z95, fit_ratings
 from arena.ratings.planning import (
     DEFAULT_ASSUMPTIONS,
+    MAX_GAMES,
     IntervalAssumptions,
     expected_half_width,
     games_for_half_width,
@@ -69,6 +70,25 @@ def test_games_for_a_width_are_the_fewest_whole_pairs_that_reach_it(entrants, wi
 
 def test_a_width_out_of_reach_is_none():
     assert games_for_half_width(2, 0.01) is None
+
+
+def test_a_width_reached_exactly_is_reached_and_the_limit_is_max_games():
+    # The half-width of exactly 40 games (20 pairs) needs 40 games, anchored or not (a
+    # centred field's intervals are narrower, so it needs fewer games for the same width).
+    assert games_for_half_width(30, expected_half_width(30, 40)) == 40
+    centred = expected_half_width(30, 40, anchored=False)
+    assert games_for_half_width(30, centred, anchored=False) == 40
+    assert games_for_half_width(30, centred) == 84
+    assert type(games_for_half_width(30, 50.0)) is int
+    # MAX_GAMES games is the most it answers; two games more are out of reach.
+    assert games_for_half_width(2, expected_half_width(2, MAX_GAMES)) == MAX_GAMES
+    assert games_for_half_width(2, expected_half_width(2, MAX_GAMES + 2)) is None
+
+
+@pytest.mark.parametrize("width", [0.0, -1.0])
+def test_a_half_width_must_be_positive(width):
+    with pytest.raises(ValueError, match="^a half-width must be positive$"):
+        games_for_half_width(30, width)
 
 
 def test_nothing_to_plan_below_two_entrants():
