@@ -107,3 +107,18 @@ def test_a_perfect_record_in_a_test_is_a_bound_not_an_estimate():
     p = 0.05 ** (1 / 6)
     assert est.confidence_bound == pytest.approx(400 * math.log10(p / (1 - p)), abs=0.01)
     assert pair_estimate([0, 0, 0]) is None
+    # The prior's 2 virtual games, one won and one lost: 7 won of 8, at either entry point.
+    assert est.elo == pytest.approx(400 * math.log10(7 / 1))
+    assert pair_estimate([0, 0, 3]).elo == pytest.approx(400 * math.log10(7 / 1))
+
+
+def test_progress_toward_a_bound_stops_at_the_bound_once_crossed():
+    # The test stops at the first pair past a bound, so the LLR is past it: progress 1.
+    accepted = sprt([2] * 40, elo0=0.0, elo1=50.0)
+    assert accepted.decision is Verdict.H1 and accepted.llr > accepted.upper
+    summary = sprt_summary(accepted)
+    assert (summary.toward_h1, summary.toward_h0) == (1.0, 0.0)
+    rejected = sprt([0] * 40, elo0=0.0, elo1=50.0)
+    assert rejected.decision is Verdict.H0 and rejected.llr < rejected.lower
+    summary = sprt_summary(rejected)
+    assert (summary.toward_h1, summary.toward_h0) == (0.0, 1.0)
