@@ -68,6 +68,21 @@ def test_bad_input_is_refused():
         sprt([1], 10.0, 0.0)
     with pytest.raises(ValueError):
         sprt_bounds(0.0, 0.05)
+    for alpha, beta in ((1.0, 0.05), (0.05, 1.0), (0.05, 0.0)):
+        with pytest.raises(ValueError, match="strictly between 0 and 1"):
+            sprt_bounds(alpha, beta)
+    with pytest.raises(ValueError):
+        sprt([1], 10.0, 10.0)
+
+
+def test_a_400_elo_difference_expects_ten_games_of_eleven():
+    assert expected_score(400.0) == pytest.approx(10 / 11)
+    assert expected_score(-400.0) == pytest.approx(1 / 11)
+
+
+def test_no_pairs_leave_the_test_at_zero_and_undecided():
+    result = sprt([], elo0=0.0, elo1=50.0)
+    assert (result.llr, result.pairs, result.decision) == (0.0, 0, Verdict.CONTINUE)
 
 
 def duplicate_pairs(elo: float, rng: random.Random):
