@@ -31,7 +31,6 @@ def test_round_events_are_the_seats_events_of_the_round_when_observed_not_when_r
         assert observation.round_events == expected
         assert repr(observation.round_events) == repr(expected)
         assert len(observation.round_events) == len(expected)
-        assert hash(observation.round_events) == hash(expected)
         assert all(e in observation.round_events for e in expected)
         assert object() not in observation.round_events
 
