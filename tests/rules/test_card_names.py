@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.rules.cards import FULL_DECK, card_name, card_names, cards_of, parse_cards
+from arena.rules.cards import FULL_DECK, card_name, card_names, cards_of, parse_card, parse_cards
 
 card_sets = st.integers(min_value=0, max_value=FULL_DECK)
 
@@ -31,3 +32,10 @@ def test_the_engine_and_the_protocol_name_and_order_the_cards_alike() -> None:
     from protocol.schema import CARD_NAMES
 
     assert list(CARD_NAMES) == [card_name(c) for c in range(56)]
+
+
+def test_an_unknown_or_repeated_card_name_is_refused_naming_it() -> None:
+    with pytest.raises(ValueError, match="^not a card: '1j'$"):
+        parse_card("1j")
+    with pytest.raises(ValueError, match="^card listed twice: '7s'$"):
+        parse_cards(["7s", "8s", "7s"])
