@@ -41,3 +41,16 @@ def test_duplicate_ratings_of_two_entrants_give_the_hand_worked_sandwich():
     assert ratings.interval["a"] == pytest.approx(Z95 * math.sqrt(101.0 / 9.0))
     assert ratings.interval["b"] == 0.0
     assert (ratings.reference, ratings.pairs, ratings.deals) == ("b", 3, 4)
+
+
+def test_duplicate_ratings_centred_on_the_mean_split_the_difference_and_its_variance():
+    # The same pairs without a reference: a 6 points per deal above b, so +3 and -3; each
+    # centred variance is a quarter of the difference's 101/9 (half of it, squared).
+    scores = [DealScore("p0", "a", "b", 2.0, 1), DealScore("p1", "a", "b", 4.0, 1),
+              DealScore("p2", "a", "b", 9.0, 2)]
+    ratings = duplicate_ratings(scores)
+    assert ratings is not None and ratings.reference is None
+    assert ratings.strength["a"] == pytest.approx(3.0)
+    assert ratings.strength["b"] == pytest.approx(-3.0)
+    for entrant in "ab":
+        assert ratings.interval[entrant] == pytest.approx(Z95 * math.sqrt(101.0 / 9.0) / 2)
