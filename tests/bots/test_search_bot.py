@@ -50,14 +50,17 @@ def _tight_control(seed: int, target: int) -> TimeControl:
     bot answering at once meets on this machine as it is now: measured by a game of the
     heuristic bot against itself (same deals, a generous control). The decision limit is a
     tenth of a second, or four times the slowest reply of that game if more; the grace a
-    fiftieth, or that slowest reply; the bank 40 decision limits (4 s at a tenth: the
-    welcome announces it, and the bot would think 40% of each of some 130 decisions if it
-    could) plus twice what the heuristic's busiest seat used."""
+    fiftieth, or four times that slowest reply (the grace is the referee's allowance for
+    what the bot does not control: the bot aims at `deadline_ms`, which leaves the grace
+    out, and a stall of the machine longer than the probe's slowest reply failed this test
+    under a CPU hog at one slowest reply of grace); the bank 40 decision limits (4 s at a
+    tenth: the welcome announces it, and the bot would think 40% of each of some 130
+    decisions if it could) plus twice what the heuristic's busiest seat used."""
     slowest, busiest = _heuristic_pace(seed, target)
     decision = max(0.1, 4 * slowest)
     bank = 40 * decision + 2 * busiest
     return TimeControl(hello=pace().hello_limit(20.0), decision=decision, bank=bank,
-                       grace=max(0.02, slowest))
+                       grace=max(0.02, 4 * slowest))
 
 
 def _heuristic_pace(seed: int, target: int) -> tuple[float, float]:
