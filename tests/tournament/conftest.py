@@ -114,12 +114,15 @@ def children(pid: int) -> list[int]:
 
 
 def workers_of(pid: int) -> list[int]:
-    """Pids of the tournament worker processes of the arena process `pid`."""
+    """Pids of the tournament worker processes of the arena process `pid`: its children
+    started by multiprocessing, and Dask's workers, which rename themselves ("dask worker
+    [ADDRESS]") where `setproctitle` is installed (mutmut, of the test extra, brings it)."""
     found = []
     for child in children(pid):
         try:
             with open(f"/proc/{child}/cmdline", "rb") as cmdline:
-                if b"spawn_main" in cmdline.read():
+                line = cmdline.read()
+                if b"spawn_main" in line or line.startswith(b"dask worker"):
                     found.append(child)
         except OSError:
             continue
