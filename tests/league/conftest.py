@@ -111,31 +111,55 @@ def bot_copy(folder: Path, name: str, body: str | None = None, extra: str = "") 
     return folder
 
 
+class _PortTaken(Exception):
+    """The server could not bind its port: another process took it after `free_port`."""
+
+
 @dataclass
 class League:
     folder: Path
     config: Path
     port: int
     process: subprocess.Popen[str] | None = None
+    _logged: int = 0  # the server log's length when the running server was started
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        with open(self.folder / "serve.log", "a") as log:
-            self.process = subprocess.Popen(
-                [*ARENA, "league", "serve", str(self.config), "--port", str(self.port),
-                 "-j", "2"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True,
-                start_new_session=True)
-        wait_for("serving", self.up, 60)
+        """Starts the server; on another port if its port was taken meanwhile (`free_port`
+        only found it free: another test's server may bind it first)."""
+        for _ in range(5):
+            self._logged = self._log_size()
+            with open(self.folder / "serve.log", "a") as log:
+                self.process = subprocess.Popen(
+                    [*ARENA, "league", "serve", str(self.config), "--port", str(self.port),
+                     "-j", "2"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True,
+                    start_new_session=True)
+            try:
+                wait_for("serving", self.up, 60)
+                return
+            except _PortTaken:
+                self.port = free_port()
+        raise AssertionError(f"no free port in 5 tries: {self.log()}")
 
     def up(self) -> bool:
+        """Our own server answers (checked alive first: another server on the port would
+        answer too)."""
+        assert self.process is not None
+        if self.process.poll() is not None:
+            if "address already in use" in self.log()[self._logged:]:
+                raise _PortTaken
+            raise AssertionError(self.log())
         try:
             return request(self.url + "/api/standings")[0] == 200
         except OSError:
-            assert self.process is not None and self.process.poll() is None, self.log()
             return False
+
+    def _log_size(self) -> int:
+        path = self.folder / "serve.log"
+        return len(path.read_text()) if path.exists() else 0
 
     def log(self) -> str:
         return (self.folder / "serve.log").read_text()
