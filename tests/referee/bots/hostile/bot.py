@@ -16,7 +16,7 @@ impostor          a first connection says hello with TICHU_TEST_VICTIM_TOKEN, th
                   says its own hello on a second connection and plays
 extra_connections TICHU_TEST_CONNECTIONS connections in all (default 3): idle ones (their
                   handshake done) and the one it plays on, opened last
-second_hello      play; at the welcome, say hello again (its own token) on a new connection
+second_hello      at the welcome, say hello again (its own token) on a new connection, then hang
 hello_again       play; at the welcome, say hello again on its own connection
 stranger          (started by a test, not by the referee) connect (saying so on stdout), send
                   its greeting and a hello with TICHU_TOKEN at once, read until the referee
@@ -214,6 +214,8 @@ def main():
         def second_hello(sock):
             kept.append(connect())  # kept open for the game
             send(kept[0], hello())
+            time.sleep(3600)  # and no reply: the referee, waiting for one, reads the hello
+            # (were it to play on, a short game could end before that connection's turn)
         play(connect(), at_welcome=second_hello)
     elif ATTACK == "hello_again":
         play(connect(), at_welcome=lambda sock: send(sock, hello()))
