@@ -17,12 +17,12 @@ import re
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
+from arena.tournament.store import immediate_transaction
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS league_authors (
@@ -136,15 +136,8 @@ class Accounts:
     def close(self) -> None:
         self.db.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        return immediate_transaction(self.db)
 
     # ----- authors -------------------------------------------------------------------------
 

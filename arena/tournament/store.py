@@ -42,7 +42,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -257,6 +257,19 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+@contextmanager
+def immediate_transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT on `db`, or ROLLBACK on any exception: the one transaction
+    of every store of the arena (the tournament's, the league's accounts)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
@@ -331,16 +344,9 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+        return immediate_transaction(self.db)
 
     # ----- meta --------------------------------------------------------------------------------
 
