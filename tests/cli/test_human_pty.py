@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from arena.cli.main import main
 from arena.rules.cards import card_name
 from tests.cli.typist import Screen, Typist
+from tests.pace import play_options
 from tests.processes import TAG_VAR, bot_processes
 from tests.referee.conftest import ROOT
 
@@ -138,7 +139,7 @@ def test_a_person_plays_a_whole_game_at_a_terminal_and_the_record_replays(tmp_pa
     person = Person()
     typist, status = play_on_a_terminal(
         ["play", "human", str(ROOT / "bots" / "heuristic"), "--human-seat", "1", "--seed",
-         "21", "--record", str(record)], person)
+         "21", "--record", str(record), *play_options()], person)
     text = typist.text()
     assert status == 0, text[-3000:]
     assert "You play seat 1; your partner is seat 3 (heuristic)" in text

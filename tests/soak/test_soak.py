@@ -21,8 +21,9 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.referee.manifest import folder_hash, load_manifest
-from arena.referee.match import Entrant, GameSpec, Match
+from arena.referee.match import Entrant, GameSpec, Match, TimeControl
 from arena.referee.record import Termination
+from tests.pace import honest_time, time_table
 from tests.processes import bot_processes
 from tests.tournament.conftest import game_rows
 
@@ -35,22 +36,30 @@ BOTS = [("steady", ""), ("sturdy", ""), ("crashy", "crash"), ("cheater", "illega
         ("sleepy", "slow")]
 
 
-def make_bot(folder: Path, name: str, fault: str) -> Path:
-    """A deterministic bot folder: the faulty test bot with its fault fixed by a wrapper."""
+def soak_time() -> TimeControl:
+    """The games' time control: a 1 s decision, or what honest bots need at the pace now."""
+    return honest_time(hello=10.0, decision=1.0, bank=60.0, grace=0.2)
+
+
+def make_bot(folder: Path, name: str, fault: str, time: TimeControl) -> Path:
+    """A deterministic bot folder: the faulty test bot with its fault fixed by a wrapper (the
+    slow one sleeps twice the decision limit and its grace, a timeout however busy the
+    machine)."""
+    delay = 2 * (time.decision + time.grace)
     shutil.copytree(FAULTY, folder, ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "run.py").write_text(
         "import os, runpy\n"
         f"os.environ['TICHU_TEST_FAULT'] = {fault!r}\n"
         "os.environ['TICHU_TEST_FAULT_AT'] = '25'\n"
         "os.environ['TICHU_TEST_ILLEGAL'] = 'too_low'\n"
-        "os.environ['TICHU_TEST_DELAY'] = '2'\n"
+        f"os.environ['TICHU_TEST_DELAY'] = '{delay!r}'\n"
         "runpy.run_path('bot.py', run_name='__main__')\n")
     (folder / "bot.toml").write_text(f'name = "{name}"\nversion = "1"\nlanguage = "python"\n'
                                      'command = ["python", "run.py"]\n')
     return folder
 
 
-def write_config(folder: Path, storage: str) -> Path:
+def write_config(folder: Path, storage: str, time: TimeControl) -> Path:
     entrants = "\n".join(f'    "bots/{name}",' for name, _ in BOTS)
     path = folder / f"{storage}.toml"
     path.write_text(f"""[tournament]
@@ -63,12 +72,7 @@ seed = 11
 concurrency = 2
 storage = "{storage}.sqlite"
 
-[time]
-hello = 10.0
-decision = 1.0
-bank = 60.0
-grace = 0.2
-
+{time_table(time)}
 [ratings]
 anchor = "steady"
 """)
@@ -102,13 +106,14 @@ def standings_json(config: Path) -> dict:
 
 
 def test_a_tournament_killed_at_random_moments_ends_as_an_uninterrupted_run(tmp_path):
+    time_control = soak_time()
     for name, fault in BOTS:
-        make_bot(tmp_path / "bots" / name, name, fault)
-    calm = write_config(tmp_path, "calm")
+        make_bot(tmp_path / "bots" / name, name, fault, time_control)
+    calm = write_config(tmp_path, "calm", time_control)
     result = CliRunner().invoke(main, ["tournament", str(calm), "--no-standings"])
     assert result.exit_code == 0, result.output
 
-    stormy = write_config(tmp_path, "stormy")
+    stormy = write_config(tmp_path, "stormy", time_control)
     rng = random.Random(5)
     kills = 0
     tag = f"TICHU_SOAK_RUN={tmp_path.name}-{os.getpid()}"  # marks the storm's processes
@@ -154,7 +159,8 @@ def test_the_referee_memory_stays_flat_over_a_long_match():
     peaks = []
     with Match(trivial, trivial) as match:
         for i in range(40):
-            record = match.play(GameSpec(f"mem-{i}", i, (trivial, trivial), target=200),
+            record = match.play(GameSpec(f"mem-{i}", i, (trivial, trivial), target=200,
+                                         time=honest_time()),
                                 last=i == 39)
             assert record.termination is Termination.NORMAL
             if i in (9, 39):
