@@ -41,24 +41,34 @@ def _ticks(lo: float, hi: float) -> list[float]:
     return [first + k * step for k in range(int((hi - first) / step) + 1)]
 
 
+def _padded(lows: Sequence[float], highs: Sequence[float]) -> tuple[float, float]:
+    """The range of a chart's values with a margin of 8% (20 Elo at least) on each side."""
+    lo, hi = min(lows), max(highs)
+    pad = max((hi - lo) * 0.08, 20.0)
+    return lo - pad, hi + pad
+
+
+def _svg_open(width: float, height: float, title: str) -> str:
+    """The opening of a chart's SVG element, with its (escaped) title."""
+    return (f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" '
+            f'height="{height}" xmlns="http://www.w3.org/2000/svg">'
+            f"<title>{html_text(title)}</title>")
+
+
 def error_bars(bars: Sequence[Bar], title: str) -> str:
     """An SVG of each rating with its 95% interval; a bound set by the prior is an arrow
     pointing where the estimate lies beyond it."""
     finite = [b for b in bars if math.isfinite(b.elo)]
     if not finite:
         return ""
-    lo = min(b.elo - (b.half or 0.0) for b in finite)
-    hi = max(b.elo + (b.half or 0.0) for b in finite)
-    pad = max((hi - lo) * 0.08, 20.0)
-    lo, hi = lo - pad, hi + pad
+    lo, hi = _padded([b.elo - (b.half or 0.0) for b in finite],
+                     [b.elo + (b.half or 0.0) for b in finite])
 
     def x(v: float) -> float:
         return _LEFT + (v - lo) / (hi - lo) * _WIDTH
 
     height = _ROW * len(bars) + 40
-    parts = [f'<svg class="chart" role="img" viewBox="0 0 {_LEFT + _WIDTH + _RIGHT} {height}" '
-             f'width="{_LEFT + _WIDTH + _RIGHT}" height="{height}" '
-             f'xmlns="http://www.w3.org/2000/svg"><title>{html_text(title)}</title>']
+    parts = [_svg_open(_LEFT + _WIDTH + _RIGHT, height, title)]
     for t in _ticks(lo, hi):
         parts.append(f'<line class="grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="4" '
                      f'y2="{height - 30}"/><text class="tick" x="{x(t):.1f}" '
@@ -101,10 +111,7 @@ def rating_line(points: Sequence[tuple[int, float, float]], title: str) -> str:
               if math.isfinite(r)]
     if len(finite) < 2:
         return ""
-    lo = min(r - h for _, r, h in finite)
-    hi = max(r + h for _, r, h in finite)
-    pad = max((hi - lo) * 0.08, 20.0)
-    lo, hi = lo - pad, hi + pad
+    lo, hi = _padded([r - h for _, r, h in finite], [r + h for _, r, h in finite])
     first, last = finite[0][0], max(finite[-1][0], finite[0][0] + 1)
     width, height, left, top = 560, 220, 60, 10
 
@@ -117,9 +124,7 @@ def rating_line(points: Sequence[tuple[int, float, float]], title: str) -> str:
     upper = " ".join(f"{x(g):.1f},{y(r + h):.1f}" for g, r, h in finite)
     lower = " ".join(f"{x(g):.1f},{y(r - h):.1f}" for g, r, h in reversed(finite))
     line = " ".join(f"{x(g):.1f},{y(r):.1f}" for g, r, _ in finite)
-    parts = [f'<svg class="chart" role="img" viewBox="0 0 {left + width + 20} {height}" '
-             f'width="{left + width + 20}" height="{height}" '
-             f'xmlns="http://www.w3.org/2000/svg"><title>{html_text(title)}</title>']
+    parts = [_svg_open(left + width + 20, height, title)]
     for t in _ticks(lo, hi):
         parts.append(f'<line class="grid" x1="{left}" x2="{left + width}" y1="{y(t):.1f}" '
                      f'y2="{y(t):.1f}"/><text class="tick" x="{left - 6}" y="{y(t) + 4:.1f}" '
