@@ -1,5 +1,5 @@
-"""The `arena league` commands (serve, invite, revoke) and `arena upload` (registered on the
-main group by `register`): thin click commands over `arena.league`."""
+"""The `arena league` commands (serve, invite, revoke), `arena upload` and `arena practice`
+(registered on the main group by `register`): thin click commands over `arena.league`."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ def register(main: click.Group) -> None:
     """Add this module's commands to the `arena` group."""
     main.add_command(league)
     main.add_command(upload)
+    main.add_command(practice)
 
 
 def _config(path: str) -> Any:
@@ -107,4 +108,40 @@ def upload(path: str, server: str, token: str, name: str | None, no_follow: bool
         final = follow(server, upload_id, say)
     except UploadFailed as exc:
         raise failure(str(exc)) from None
+    sys.exit(1 if final["status"] == "failed" else 0)
+
+
+@click.command(cls=ArenaCommand)
+@click.argument("bot")
+@click.argument("opponent")
+@click.option("--server", required=True, help="The league's URL, e.g. https://league.example.")
+@click.option("--token", required=True, envvar="ARENA_TOKEN",
+              help="Your upload token (or set ARENA_TOKEN).")
+@click.option("--version", "version", default=None,
+              help="Which of BOT's versions (an entrant key or its hash; default: the active "
+                   "one).")
+@click.option("--no-follow", is_flag=True, help="Print the game's id and page and return.")
+def practice(bot: str, opponent: str, server: str, token: str, version: str | None,
+             no_follow: bool) -> None:
+    """Ask a league for an unrated practice game of your bot BOT against the active entrant
+    OPPONENT; print its page (to watch it live), then its status until it is over, and the
+    replay's address (exit 1 if it failed)."""
+    from arena.league.client import UploadFailed, follow_practice
+    from arena.league.client import practice as ask
+
+    base = server.rstrip("/")
+    try:
+        granted = ask(server, token, bot, opponent, version)
+        echo(f"practice {granted['id']}: {granted['entrant']} against {granted['opponent']}; "
+             f"watch it at {base}{granted['page']}")
+        if no_follow:
+            return
+        final = follow_practice(server, int(granted["id"]), lambda status: echo(
+            status["status"] + (f": {status['reason']}" if status["reason"] else ""),
+            one_line=True))
+    except UploadFailed as exc:
+        raise failure(str(exc)) from None
+    if final["status"] == "done":
+        game = final.get("game", {})
+        echo(f"scores {game.get('scores')}; the replay: {base}{final['replay']}")
     sys.exit(1 if final["status"] == "failed" else 0)

@@ -7,9 +7,11 @@ server in one process), its entrants come in through intake and check-bot (`uplo
 its standings are the ratings' fit kept ready (`standings.py`), and its pages are the
 report's views (`app.py`, with the JSON API whose schema is `openapi.py`). It adds the
 authors, their tokens and uploads (`accounts.py`, tables of the same store), the continuous
-schedule (`scheduler.py`), the client of `arena upload` (`client.py`, standard library
-only) and `arena bench league` (`bench.py`: the league's games per second against a
-tournament's, and the standings' latency under concurrent clients).
+schedule (`scheduler.py`), the authors' unrated practice games, kept in a store of their
+own so that nothing counts them (`practice.py`), the client of `arena upload` and `arena
+practice` (`client.py`, standard library only) and `arena bench league` (`bench.py`: the
+league's games per second against a tournament's, and the standings' latency under
+concurrent clients).
 
 It sits above the tournament, the ratings, the presentation and the bot kit, below the CLI;
 it is the only package that imports the league extra (Starlette, uvicorn, python-multipart),

@@ -61,6 +61,18 @@ CREATE TABLE IF NOT EXISTS league_ratings (  -- each entrant's rating as its gam
     at REAL NOT NULL,
     PRIMARY KEY (entrant, games)
 );
+CREATE TABLE IF NOT EXISTS league_practice (  -- practice games asked for (arena.league.practice)
+    id INTEGER PRIMARY KEY,
+    author TEXT NOT NULL,
+    entrant TEXT NOT NULL,              -- the author's version (an entrant key)
+    opponent TEXT NOT NULL,             -- the active entrant it plays (an entrant key)
+    status TEXT NOT NULL CHECK (status IN ('queued', 'playing', 'done', 'failed')),
+    game_id TEXT,                       -- its game in the practice store, once played
+    reason TEXT NOT NULL DEFAULT '',    -- why it failed
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS league_practice_by_author ON league_practice (author, created);
 """
 
 AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
@@ -106,6 +118,28 @@ class Upload:
                 "updated": self.updated}
 
 
+@dataclass(frozen=True)
+class PracticeRow:
+    """One practice game asked for, as stored."""
+
+    id: int
+    author: str
+    entrant: str
+    opponent: str
+    status: str
+    game_id: str | None
+    reason: str
+    created: float
+    updated: float
+
+    def public(self) -> dict[str, object]:
+        return {"id": self.id, "author": self.author, "entrant": self.entrant,
+                "opponent": self.opponent, "status": self.status, "game_id": self.game_id,
+                "reason": self.reason, "created": self.created, "updated": self.updated}
+
+
+PRACTICE_STATUSES = ("queued", "playing", "done", "failed")
+_PRACTICE_COLUMNS = "id, author, entrant, opponent, status, game_id, reason, created, updated"
 _UPLOAD_COLUMNS = ("id, author, name, file, status, stage, reason, log, command, entrant, "
                    "created, updated")
 
@@ -252,6 +286,43 @@ class Accounts:
         return [tuple(r) for r in self.db.execute(
             "SELECT games, rating, half FROM league_ratings WHERE entrant = ? ORDER BY games",
             (entrant,))]
+
+    # ----- practice games ------------------------------------------------------------------
+
+    def add_practice(self, author: str, entrant: str, opponent: str, limit: int,
+                     since: float) -> int | None:
+        """Record a practice game asked for by `author`; its id, or None (nothing recorded)
+        if `author` asked for `limit` games since `since` already (counted and recorded in
+        one transaction: two requests at once cannot both pass the limit)."""
+        now = time.time()
+        with self.transaction() as db:
+            asked = db.execute("SELECT count(*) FROM league_practice WHERE author = ? AND "
+                               "created >= ?", (author, since)).fetchone()[0]
+            if asked >= limit:
+                return None
+            cursor = db.execute("INSERT INTO league_practice (author, entrant, opponent, "
+                                "status, created, updated) VALUES (?, ?, ?, 'queued', ?, ?)",
+                                (author, entrant, opponent, now, now))
+            return int(cursor.lastrowid or 0)
+
+    def practice(self, practice: int) -> PracticeRow | None:
+        row = self.db.execute(f"SELECT {_PRACTICE_COLUMNS} FROM league_practice WHERE id = ?",
+                              (practice,)).fetchone()
+        return PracticeRow(*row) if row else None
+
+    def practices(self, status: tuple[str, ...] = PRACTICE_STATUSES) -> list[PracticeRow]:
+        marks = ", ".join("?" for _ in status)
+        return [PracticeRow(*r) for r in self.db.execute(
+            f"SELECT {_PRACTICE_COLUMNS} FROM league_practice WHERE status IN ({marks}) "
+            "ORDER BY id", status)]
+
+    def set_practice(self, practice: int, status: str, game_id: str | None = None,
+                     reason: str = "") -> None:
+        assert status in PRACTICE_STATUSES, status
+        with self.transaction() as db:
+            db.execute("UPDATE league_practice SET status = ?, game_id = coalesce(?, game_id), "
+                       "reason = ?, updated = ? WHERE id = ?",
+                       (status, game_id, reason, time.time(), practice))
 
     def authors_of(self) -> dict[str, str]:
         """Bot name -> its author."""

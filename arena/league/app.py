@@ -24,6 +24,7 @@ import math
 import secrets
 import time
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -32,14 +33,21 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.errors import ArenaError
-from arena.league.accounts import PENDING, Accounts, Author
+from arena.league.accounts import PENDING, Accounts, Author, PracticeRow
 from arena.league.openapi import SCHEMA
+from arena.league.practice import PracticeRefused, practice_storage
 from arena.league.uploads import BadUpload, store_upload
 from arena.presentation.charts import rating_line
 from arena.presentation.pages import cell, esc, table
@@ -131,8 +139,10 @@ def make_app(league: League) -> Starlette:
     def accounts() -> Accounts:
         return Accounts(storage)
 
-    def read_store() -> Store:
-        return Store(storage, read_only=True)
+    practice_store = practice_storage(config)
+
+    def read_store(path: Path = storage) -> Store:
+        return Store(path, read_only=True)
 
     # ----- the API ---------------------------------------------------------------------------
 
@@ -173,10 +183,10 @@ def make_app(league: League) -> Starlette:
         return JSONResponse(data)
 
     def games_of(bot_name: str | None, after: int, limit: int,
-                 game_id: str | None = None, newest: bool = False
+                 game_id: str | None = None, newest: bool = False, path: Path = storage
                  ) -> list[tuple[int, StoredGame]]:
         """Stored games after the cursor `after`, oldest first (`newest`: the last `limit`
-        stored, newest first)."""
+        stored, newest first); `path`: of that store (the practice games')."""
         where, args = "rowid > ?", list[Any]([after])
         if game_id is not None:
             where += " AND game_id = ?"
@@ -185,7 +195,9 @@ def make_app(league: League) -> Starlette:
             where += " AND (team0 LIKE ? ESCAPE '\\' OR team1 LIKE ? ESCAPE '\\')"
             pattern = bot_name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             args += [pattern + "@%", pattern + "@%"]
-        with read_store() as store:
+        if not path.exists():
+            return []
+        with read_store(path) as store:
             rows = store.db.execute(
                 "SELECT rowid, game_id, pair_id, pair_index, game_index, seed, team0, team1, "
                 "score0, score1, winner, rounds, termination, fault_seat, fault_message, "
@@ -223,12 +235,13 @@ def make_app(league: League) -> Starlette:
         return JSONResponse({"games": [game_json(r, g) for r, g in listed],
                              "next": listed[-1][0] if len(listed) == limit else None})
 
-    def one_game(game_id: str) -> tuple[StoredGame, dict[str, Any]] | None:
-        listed = games_of(None, 0, 1, game_id)
+    def one_game(game_id: str, path: Path = storage
+                 ) -> tuple[StoredGame, dict[str, Any]] | None:
+        listed = games_of(None, 0, 1, game_id, path=path)
         if not listed:
             return None
         found = listed[0][1]
-        with read_store() as store:
+        with read_store(path) as store:
             try:
                 record = record_json(store.record_path(found.record))
             except ArenaError:
@@ -351,6 +364,59 @@ def make_app(league: League) -> Starlette:
                               "config's: edit its entrants)")
         return JSONResponse({"name": name, "disabled": action == "disable"})
 
+    # ----- practice games --------------------------------------------------------------------
+
+    def practice_json(row: PracticeRow) -> dict[str, Any]:
+        return {**row.public(), "url": f"/api/practice/{row.id}",
+                "page": f"/practice/{row.id}", "replay": f"/practice/{row.id}/replay"}
+
+    def practice_row(practice: int) -> PracticeRow | None:
+        with accounts() as acc:
+            return acc.practice(practice)
+
+    async def ask_practice(author: Author, fields: Any) -> JSONResponse:
+        bot, opponent = (fields.get(k) if isinstance(fields, dict) else None
+                         for k in ("bot", "opponent"))
+        version = fields.get("version") if isinstance(fields, dict) else None
+        if not isinstance(bot, str) or not isinstance(opponent, str) or not isinstance(
+                version, (str, type(None))):
+            return error(400, 'send {"bot": one of your bots, "opponent": an active entrant '
+                              '(a name from GET /api/standings)} and optionally "version" '
+                              "(one of your bot's versions; default: its active one)")
+        try:
+            row = await run_in_threadpool(league.practice.ask, author.name, bot, opponent,
+                                          version or None)
+        except PracticeRefused as exc:
+            return error(exc.status, str(exc))
+        return JSONResponse(practice_json(row), status_code=202)
+
+    async def post_practice(request: Request) -> JSONResponse:
+        """An author asks for an unrated practice game (JSON: bot, opponent, version)."""
+        author = await authenticate(_bearer(request))
+        if isinstance(author, JSONResponse):
+            return author
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > 4096:
+            return error(413, "a practice request is a small JSON object (4 KB at most)")
+        try:
+            fields = json.loads(await request.body())
+        except ValueError:
+            fields = None
+        return await ask_practice(author, fields)
+
+    def practice_status(request: Request) -> JSONResponse:
+        practice = request.path_params["practice"]
+        row = practice_row(practice)
+        if row is None:
+            return error(404, f"no practice game {practice}")
+        data = practice_json(row)
+        found = one_game(row.game_id, practice_store) if row.status == "done" and \
+            row.game_id else None
+        if found is not None:
+            data["game"] = {**game_json(0, found[0]), "url": data["url"],
+                            "replay": data["replay"], "record": found[1]}
+        return JSONResponse(data)
+
     def openapi(request: Request) -> JSONResponse:
         return JSONResponse(SCHEMA)
 
@@ -445,7 +511,27 @@ def make_app(league: League) -> Starlette:
             + "</ul>" if kinds else "<p>None.</p>"))
         parts.append("<h2>Recent games</h2>")
         parts.append(games_table(game_rows(games_of(name, 0, 50, newest=True))))
-        return frame(name, "".join(parts))
+        csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
+        if data["uploads"]:
+            parts.append(practice_form_html(name, csrf))
+        response = frame(name, "".join(parts))
+        response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+        return response
+
+    def practice_form_html(name: str, csrf: str) -> str:
+        """The form asking for a practice game of bot `name` (its author's token needed)."""
+        others = sorted({k.split("@")[0] for k in league.active()} - {name})
+        options = "".join(f'<option value="{esc(o)}">{esc(o)}</option>' for o in others)
+        return ('<h2>Practice game</h2><p>An unrated game of this bot\'s active version '
+                "against an entrant of your choice, to watch live; it counts in no table "
+                f"(at most {config.practice_per_day} a day).</p>"
+                '<form method="post" action="/practice" id="practice-form">'
+                f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
+                f'<input type="hidden" name="bot" value="{esc(name)}">'
+                '<p><label>Token <input type="password" name="token" required '
+                'autocomplete="off"></label></p>'
+                f'<p><label>Opponent <select name="opponent">{options}</select></label></p>'
+                '<p><button type="submit">Play a practice game</button></p></form>')
 
     def game_page(request: Request) -> HTMLResponse:
         game_id = request.path_params["game_id"]
@@ -575,6 +661,101 @@ def make_app(league: League) -> Starlette:
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"cache-control": "no-store"})
 
+    def practice_events(practice: int) -> tuple[PracticeRow | None, list[dict[str, Any]]]:
+        """A practice game as stored, and its public events so far ([]: none yet)."""
+        row = practice_row(practice)
+        path = None if row is None else league.practice.live_file(row)
+        if path is None:
+            return row, []
+        try:
+            return row, list(json.loads(path.read_text()))
+        except (OSError, ValueError):  # not started yet, or being rewritten
+            return row, []
+
+    def practice_labels(row: PracticeRow) -> list[str]:
+        mine, theirs = row.entrant.split("@")[0], row.opponent.split("@")[0]
+        return [mine, theirs, mine, theirs]  # the author's version is team 0
+
+    def practice_page(request: Request) -> HTMLResponse:
+        practice = request.path_params["practice"]
+        row, events = practice_events(practice)
+        if row is None:
+            raise HTTPException(404, f"no practice game {practice}")
+        replay = f"/practice/{row.id}/replay"
+        said = {"queued": "waiting for its turn (practice games are played one at a time)",
+                "playing": "being played", "failed": f"failed: {row.reason}",
+                "done": "over"}[row.status]
+        body = (live_game(f"Practice {row.id}: {row.entrant} against {row.opponent}",
+                          public_table(events, practice_labels(row)),
+                          f"/practice/{row.id}/events", replay)
+                + f'<p id="practice-status" data-status="{esc(row.status)}">Unrated: it '
+                f"counts in no table. This game is {esc(said)}."
+                + (f' <a href="{esc(replay)}">Open the replay</a>.' if row.status == "done"
+                   else "") + "</p>")
+        return frame(f"Practice {row.id}", body, ("live.js",))
+
+    async def practice_stream(request: Request) -> StreamingResponse:
+        practice = request.path_params["practice"]
+
+        async def stream() -> Any:
+            shown = None
+            while not league.stopping.is_set():
+                row, events = await run_in_threadpool(practice_events, practice)
+                if row is None or row.status in ("done", "failed"):
+                    yield "event: end\ndata: over\n\n"
+                    return
+                if len(events) != shown:
+                    shown = len(events)
+                    yield (f"event: table\ndata: "
+                           f"{live_fragment(events, practice_labels(row))}\n\n")
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(0.25)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store"})
+
+    def practice_game(practice: int) -> tuple[StoredGame, dict[str, Any]]:
+        row = practice_row(practice)
+        found = None if row is None or row.status != "done" or not row.game_id else \
+            one_game(row.game_id, practice_store)
+        if found is None or not found[1]:
+            raise HTTPException(404, f"practice game {practice} is not over (or not kept): "
+                                     f"/practice/{practice} shows it")
+        return found
+
+    def practice_replay(request: Request) -> HTMLResponse:
+        practice = request.path_params["practice"]
+        stored, _ = practice_game(practice)
+        body = replay_viewer(f"/practice/{practice}", game=slug(stored.game_id),
+                             data_script=f"/practice/{practice}/replay.js")
+        return frame(f"Practice {practice}: replay", body, ("replay.js",))
+
+    def practice_replay_data(request: Request) -> Response:
+        stored, record = practice_game(request.path_params["practice"])
+        with read_store(practice_store) as store:
+            names = labels(store)
+        return Response(replay_script(stored.game_id, replay_payload(stored, record, names)),
+                        media_type="text/javascript")
+
+    async def practice_form(request: Request) -> Response:
+        """The bot page's practice form: CSRF-checked as the upload form is, then as
+        `POST /api/practice`; on success, to the game's page."""
+        cookie = request.cookies.get(CSRF_COOKIE, "")
+        form = await request.form(max_files=0, max_fields=8)
+        sent, token = form.get("csrf"), form.get("token")
+        if not cookie or not isinstance(sent, str) or not hmac.compare_digest(
+                cookie.encode(), sent.encode()):
+            return error(403, "the form is stale or was sent from another site: open the "
+                              "bot's page again and send it from there")
+        author = await authenticate(token if isinstance(token, str) and token else None)
+        if isinstance(author, JSONResponse):
+            return author
+        result = await ask_practice(author, {k: form.get(k) for k in ("bot", "opponent")})
+        if result.status_code != 202:
+            return result
+        return RedirectResponse(json.loads(bytes(result.body))["page"], status_code=303)
+
     def league_js(request: Request) -> Response:
         return Response(LEAGUE_JS, media_type="text/javascript")
 
@@ -592,6 +773,8 @@ def make_app(league: League) -> Starlette:
         Route("/api/bots", post_bot, methods=["POST"]),
         Route("/api/bots/{name}", bot),
         Route("/api/bots/{name}/{action}", admin, methods=["POST"]),
+        Route("/api/practice", post_practice, methods=["POST"]),
+        Route("/api/practice/{practice:int}", practice_status),
         Route("/api/uploads/{upload:int}", upload_status),
         Route("/api/games", games),
         Route("/api/games/{game_id:path}", game),
@@ -604,6 +787,11 @@ def make_app(league: League) -> Starlette:
         Route("/live/{game_id}/events", live_stream),
         Route("/live/{game_id}", live_page),
         Route("/bots/{name}", bot_page),
+        Route("/practice", practice_form, methods=["POST"]),
+        Route("/practice/{practice:int}", practice_page),
+        Route("/practice/{practice:int}/events", practice_stream),
+        Route("/practice/{practice:int}/replay", practice_replay),
+        Route("/practice/{practice:int}/replay.js", practice_replay_data),
         Route("/upload", upload_page, methods=["GET"]),
         Route("/upload", upload_form, methods=["POST"]),
         Route("/assets/league.js", league_js),

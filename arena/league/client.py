@@ -1,4 +1,5 @@
-"""The client of `arena upload`: send a bot folder or archive to a league, follow its intake.
+"""The client of `arena upload` and `arena practice`: send a bot folder or archive to a
+league and follow its intake; ask for a practice game and follow it.
 
 Standard library only (an author needs no extra to upload). A folder is packed as intake
 would take it (`arena.intake.pack_snapshot`: the files a snapshot keeps), into a .tar.
@@ -22,6 +23,7 @@ from arena.intake import ARCHIVE_SUFFIXES, DEFAULT_INTAKE_LIMITS, pack_snapshot,
 from arena.referee.manifest import load_manifest
 
 FINAL = ("active", "retired", "failed")
+PRACTICE_FINAL = ("done", "failed")
 
 
 class UploadFailed(ArenaError):
@@ -86,10 +88,33 @@ def upload(path: str | Path, server: str, token: str, name: str | None = None) -
     return int(reply["id"])
 
 
+def practice(server: str, token: str, bot: str, opponent: str,
+             version: str | None = None) -> dict[str, Any]:
+    """Ask for an unrated practice game of your bot `bot` against the active entrant
+    `opponent`; the league's answer (its `id`, and its `page` to watch it live).
+    UploadFailed with the league's message (401/403 token, 404 unknown bot or entrant, 429
+    over the daily limit)."""
+    body = {"bot": bot, "opponent": opponent, **({"version": version} if version else {})}
+    return _request(server.rstrip("/") + "/api/practice", json.dumps(body).encode(), {
+        "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+
+
+def follow_practice(server: str, practice_id: int, say: Callable[[dict[str, Any]], None],
+                    timeout: float = 3600.0, poll: float = 0.5) -> dict[str, Any]:
+    """Poll the practice game's status, telling `say` each new one, until done or failed."""
+    return _follow(f"{server.rstrip('/')}/api/practice/{practice_id}", PRACTICE_FINAL, say,
+                   timeout, poll, f"practice game {practice_id}")
+
+
 def follow(server: str, upload_id: int, say: Callable[[dict[str, Any]], None],
            timeout: float = 3600.0, poll: float = 0.5) -> dict[str, Any]:
     """Poll the upload's status, telling `say` each new one, until it is final."""
-    url = f"{server.rstrip('/')}/api/uploads/{upload_id}"
+    return _follow(f"{server.rstrip('/')}/api/uploads/{upload_id}", FINAL, say, timeout, poll,
+                   f"upload {upload_id}")
+
+
+def _follow(url: str, final: tuple[str, ...], say: Callable[[dict[str, Any]], None],
+            timeout: float, poll: float, what: str) -> dict[str, Any]:
     seen = None
     deadline = time.monotonic() + timeout
     while True:
@@ -97,8 +122,8 @@ def follow(server: str, upload_id: int, say: Callable[[dict[str, Any]], None],
         if status["status"] != seen:
             seen = status["status"]
             say(status)
-        if status["status"] in FINAL:
+        if status["status"] in final:
             return status
         if time.monotonic() > deadline:
-            raise UploadFailed(f"upload {upload_id} still {seen} after {timeout:.0f} s")
+            raise UploadFailed(f"{what} still {seen} after {timeout:.0f} s")
         time.sleep(poll)

@@ -14,6 +14,7 @@ placement_pairs = 2           # duplicate pairs a new version plays against each
 batch_pairs = 2               # pairs given to each worker per round of the scheduler
 check_games = 1               # games of check-bot an upload plays against the random bot
 check_target = 200            # their target score
+practice_per_day = 5          # practice games an author may ask for in 24 hours (429 above)
 uploads = "league.uploads"    # optional; where uploads are kept, relative to this file
                               # (default: storage name + ".uploads")
 ```
@@ -39,7 +40,8 @@ from arena.tournament.config import (
 )
 
 _LEAGUE_KEYS = {"upload_megabytes", "uploads_per_hour", "intakes", "placement_pairs",
-                "batch_pairs", "check_games", "check_target", "uploads"}
+                "batch_pairs", "check_games", "check_target", "uploads",
+                "practice_per_day"}
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class LeagueConfig:
     batch_pairs: int = 2
     check_games: int = 1
     check_target: int = 200
+    practice_per_day: int = 5
+    """Unrated practice games an author may ask for in any 24 hours (`practice.py`)."""
     uploads: Path = Path()
     """Where uploaded archives are kept (one file per upload, named by its id)."""
 
@@ -91,4 +95,5 @@ def load_league(path: str | Path, bots: bool = True) -> LeagueConfig:
         batch_pairs=count_key(file, section, "league.batch_pairs", 2),
         check_games=count_key(file, section, "league.check_games", 1),
         check_target=count_key(file, section, "league.check_target", 200),
+        practice_per_day=count_key(file, section, "league.practice_per_day", 5),
         uploads=(file.parent / uploads).resolve())

@@ -52,6 +52,25 @@ SCHEMA: dict[str, Any] = {
                             "schema": {"enum": ["disable", "enable"]}}],
             "responses": {"200": _ok("Done", {"type": "object"}),
                           **{code: _ERROR for code in ("401", "403", "404")}}}},
+        "/api/practice": {"post": {
+            "summary": "Ask for an unrated practice game of one of your bots against an "
+                       "active entrant (limited per author per day: league.practice_per_day)",
+            "security": [{"token": []}],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "type": "object", "required": ["bot", "opponent"],
+                "properties": {"bot": {"type": "string"}, "opponent": {"type": "string"},
+                               "version": {"type": "string"}}}}}},
+            "responses": {
+                "202": _ok("Granted and queued; watch it live at `page`",
+                           {"$ref": "#/components/schemas/Practice"}),
+                **{code: _ERROR for code in ("400", "401", "403", "404", "413", "429")}}}},
+        "/api/practice/{id}": {"get": {
+            "summary": "One practice game's status, and once done its game and record",
+            "parameters": [{"name": "id", "in": "path", "required": True,
+                            "schema": {"type": "integer"}}],
+            "responses": {"200": _ok("The practice game",
+                                     {"$ref": "#/components/schemas/Practice"}),
+                          "404": _ERROR}}},
         "/api/uploads/{id}": {"get": {
             "summary": "One upload's status",
             "parameters": [{"name": "id", "in": "path", "required": True,
@@ -88,6 +107,13 @@ SCHEMA: dict[str, Any] = {
                 "stage": {"type": "string"}, "reason": {"type": "string"},
                 "log": {"type": "string"}, "command": {"type": "string"},
                 "entrant": {"type": ["string", "null"]}}},
+            "Practice": {"type": "object", "properties": {
+                "id": {"type": "integer"}, "author": {"type": "string"},
+                "entrant": {"type": "string"}, "opponent": {"type": "string"},
+                "status": {"enum": ["queued", "playing", "done", "failed"]},
+                "game_id": {"type": ["string", "null"]}, "reason": {"type": "string"},
+                "url": {"type": "string"}, "page": {"type": "string"},
+                "replay": {"type": "string"}, "game": {"type": "object"}}},
             "Standings": {"type": "object", "properties": {
                 "games": {"type": "integer"}, "version": {"type": "integer"},
                 "notes": {"type": "array", "items": {"type": "string"}},

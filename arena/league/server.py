@@ -30,6 +30,7 @@ from arena.errors import ArenaError
 from arena.intake import ReadyBot, take_bot
 from arena.league.accounts import Accounts
 from arena.league.config import LeagueConfig
+from arena.league.practice import Practice
 from arena.league.scheduler import LeagueSource, stored_pairs
 from arena.league.standings import StandingsCache
 from arena.league.uploads import IntakeQueue
@@ -76,6 +77,8 @@ class League:
         self.intake = IntakeQueue(config, self.policy, self._activate)
         self.live = config.storage.with_name(config.storage.name + ".live")
         """The spectators' files of the games in progress (`GameSpec.live`)."""
+        self.practice = Practice(config, self.policy, self.entrants_now)
+        """Unrated practice games asked for by authors (`practice.py`)."""
 
     # ----- entrants --------------------------------------------------------------------------
 
@@ -86,6 +89,10 @@ class League:
     def active(self) -> list[str]:
         with self.lock:
             return sorted(self.entrants)
+
+    def entrants_now(self) -> dict[str, Entrant]:
+        with self.lock:
+            return dict(self.entrants)
 
     def _activate(self, upload: int, ready: ReadyBot) -> str:
         """An upload passed intake: register it (its older versions retire) and let the
@@ -241,6 +248,7 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
         previous: Any = signal.signal(signal.SIGTERM, _raise_interrupt)
         league.standings.start()
         league.intake.start()
+        league.practice.start()
         say(f"league {config.tournament.name!r} at http://{host}:{port}/ "
             f"({count} game workers; Ctrl-C stops it)")
         try:
@@ -256,6 +264,7 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
             if league.intake.taking:
                 say(f"waiting for the intake of upload(s) "
                     f"{', '.join(map(str, sorted(league.intake.taking)))} to finish ...")
+            league.practice.close()
             league.intake.close()
             league.standings.close()
         return league.games_played
