@@ -1,0 +1,194 @@
+"""Practice games against a real server: an author asks for an unrated game of their bot
+against an active entrant, watches it pushed live (public events only), opens its replay;
+it is stored, but no league table, game list or pair count holds it; every refusal gets its
+status code and records nothing; `arena practice` does the same from a terminal."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.rules.events import PUBLIC
+from tests.league.conftest import (
+    League,
+    arena,
+    bot_copy,
+    free_port,
+    request,
+    wait_for,
+    write_config,
+)
+
+LIMIT = 3
+SLOW_BOT = (Path(__file__).resolve().parents[2] / "bots" / "random" / "bot.py").read_text(
+).replace("    def decide(self, request):\n",
+          "    def decide(self, request):\n        __import__('time').sleep(0.05)\n")
+"""The random bot, a little slower at each decision: its games last long enough to watch."""
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
+    folder = tmp_path_factory.mktemp("practice")
+    config = write_config(folder)
+    config.write_text(config.read_text() + f"practice_per_day = {LIMIT}\n")
+    served = League(folder, config, free_port())
+    served.start()
+    try:
+        yield served
+    finally:
+        if served.process is not None:
+            served.stop()
+
+
+@pytest.fixture(scope="module")
+def tokens(league: League) -> dict[str, str]:
+    return {author: league.invite(author) for author in ("pat", "ruth")}
+
+
+def ready(league: League, tokens: dict[str, str], author: str, tmp_path: Path) -> str:
+    """`author`'s bot (a slow random bot), uploaded and active."""
+    name = f"{author}-bot"
+    if name not in league.standings():
+        result = league.upload(bot_copy(tmp_path / name, name, SLOW_BOT), tokens[author])
+        assert result.returncode == 0, result.stdout + result.stderr
+    wait_for(f"{name} in the table", lambda: name in league.standings())
+    return name
+
+
+def ask(league: League, token: str | None, body: object) -> tuple[int, dict]:
+    headers = {"Content-Type": "application/json"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    status, answer = request(league.url + "/api/practice", json.dumps(body).encode(), headers,
+                             "POST")
+    return status, answer
+
+
+def practices(league: League) -> int:
+    with sqlite3.connect(league.folder / "league.sqlite") as db:
+        return int(db.execute("SELECT count(*) FROM league_practice").fetchone()[0])
+
+
+def stored(league: League, store: str, game_id: str) -> int:
+    with sqlite3.connect(league.folder / store) as db:
+        return int(db.execute("SELECT count(*) FROM games WHERE game_id = ?",
+                              (game_id,)).fetchone()[0])
+
+
+def watch(league: League, page: str) -> list[str]:
+    """The server-sent events of a practice game's page, read as they come until `end`;
+    meanwhile every spectators' file of the practice games holds public events only."""
+    events = []
+    live = league.folder / "league.sqlite.practice.live"
+    with urllib.request.urlopen(league.url + page + "/events", timeout=120) as stream:
+        kind = ""
+        for raw in stream:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                kind = line.removeprefix("event: ")
+            elif line.startswith("data: "):
+                events.append(kind)
+                for file in live.glob("*.json"):
+                    try:
+                        shown = json.loads(file.read_text())
+                    except (OSError, ValueError):  # it ended, or is being rewritten
+                        continue
+                    assert all(e["visible_to"] == PUBLIC for e in shown)
+                if kind == "end":
+                    break
+    return events
+
+
+def test_a_practice_game_is_watched_live_replayed_and_never_counted(league: League, tokens,
+                                                                     tmp_path):
+    bot = ready(league, tokens, "pat", tmp_path)
+    status, granted = ask(league, tokens["pat"], {"bot": bot, "opponent": "heuristic"})
+    assert status == 202, granted
+    assert granted["status"] == "queued" and granted["entrant"].startswith(f"{bot}@")
+    assert granted["opponent"].startswith("heuristic@")
+    page = league.get(granted["page"])
+    assert 'id="live-table"' in page and "Unrated" in page
+    pushed = watch(league, granted["page"])
+    assert pushed[-1] == "end" and pushed.count("table") >= 2, pushed
+
+    done = wait_for("the practice game stored", lambda: (
+        (p := league.get(granted["url"]))["status"] in ("done", "failed") and p))
+    assert done["status"] == "done", done
+    game = done["game"]
+    assert game["id"] == done["game_id"] and game["record"]["events"]
+    assert game["teams"][0] == granted["entrant"]  # the author's version is team 0
+    status, html = request(league.url + done["replay"])
+    assert status == 200 and 'id="replay"' in html
+    status, script = request(league.url + done["replay"] + ".js")
+    assert status == 200 and script.startswith("tichuReplay.add(")
+    assert 'href="/practice/' in league.get(granted["page"])  # the page links the replay now
+
+    # stored once, in the practice store; nowhere the league counts games
+    assert stored(league, "league.sqlite.practice", game["id"]) == 1
+    assert stored(league, "league.sqlite", game["id"]) == 0
+    assert request(league.url + f"/api/games/{game['id']}")[0] == 404
+    listed = league.get(f"/api/games?bot={bot}&limit=200")["games"]
+    assert game["id"] not in {g["id"] for g in listed}
+
+
+def test_practice_refusals_get_their_status_and_record_nothing(league: League, tokens,
+                                                              tmp_path):
+    ready(league, tokens, "pat", tmp_path)
+    before = practices(league)
+    fair = {"bot": "pat-bot", "opponent": "heuristic"}
+    assert ask(league, None, fair)[0] == 401
+    assert ask(league, "not-a-token", fair)[0] == 403
+    status, body = ask(league, tokens["ruth"], fair)
+    assert status == 403 and "another author's" in body["error"]
+    status, body = ask(league, tokens["pat"], {"bot": "pat-bot", "opponent": "nobody"})
+    assert status == 404 and "/api/standings" in body["error"]
+    assert ask(league, tokens["pat"], {"bot": "no-such-bot", "opponent": "heuristic"})[0] == 404
+    assert ask(league, tokens["pat"], {**fair, "version": "0123abcd"})[0] == 404
+    assert ask(league, tokens["pat"], {"bot": "pat-bot", "opponent": "pat-bot"})[0] == 400
+    assert ask(league, tokens["pat"], ["pat-bot"])[0] == 400
+    status, _ = request(league.url + "/api/practice", b"{", {
+        "Authorization": f"Bearer {tokens['pat']}"}, "POST")
+    assert status == 400
+    assert practices(league) == before
+    assert request(league.url + "/api/practice/999999")[0] == 404
+    assert request(league.url + "/practice/999999")[0] == 404
+    assert request(league.url + "/practice/999999/replay")[0] == 404
+
+
+def test_an_author_gets_429_past_the_daily_limit(league: League, tokens, tmp_path):
+    bot = ready(league, tokens, "ruth", tmp_path)
+    answers = [ask(league, tokens["ruth"], {"bot": bot, "opponent": "random"})
+               for _ in range(LIMIT + 1)]
+    assert [s for s, _ in answers] == [202] * LIMIT + [429], answers
+    assert "practice_per_day" in answers[-1][1]["error"]
+    with sqlite3.connect(league.folder / "league.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM league_practice WHERE author = 'ruth'"
+                          ).fetchone()[0] == LIMIT
+
+
+def test_the_bot_page_form_asks_for_a_practice_game(league: League, tokens, tmp_path):
+    bot = ready(league, tokens, "pat", tmp_path)
+    page = league.get(f"/bots/{bot}")
+    assert 'id="practice-form"' in page and '<option value="heuristic">' in page
+    assert 'id="practice-form"' not in league.get("/bots/heuristic")  # a house bot's
+    status, body = request(league.url + "/practice",
+                           f"bot={bot}&opponent=heuristic&token={tokens['pat']}".encode(),
+                           {"Content-Type": "application/x-www-form-urlencoded"}, "POST")
+    assert status == 403 and "stale" in body["error"]  # no CSRF cookie: another site's
+
+
+def test_arena_practice_follows_the_game_to_its_replay(league: League, tokens, tmp_path):
+    bot = ready(league, tokens, "pat", tmp_path)
+    result = arena("practice", bot, "random", "--server", league.url, "--token",
+                   tokens["pat"])
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("practice ") and "watch it at http" in result.stdout
+    assert "done" in result.stdout and "/replay" in result.stdout
+    result = arena("practice", bot, "nobody", "--server", league.url, "--token",
+                   tokens["pat"])
+    assert result.returncode != 0 and "404" in result.stderr
