@@ -31,6 +31,7 @@ from arena.intake.take import (
                                    Unbuildable,
                                    build_label,
                                    default_root,
+                                   forget_build,
                                    read_only,
                                    ready,
                                    remove_tree,
@@ -39,5 +40,5 @@ from arena.intake.take import (
 
 __all__ = ["ARCHIVE_SUFFIXES", "CACHE_VAR", "DEFAULT_INTAKE_LIMITS", "SKIPPED_FOLDERS", "IntakeFailed", "IntakeLimits", "IntakePolicy",
            "IntakeRefused", "ReadyBot", "Snapshot", "Unbuildable", "build_label", "content_hash",
-           "default_root", "folder_version", "pack_snapshot", "read_only", "ready", "remove_tree",
+           "default_root", "folder_version", "forget_build", "pack_snapshot", "read_only", "ready", "remove_tree",
            "take_bot", "take_snapshot"]

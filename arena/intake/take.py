@@ -185,6 +185,34 @@ def take_bot(source: str | Path, policy: IntakePolicy, build: bool = True,
     return ready(snapshot, source, policy, build, note)
 
 
+def forget_build(source: str | Path, policy: IntakePolicy) -> bool:
+    """Discard the cached build of the bot at `source` (under the build's lock), so that its
+    next intake builds it again from its snapshot (an organizer's rebuild); whether there was
+    one. IntakeFailed if its snapshot cannot be taken. Nothing may be running from the
+    build: its folder is removed."""
+    source = Path(source).absolute()
+    try:
+        snapshot = take_snapshot(source, policy.root / "snapshots", policy.limits)
+    except IntakeRefused as exc:
+        raise IntakeFailed(Unbuildable(source, source.name, "snapshot", str(exc))) from None
+    builds = policy.root / "builds"
+    if not builds.is_dir():
+        return False
+    private_folder(builds)
+    folder, marker = builds / snapshot.digest, builds / f"{snapshot.digest}.ok"
+    lock = os.open(builds / f"{snapshot.digest}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                   0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        cached = marker.is_file()
+        marker.unlink(missing_ok=True)  # first: a folder without its marker is not a build
+        if folder.exists():
+            remove_tree(folder)
+        return cached
+    finally:
+        os.close(lock)
+
+
 def ready(snapshot: Snapshot, source: Path, policy: IntakePolicy, build: bool = True,
           note: Note | None = None) -> ReadyBot:
     """A snapshot made runnable: its manifest read, its build run (once per digest)."""

@@ -48,7 +48,7 @@ from arena.errors import ArenaError
 from arena.league.accounts import PENDING, Accounts, Author, PracticeRow
 from arena.league.openapi import SCHEMA
 from arena.league.practice import PracticeRefused, practice_storage
-from arena.league.uploads import BadUpload, store_upload
+from arena.league.uploads import BadUpload, Busy, store_upload
 from arena.presentation.charts import rating_line
 from arena.presentation.pages import cell, esc, table
 from arena.presentation.report import replay_payload, replay_script, slug
@@ -347,8 +347,8 @@ def make_app(league: League) -> Starlette:
         return await receive_upload(request, _bearer(request))
 
     async def admin(request: Request) -> JSONResponse:
-        """An organizer's action on a bot: disable (out of the live table, its games kept)
-        or enable (back in)."""
+        """An organizer's action on a bot: disable (out of the live table, its games kept),
+        enable (back in) or rebuild (its version built and checked again)."""
         author = await authenticate(_bearer(request))
         if isinstance(author, JSONResponse):
             return author
@@ -356,8 +356,10 @@ def make_app(league: League) -> Starlette:
             return error(403, "this is an organizer's action: an author's token cannot "
                               "do it (arena league invite CONFIG NAME --organizer)")
         name, action = request.path_params["name"], request.path_params["action"]
+        if action == "rebuild":
+            return await rebuild(name)
         if action not in ("disable", "enable"):
-            return error(404, f"no action {action!r} (disable or enable)")
+            return error(404, f"no action {action!r} (disable, enable or rebuild)")
         done = await run_in_threadpool(league.set_disabled, name, action == "disable")
         if not done:
             return error(404, f"no uploaded bot named {name!r} (house bots are the "
@@ -416,6 +418,17 @@ def make_app(league: League) -> Starlette:
             data["game"] = {**game_json(0, found[0]), "url": data["url"],
                             "replay": data["replay"], "record": found[1]}
         return JSONResponse(data)
+
+    async def rebuild(name: str) -> JSONResponse:
+        try:
+            upload = await run_in_threadpool(league.rebuild, name)
+        except Busy as exc:
+            return error(409, str(exc))
+        if upload is None:
+            return error(404, f"no uploaded bot named {name!r} (house bots are the "
+                              "config's: they are built at each start)")
+        return JSONResponse({"name": name, "upload": upload, "status": "received",
+                             "url": f"/api/uploads/{upload}"}, status_code=202)
 
     def openapi(request: Request) -> JSONResponse:
         return JSONResponse(SCHEMA)

@@ -44,14 +44,19 @@ SCHEMA: dict[str, Any] = {
                             "schema": {"type": "string"}}],
             "responses": {"200": _ok("The bot", {"type": "object"}), "404": _ERROR}}},
         "/api/bots/{name}/{action}": {"post": {
-            "summary": "An organizer's action: disable (out of the live table) or enable",
+            "summary": "An organizer's action: disable (out of the live table), enable, or "
+                       "rebuild (its active version, else its newest upload, taken in again: "
+                       "built afresh and checked; 202, then follow GET /api/uploads/{id})",
             "security": [{"token": []}],
             "parameters": [{"name": "name", "in": "path", "required": True,
                             "schema": {"type": "string"}},
                            {"name": "action", "in": "path", "required": True,
-                            "schema": {"enum": ["disable", "enable"]}}],
+                            "schema": {"enum": ["disable", "enable", "rebuild"]}}],
             "responses": {"200": _ok("Done", {"type": "object"}),
-                          **{code: _ERROR for code in ("401", "403", "404")}}}},
+                          "202": _ok("Rebuild queued", {"type": "object", "properties": {
+                              "name": {"type": "string"}, "upload": {"type": "integer"},
+                              "status": {"type": "string"}, "url": {"type": "string"}}}),
+                          **{code: _ERROR for code in ("401", "403", "404", "409")}}}},
         "/api/practice": {"post": {
             "summary": "Ask for an unrated practice game of one of your bots against an "
                        "active entrant (limited per author per day: league.practice_per_day)",

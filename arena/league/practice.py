@@ -73,6 +73,8 @@ class Practice:
         self.live = self.storage.with_name(self.storage.name + ".live")
         self.queue: queue.Queue[int | None] = queue.Queue()
         self.thread = threading.Thread(target=self._run, name="arena-practice", daemon=True)
+        self.playing: frozenset[str] = frozenset()
+        """The entrant keys of the practice game being played."""
 
     # ----- asking ----------------------------------------------------------------------------
 
@@ -160,6 +162,13 @@ class Practice:
 
     def play(self, accounts: Accounts, row: PracticeRow) -> None:
         """Play one practice game into the practice store; its status at each step."""
+        self.playing = frozenset((row.entrant, row.opponent))  # before their builds are used
+        try:
+            self._play(accounts, row)
+        finally:
+            self.playing = frozenset()
+
+    def _play(self, accounts: Accounts, row: PracticeRow) -> None:
         entrants = {key: self._entrant(accounts, key) for key in (row.entrant, row.opponent)}
         matchup = (min(row.entrant, row.opponent), max(row.entrant, row.opponent))
         game = ScheduledGame(matchup, row.id, 0 if matchup[0] == row.entrant else 1,

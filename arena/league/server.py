@@ -28,12 +28,12 @@ from typing import Any
 
 from arena.errors import ArenaError
 from arena.intake import ReadyBot, take_bot
-from arena.league.accounts import Accounts
+from arena.league.accounts import PENDING, Accounts
 from arena.league.config import LeagueConfig
 from arena.league.practice import Practice
 from arena.league.scheduler import LeagueSource, stored_pairs
 from arena.league.standings import StandingsCache
-from arena.league.uploads import IntakeQueue
+from arena.league.uploads import Busy, IntakeQueue
 from arena.referee.match import Entrant
 from arena.sandbox import Isolation
 from arena.sandbox import resolve as resolve_isolation
@@ -68,6 +68,8 @@ class League:
         self.generation = 0
         self.stopping = threading.Event()
         self.lock = threading.Lock()
+        self.in_play = -1
+        """The generation of entrants the games being played were started with."""
         self.games_played = 0
         self.changed = threading.Condition()
         """Notified when a game is stored or the table changes (the pages' events)."""
@@ -137,6 +139,39 @@ class League:
         self.standings.wake()
         return True
 
+    def rebuild(self, name: str) -> int | None:
+        """The organizer has a bot's version built and checked again from scratch: its
+        active upload (else its newest) is taken in again, out of the live table meanwhile.
+        The upload's id; None if no uploaded bot has that name; Busy if it is being taken in
+        already."""
+        with Accounts(self.config.storage) as accounts:
+            uploads = accounts.uploads(name)
+            if not uploads:
+                return None
+            active = [u for u in uploads if u.status == "active"]
+            upload = (active or uploads)[-1]
+            if upload.status in PENDING:
+                raise Busy(f"upload {upload.id} of {name!r} is being taken in already: wait "
+                           "until it is active or failed")
+            accounts.set_status(upload.id, "received")
+        with self.lock:
+            self.entrants.pop(str(upload.entrant), None)
+            self.generation += 1
+            out = self.generation
+        self.standings.wake()
+        self.say(f"upload {upload.id}: {name} is rebuilt, as the organizer asked")
+
+        def quiet() -> bool:
+            """Wait until no game runs the old build (the league's games are of a later
+            generation, no practice game plays it); False if the server stops first."""
+            while self.in_play < out or str(upload.entrant) in self.practice.playing:
+                if self.stopping.wait(0.2):
+                    return False
+            return True
+
+        self.intake.rebuild(upload.id, quiet)
+        return upload.id
+
     def _restore(self, store: Store) -> None:
         """House bots from the config, and each uploaded bot's active version, taken in again
         (their builds are cached by content: no rebuild)."""
@@ -179,6 +214,7 @@ class League:
             with self.lock:
                 generation = self.generation
                 entrants = dict(self.entrants)
+            self.in_play = generation  # the games of every earlier generation are over
             if len(entrants) < 2:
                 self.stopping.wait(0.5)
                 continue

@@ -13,11 +13,13 @@ building (`arena.intake.take_bot`: the snapshot, the sandboxed build), checking
 active (registered as an entrant; the same bot's older version retires) or failed, with the
 first failing step, the tail of its output and the `arena check-bot` command that reproduces
 it. Uploads found received, building or checking at start (the server was killed) are taken
-in again.
+in again. An organizer's rebuild (`IntakeQueue.rebuild`) takes an upload in again the same way,
+its cached build discarded first (`arena.intake.forget_build`) once nothing runs it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import queue
@@ -30,7 +32,14 @@ from typing import BinaryIO
 
 from arena.botkit.check import check_bot
 from arena.errors import ArenaError
-from arena.intake import ARCHIVE_SUFFIXES, IntakeFailed, IntakePolicy, ReadyBot, take_bot
+from arena.intake import (
+    ARCHIVE_SUFFIXES,
+    IntakeFailed,
+    IntakePolicy,
+    ReadyBot,
+    forget_build,
+    take_bot,
+)
 from arena.intake.snapshot import IntakeRefused, take_snapshot
 from arena.league.accounts import PENDING, Accounts
 from arena.league.config import LeagueConfig
@@ -47,6 +56,10 @@ class BadUpload(ArenaError):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+class Busy(ArenaError):
+    """An organizer's action on an upload being taken in (409)."""
 
 
 def archive_suffix(filename: str) -> str:
@@ -123,6 +136,9 @@ class IntakeQueue:
                                          daemon=True) for k in range(config.intakes)]
         self.taking: set[int] = set()
         """The uploads being taken in now."""
+        self.fresh: dict[int, Callable[[], bool]] = {}
+        """Uploads to rebuild from scratch, each with what waits until nothing runs its
+        build any more (False: the server is stopping)."""
 
     def start(self) -> None:
         with Accounts(self.config.storage) as accounts:
@@ -132,6 +148,12 @@ class IntakeQueue:
             thread.start()
 
     def put(self, upload: int) -> None:
+        self.queue.put(upload)
+
+    def rebuild(self, upload: int, quiet: Callable[[], bool]) -> None:
+        """Take `upload` in again (it is recorded as received already), its cached build
+        discarded once `quiet` returned True: built and checked anew."""
+        self.fresh[upload] = quiet
         self.queue.put(upload)
 
     def close(self, wait: float = 300.0) -> None:
@@ -166,6 +188,12 @@ class IntakeQueue:
             return
         archive = self.config.uploads / row.file
         command = f"arena check-bot {row.file}"
+        quiet = self.fresh.pop(upload, None)
+        if quiet is not None:
+            if not quiet():  # stopping: taken in at the next start (it is still received)
+                return
+            with contextlib.suppress(IntakeFailed):  # then take_bot says why
+                forget_build(archive, self.policy)
         accounts.set_status(upload, "building")
         try:
             ready = take_bot(archive, self.policy, build=True)
