@@ -1,14 +1,28 @@
 """The league's pages in headless Chromium (Debian's chromium and chromium-driver through
 selenium, as tests/presentation drives them): the leaderboard updates itself as games finish,
-without a reload; a bot page and a replay page render with no console error."""
+without a reload; a bot page and a replay page render with no console error; the leaderboard,
+a bot page and a replay fit a phone's width and a desktop's, in both themes (screenshots)."""
 
 from __future__ import annotations
 
 import time
 
+from selenium.webdriver.common.by import By
+
 from tests.intake import tar_of
 from tests.league.conftest import League, bot_copy, wait_for
 from tests.presentation.conftest import browser  # noqa: F401 (a fixture)
+from tests.presentation.test_report_look import (
+    BACKGROUND,
+    MID_TRICK,
+    SUIT_COLOURS,
+    THEMES,
+    WIDTHS,
+    background,
+    fits_and_is_clean,
+    full_page_screenshot,
+    set_theme,
+)
 
 
 def _heading(driver) -> str:
@@ -75,3 +89,53 @@ def test_the_upload_form_takes_a_bot(league: League, browser, tmp_path):  # noqa
     assert not _errors(browser)
     wait_for("frank-bot in the table", lambda: "frank-bot" in league.standings())
     assert token not in browser.page_source
+
+
+def test_the_pages_fit_a_phone_and_a_desktop_in_both_themes(league: League, browser,  # noqa: F811
+                                                           tmp_path_factory):
+    """The leaderboard, a bot's page and a replay at a phone's width (390 px) and a desktop's
+    (1280 px), light and dark: no wider than the window, the theme's colours, cards drawn in
+    their suit's colour; each saved as a full-page screenshot (the folder is printed: look
+    at them)."""
+    shots = tmp_path_factory.mktemp("league-screenshots")
+    print(f"screenshots of the league's pages: {shots}")
+    game = wait_for("a game", lambda: league.get("/api/games?limit=1")["games"])[0]
+    wait_for("the heuristic's rating history", lambda: len(next(
+        v for v in league.get("/api/bots/heuristic")["versions"] if v["active"])["history"]) >= 2)
+    browser.get_log("browser")  # (start from an empty console)
+    for theme in THEMES:
+        set_theme(browser, theme)
+        for width in WIDTHS:
+            browser.set_window_size(width, 900)
+            for name, path, ready in (("leaderboard", "/", "#standings-table"),
+                                      ("bot", "/bots/heuristic", "#opponents-table"),
+                                      ("replay", game["replay"], "#step-counter")):
+                browser.get("about:blank")
+                browser.get(league.url + path)
+                wait_for(f"{name} drawn", lambda r=ready: browser.find_elements(
+                    By.CSS_SELECTOR, r), 30)
+                if name == "replay":
+                    body = browser.find_element(By.TAG_NAME, "body")
+                    for key in MID_TRICK:
+                        body.send_keys(key)
+                    assert_cards_drawn(browser)
+                assert background(browser) == BACKGROUND[theme], (name, width, theme)
+                fits_and_is_clean(browser, f"{name} {width} {theme}")
+                full_page_screenshot(browser, shots / f"{name}-{width}-{theme}.png", width)
+
+
+def assert_cards_drawn(driver) -> None:
+    """The replay's cards in hand and on the trick, each drawn (a face of some size) and a
+    suited one in its suit's colour."""
+    cards = driver.execute_script("""
+        return Array.from(document.querySelectorAll('#replay .card')).map(function (card) {
+          var box = card.getBoundingClientRect();
+          return [card.getAttribute('data-card') || '', getComputedStyle(card).color,
+                  box.width > 10 && box.height > 10];
+        });""")
+    assert len(cards) >= 40, cards  # four hands, and the trick being played
+    faces = [c for c in cards if c[0]]
+    assert faces and all(drawn for _, _, drawn in cards)
+    for card, colour, _ in faces:
+        if len(card) == 2:
+            assert colour == SUIT_COLOURS[card[1]], (card, colour)
