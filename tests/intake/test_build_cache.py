@@ -69,3 +69,25 @@ def test_a_built_copy_is_read_only(tmp_path):
     _, built, _ = builds(config)
     for path in [built, *built.rglob("*")]:
         assert not path.lstat().st_mode & 0o222, f"{path} is writable"
+
+
+def test_a_forgotten_build_is_built_anew_from_its_snapshot(tmp_path):
+    """`forget_build` (an organizer's rebuild) discards a version's build: the next intake
+    of the same bytes builds it again; forgetting what was never built says so."""
+    from arena.intake import forget_build
+    from arena.sandbox import resolve
+
+    bot = counting_bot(tmp_path / "counted")
+    copy_bot("heuristic", tmp_path / "heuristic")
+    config = write_config(tmp_path, ["counted", "heuristic"],
+                          extra=f'[intake]\nfolder = "{tmp_path / "cache"}"\n')
+    version, built, notes = builds(config)
+    assert len(notes) == 1
+    policy = load_config(config).intake_policy(resolve("auto"))
+    assert forget_build(bot, policy) is True
+    assert not built.exists() and not (built.parent / f"{built.name}.ok").exists()
+    assert forget_build(bot, policy) is False  # nothing left to forget
+    again, built_again, notes = builds(config)
+    assert (again, built_again) == (version, built) and len(notes) == 1
+    assert (built_again / "made").read_text() == "binary\n"
+    assert not (bot / "made").exists()  # still never in its author's folder
