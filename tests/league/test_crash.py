@@ -1,16 +1,20 @@
 """kill -9 of the whole league (server, workers, bots) during games and just after an upload
 was acknowledged, then the same command again: the acknowledged upload is taken in and
-plays, every finished game is stored once with its record, the games go on."""
+plays, every finished game is stored once with its record, the games go on. kill -9 of the
+server alone during an upload's sandboxed build or check-bot game: no process of it is left."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import secrets
 import signal
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from tests.league.conftest import League, bot_copy, free_port, wait_for, write_config
+from tests.league.conftest import ROOT, League, bot_copy, free_port, wait_for, write_config
 
 
 def counts(folder: Path) -> tuple[int, list[tuple[str, int]], list[str]]:
@@ -59,3 +63,54 @@ def test_kill_9_mid_games_and_mid_upload_loses_and_doubles_nothing(tmp_path: Pat
         assert league.stop() == 0
     final, pairs, records = counts(tmp_path)
     assert all(n <= 2 for _, n in pairs) and len(set(records)) == final
+
+
+def processes_with(marker: str) -> list[int]:
+    """The processes whose command line holds `marker`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:  # it ended meanwhile
+                continue
+            if marker.encode() in argv:
+                found.append(int(proc.name))
+    return found
+
+
+@pytest.mark.parametrize("stage", ["building", "checking"])
+def test_kill_9_during_intake_leaves_no_process_of_it(tmp_path: Path, stage: str):
+    """The server killed (SIGKILL, itself alone, as the OOM killer would) while an upload's
+    sandboxed build, or its check-bot game, runs a process of the bot's (a `sleep` with a
+    number of its own): that process dies with the server (bubblewrap's --die-with-parent,
+    the kernel ending its pid namespace), nothing of the intake is left running."""
+    marker = str(secrets.randbelow(10**9) + 10**9)
+    if stage == "building":
+        bot = bot_copy(tmp_path / "kim-bot", "kim-bot", extra=f'build = ["sleep", "{marker}"]\n')
+    else:
+        body = (ROOT / "bots" / "random" / "bot.py").read_text().replace(
+            "import sys\n", f"import subprocess\nimport sys\nsubprocess.Popen(['sleep', "
+            f"'{marker}'])\n", 1)
+        bot = bot_copy(tmp_path / "kim-bot", "kim-bot", body)
+    league = League(tmp_path, write_config(tmp_path), free_port())
+    league.start()
+    try:
+        result = league.upload(bot, league.invite("kim"), "--no-follow")
+        assert result.returncode == 0, result.stderr
+        upload = int(result.stdout.split()[1])
+        wait_for(f"the upload {stage}", lambda: league.get(f"/api/uploads/{upload}")["status"]
+                 == stage)
+        alive = wait_for("the bot's process", lambda: processes_with(marker))
+        assert league.process is not None
+        os.kill(league.process.pid, signal.SIGKILL)
+        league.process.wait(60)
+        league.process = None
+        wait_for("no process of the intake left", lambda: not processes_with(marker), 60)
+    finally:
+        if league.process is not None:
+            league.stop(signal.SIGKILL)
+        for pid in processes_with(marker):  # (a failure leaves none behind either)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert alive
