@@ -83,7 +83,7 @@ class Practice:
         """Grant `author` a practice game of their bot `bot` (its active version, or the
         newest taken in, or the one `version` names: an entrant key or its hash) against the
         active entrant `opponent` (a name or an entrant key). PracticeRefused: 403 (another
-        author's bot), 404 (no such bot, version or active entrant), 400 (a bot against
+        author's bot, or one the organizer disabled), 404 (no such bot, version or active entrant), 400 (a bot against
         itself), 429 (`league.practice_per_day` reached)."""
         active = self.active()
         with Accounts(self.config.storage) as accounts:
@@ -113,6 +113,9 @@ class Practice:
         if owner != author:
             raise PracticeRefused(403, f"the bot {bot!r} is another author's: ask for "
                                        "practice games of your own bots")
+        if bot in accounts.disabled():
+            raise PracticeRefused(403, f"the organizer took {bot!r} out of the league: it "
+                                       "plays no game, practice included, until enabled")
         keys = [u.entrant for u in accounts.uploads(bot, ("active", "retired")) if u.entrant]
         if version:
             wanted = [k for k in keys if version in (k, k.split("@", 1)[1])]

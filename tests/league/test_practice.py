@@ -12,6 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
 
 from arena.rules.events import PUBLIC
 from tests.league.conftest import (
@@ -23,6 +26,8 @@ from tests.league.conftest import (
     wait_for,
     write_config,
 )
+from tests.presentation.conftest import browser  # noqa: F401 (a fixture)
+from tests.presentation.test_report_look import fits_and_is_clean
 
 LIMIT = 3
 SLOW_BOT = (Path(__file__).resolve().parents[2] / "bots" / "random" / "bot.py").read_text(
@@ -154,6 +159,16 @@ def test_practice_refusals_get_their_status_and_record_nothing(league: League, t
     status, _ = request(league.url + "/api/practice", b"{", {
         "Authorization": f"Bearer {tokens['pat']}"}, "POST")
     assert status == 400
+    result = arena("league", "invite", league.config, "olga", "--organizer")
+    assert result.returncode == 0, result.stderr
+    organizer = {"Authorization": f"Bearer {result.stdout.strip()}"}
+    url = league.url + "/api/bots/pat-bot/"
+    assert request(url + "disable", b"", organizer, "POST")[0] == 200
+    try:
+        status, body = ask(league, tokens["pat"], fair)
+        assert status == 403 and "organizer" in body["error"]
+    finally:
+        assert request(url + "enable", b"", organizer, "POST")[0] == 200
     assert practices(league) == before
     assert request(league.url + "/api/practice/999999")[0] == 404
     assert request(league.url + "/practice/999999")[0] == 404
@@ -180,6 +195,36 @@ def test_the_bot_page_form_asks_for_a_practice_game(league: League, tokens, tmp_
                            f"bot={bot}&opponent=heuristic&token={tokens['pat']}".encode(),
                            {"Content-Type": "application/x-www-form-urlencoded"}, "POST")
     assert status == 403 and "stale" in body["error"]  # no CSRF cookie: another site's
+
+
+def test_a_practice_game_asked_for_in_the_browser_is_watched_then_replayed(
+        league: League, tokens, tmp_path, browser):  # noqa: F811
+    """The bot page's form, at a phone's width: the game's page shows the table live with
+    every hand face down, says when it is over and links the replay, which opens."""
+    bot = ready(league, tokens, "pat", tmp_path)
+    browser.set_window_size(390, 900)
+    browser.get(f"{league.url}/bots/{bot}")
+    form = browser.find_element(By.ID, "practice-form")
+    form.find_element(By.NAME, "token").send_keys(tokens["pat"])
+    Select(form.find_element(By.NAME, "opponent")).select_by_value("heuristic")
+    form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait_for("the practice game's page", lambda: "/practice/" in browser.current_url, 30)
+    assert "Practice" in browser.find_element(By.TAG_NAME, "h1").text
+    faces = browser.execute_script("""return Array.from(document.querySelectorAll(
+        '#live-table .hand .card')).map(function (c) { return c.className; });""")
+    assert all("back" in c for c in faces), faces  # no hand while it runs
+    fits_and_is_clean(browser, "practice 390")
+    link = wait_for("the game over", lambda: browser.find_elements(
+        By.CSS_SELECTOR, "#live-status a"), 180)[0]
+    assert "The game is over" in browser.find_element(By.ID, "live-status").text
+    link.click()
+    wait_for("the replay loaded", lambda: browser.find_elements(
+        By.CSS_SELECTOR, "#replay-controls:not([hidden])"), 30)
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)  # the last event: cards
+    wait_for("the replay drawn", lambda: browser.find_elements(By.CSS_SELECTOR, "#replay .card"),
+             30)
+    assert "/replay" in browser.current_url
+    fits_and_is_clean(browser, "practice replay 390")
 
 
 def test_arena_practice_follows_the_game_to_its_replay(league: League, tokens, tmp_path):
