@@ -1,11 +1,13 @@
 """Practice games against a real server: an author asks for an unrated game of their bot
 against an active entrant, watches it pushed live (public events only), opens its replay;
 it is stored, but no league table, game list or pair count holds it; every refusal gets its
-status code and records nothing; `arena practice` does the same from a terminal."""
+status code and records nothing; `arena practice` and the bot page's form do the same; one
+cut short by kill -9 is played at the next start."""
 
 from __future__ import annotations
 
 import json
+import signal
 import sqlite3
 import urllib.request
 from collections.abc import Iterator
@@ -237,3 +239,29 @@ def test_arena_practice_follows_the_game_to_its_replay(league: League, tokens, t
     result = arena("practice", bot, "nobody", "--server", league.url, "--token",
                    tokens["pat"])
     assert result.returncode != 0 and "404" in result.stderr
+
+
+def test_a_practice_game_cut_by_kill_9_is_played_at_the_next_start(tmp_path):
+    """kill -9 of the whole league while a practice game is played: the same command again
+    plays it (it was granted: it is not lost), once."""
+    config = write_config(tmp_path)
+    served = League(tmp_path, config, free_port())
+    served.start()
+    try:
+        token = served.invite("pat")
+        tokens = {"pat": token}
+        bot = ready(served, tokens, "pat", tmp_path)
+        status, granted = ask(served, token, {"bot": bot, "opponent": "heuristic"})
+        assert status == 202, granted
+        wait_for("the practice game playing", lambda: served.get(granted["url"])["status"]
+                 == "playing")
+        served.stop(signal.SIGKILL)
+        served.start()
+        done = wait_for("the practice game over", lambda: (
+            (p := served.get(granted["url"]))["status"] in ("done", "failed") and p))
+        assert done["status"] == "done", done
+        assert stored(served, "league.sqlite.practice", done["game_id"]) == 1
+        assert stored(served, "league.sqlite", done["game_id"]) == 0
+    finally:
+        if served.process is not None:
+            served.stop()
