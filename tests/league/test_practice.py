@@ -173,6 +173,9 @@ def test_practice_refusals_get_their_status_and_record_nothing(league: League, t
         assert request(url + "enable", b"", organizer, "POST")[0] == 200
     assert practices(league) == before
     assert request(league.url + "/api/practice/999999")[0] == 404
+    paths = league.get("/openapi.json")["paths"]
+    assert {"401", "403", "404", "429"} <= set(paths["/api/practice"]["post"]["responses"])
+    assert "/api/practice/{id}" in paths
     assert request(league.url + "/practice/999999")[0] == 404
     assert request(league.url + "/practice/999999/replay")[0] == 404
 

@@ -52,6 +52,8 @@ def test_the_organizer_rebuilds_a_version(tmp_path: Path):
         assert status == 404, body
         assert stamp(tmp_path / "intake") == first  # refused: nothing rebuilt
 
+        action = league.get("/openapi.json")["paths"]["/api/bots/{name}/{action}"]["post"]
+        assert "rebuild" in action["parameters"][1]["schema"]["enum"]
         before = league.get("/api/bots/ivy-bot")["uploads"][-1]
         status, body = request(url, b"", {"Authorization": f"Bearer {organizer}"}, "POST")
         assert status == 202 and body["upload"] == before["id"], body
