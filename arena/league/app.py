@@ -698,14 +698,21 @@ def make_app(league: League) -> Starlette:
         if row is None:
             raise HTTPException(404, f"no practice game {practice}")
         replay = f"/practice/{row.id}/replay"
-        said = {"queued": "waiting for its turn (practice games are played one at a time)",
-                "playing": "being played", "failed": f"failed: {row.reason}",
-                "done": "over"}[row.status]
-        body = (live_game(f"Practice {row.id}: {row.entrant} against {row.opponent}",
+        said = {"queued": " It waits for its turn (practice games are played one at a time): "
+                          "the table fills when it starts.",
+                "playing": "", "failed": f" It failed: {row.reason}",
+                "done": " It is over."}[row.status]
+
+        def short(key: str) -> str:
+            name, _, version = key.partition("@")
+            return f"{name} {version[:8]}"
+
+        body = (live_game(f"Practice {row.id}: {short(row.entrant)} against "
+                          f"{short(row.opponent)}",
                           public_table(events, practice_labels(row)),
                           f"/practice/{row.id}/events", replay)
                 + f'<p id="practice-status" data-status="{esc(row.status)}">Unrated: it '
-                f"counts in no table. This game is {esc(said)}."
+                f"counts in no table.{esc(said)}"
                 + (f' <a href="{esc(replay)}">Open the replay</a>.' if row.status == "done"
                    else "") + "</p>")
         return frame(f"Practice {row.id}", body, ("live.js",))

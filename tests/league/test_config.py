@@ -16,6 +16,7 @@ def test_the_example_league_loads_with_its_house_bots():
     config = load_league(ROOT / "tournaments" / "league.toml")
     assert [m.name for m in config.tournament.entrants] == ["random", "heuristic"]
     assert config.upload_bytes == 20 * 2**20 and config.uploads_per_hour == 10
+    assert config.practice_per_day == 5
     assert config.uploads == ROOT / "tournaments" / "league.sqlite.uploads"
 
 
@@ -23,6 +24,7 @@ def test_the_example_league_loads_with_its_house_bots():
     ("[league]\nuploads_per_hour = 0\n", "league.uploads_per_hour", "at least 1"),
     ("[league]\nupload_megabytes = \"big\"\n", "league.upload_megabytes", "an integer"),
     ("[league]\nbogus = 1\n", "league.bogus", "unknown key"),
+    ("[league]\npractice_per_day = 0\n", "league.practice_per_day", "at least 1"),
     ("[leage]\n", "leage", "unknown key"),
 ])
 def test_a_mistake_names_file_key_and_problem(tmp_path: Path, extra: str, key: str,

@@ -29,7 +29,7 @@ from tests.league.conftest import (
     write_config,
 )
 from tests.presentation.conftest import browser  # noqa: F401 (a fixture)
-from tests.presentation.test_report_look import fits_and_is_clean
+from tests.presentation.test_report_look import fits_and_is_clean, full_page_screenshot
 
 LIMIT = 3
 SLOW_BOT = (Path(__file__).resolve().parents[2] / "bots" / "random" / "bot.py").read_text(
@@ -219,6 +219,7 @@ def test_a_practice_game_asked_for_in_the_browser_is_watched_then_replayed(
         '#live-table .hand .card')).map(function (c) { return c.className; });""")
     assert all("back" in c for c in faces), faces  # no hand while it runs
     fits_and_is_clean(browser, "practice 390")
+    full_page_screenshot(browser, tmp_path / "practice-390.png", 390)
     link = wait_for("the game over", lambda: browser.find_elements(
         By.CSS_SELECTOR, "#live-status a"), 180)[0]
     assert "The game is over" in browser.find_element(By.ID, "live-status").text
@@ -230,6 +231,7 @@ def test_a_practice_game_asked_for_in_the_browser_is_watched_then_replayed(
              30)
     assert "/replay" in browser.current_url
     fits_and_is_clean(browser, "practice replay 390")
+    full_page_screenshot(browser, tmp_path / "practice-replay-390.png", 390)
 
 
 def test_arena_practice_follows_the_game_to_its_replay(league: League, tokens, tmp_path):
