@@ -9,9 +9,10 @@ report's views (`app.py`, with the JSON API whose schema is `openapi.py`). It ad
 authors, their tokens and uploads (`accounts.py`, tables of the same store), the continuous
 schedule (`scheduler.py`), the authors' unrated practice games, kept in a store of their
 own so that nothing counts them (`practice.py`), the client of `arena upload` and `arena
-practice` (`client.py`, standard library only) and `arena bench league` (`bench.py`: the
+practice` (`client.py`, standard library only), `arena bench league` (`bench.py`: the
 league's games per second against a tournament's, and the standings' latency under
-concurrent clients).
+concurrent clients), and `reaper.py`, which ends at a start what a killed server's
+unsandboxed processes left running.
 
 It sits above the tournament, the ratings, the presentation and the bot kit, below the CLI;
 it is the only package that imports the league extra (Starlette, uvicorn, python-multipart),

@@ -31,6 +31,7 @@ from arena.intake import ReadyBot, take_bot
 from arena.league.accounts import PENDING, Accounts
 from arena.league.config import LeagueConfig
 from arena.league.practice import Practice
+from arena.league.reaper import reap
 from arena.league.scheduler import LeagueSource, stored_pairs
 from arena.league.standings import StandingsCache
 from arena.league.uploads import Busy, IntakeQueue
@@ -267,6 +268,9 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
     with run_lock(config.storage, f"arena league serve {config.path}"), \
             open_store(config.tournament) as store:
         Accounts(config.storage).close()  # the league's tables, before any thread reads them
+        ended = reap(config.storage)  # what a kill -9 of the last server left (level none)
+        if ended:
+            say(f"ended {ended} process(es) the last server of this store left running")
         sweep_pending(config.tournament.records, store)
         league = League(config, count, isolation, say)
         shutil.rmtree(league.live, ignore_errors=True)  # games a kill -9 left unfinished

@@ -121,6 +121,8 @@ class League:
     config: Path
     port: int
     process: subprocess.Popen[str] | None = None
+    options: tuple[str, ...] = ()
+    """More options of `arena league serve`."""
     _logged: int = 0  # the server log's length when the running server was started
 
     @property
@@ -135,8 +137,8 @@ class League:
             with open(self.folder / "serve.log", "a") as log:
                 self.process = subprocess.Popen(
                     [*ARENA, "league", "serve", str(self.config), "--port", str(self.port),
-                     "-j", "2"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log, text=True,
-                    start_new_session=True)
+                     "-j", "2", *self.options], cwd=ROOT, stdout=subprocess.DEVNULL,
+                    stderr=log, text=True, start_new_session=True)
             try:
                 wait_for("serving", self.up, 60)
                 return

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.league.reaper import mark_of, marked
 from tests.league.conftest import ROOT, League, bot_copy, free_port, wait_for, write_config
 
 
@@ -114,3 +115,31 @@ def test_kill_9_during_intake_leaves_no_process_of_it(tmp_path: Path, stage: str
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
     assert alive
+
+
+def test_what_an_unsandboxed_build_left_at_kill_9_ends_at_the_next_start(tmp_path: Path):
+    """Without a sandbox (--allow-unsandboxed) a build's own child outlives a kill -9 of the
+    server (only the build's first program dies with it); the same command again ends it
+    (`arena.league.reaper`) and says so."""
+    marker = str(secrets.randbelow(10**9) + 10**9)
+    bot = bot_copy(tmp_path / "kim-bot", "kim-bot",
+                   extra=f'build = ["sh", "-c", "sleep {marker} & sleep 600"]\n')
+    league = League(tmp_path, write_config(tmp_path, isolation="none"), free_port(),
+                    options=("--allow-unsandboxed",))
+    league.start()
+    try:
+        result = league.upload(bot, league.invite("kim"), "--no-follow")
+        assert result.returncode == 0, result.stderr
+        left = wait_for("the build's child", lambda: processes_with(marker))
+        league.stop(signal.SIGKILL)
+        assert all(Path(f"/proc/{pid}").exists() for pid in left)  # it outlived the server
+        league.start()
+        wait_for("the leftover ended", lambda: not any(Path(f"/proc/{pid}").exists()
+                                                       for pid in left), 60)
+        assert "ended" in league.log() and "left running" in league.log()
+    finally:
+        if league.process is not None:
+            league.stop(signal.SIGKILL)
+        for pid in marked(mark_of(tmp_path / "league.sqlite")):  # the last server's too
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
