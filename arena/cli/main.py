@@ -218,7 +218,9 @@ def bench_league_cmd(jobs: int, target: int, games: int, seconds: float, clients
 @click.argument("store", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--games", default=10_000, show_default=True, type=click.IntRange(min=1),
               help="Games of the synthetic tournament measured when no STORE is given.")
-def bench_report_cmd(store: str | None, games: int) -> None:
+@click.option("--distinct", default=300, show_default=True, type=click.IntRange(min=1),
+              help="Engine games played for it; the other games reuse their records.")
+def bench_report_cmd(store: str | None, games: int, distinct: int) -> None:
     """Measure the web report of STORE (default: a synthetic tournament of real engine
     games): its files and megabytes, a first build and a rebuild with nothing new."""
     import tempfile
@@ -226,7 +228,7 @@ def bench_report_cmd(store: str | None, games: int) -> None:
     from arena.presentation.bench import bench_report
 
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-report-"))
-    figures = bench_report(folder, Path(store) if store else None, games,
+    figures = bench_report(folder, Path(store) if store else None, games, distinct,
                            note=lambda text: echo(text, err=True))
     for line in figures.lines():
         echo(line)

@@ -119,7 +119,7 @@ SYNTHETIC_ENTRANTS = 10
 """Entrants of the synthetic tournament of `bench_report` (45 matchups)."""
 
 SYNTHETIC_DISTINCT = 300
-"""Distinct engine games played for it; the other games reuse their records."""
+"""Distinct engine games played for it by default; the other games reuse their records."""
 
 
 @dataclass(frozen=True)
@@ -147,28 +147,32 @@ class ReportFigures:
         return out
 
 
-def synthetic_store(folder: Path, games: int) -> tuple[Path, int]:
+def synthetic_store(folder: Path, games: int, distinct: int = SYNTHETIC_DISTINCT
+                    ) -> tuple[Path, int]:
     """A synthetic tournament of about `games` games in `folder`: `SYNTHETIC_ENTRANTS`
-    entrants (two of them strong), pairs per matchup to make the count; (store, games)."""
+    entrants (two of them strong), pairs per matchup to make the count, `distinct` of them
+    played by the engine, the others reusing their records; (store, games)."""
     keys = [f"bot{k}@v{k}" for k in range(SYNTHETIC_ENTRANTS)]
     matchups = SYNTHETIC_ENTRANTS * (SYNTHETIC_ENTRANTS - 1) // 2
     pairs = max(1, round(games / 2 / matchups))
     store = folder / "synthetic.sqlite"
     stored = fill_store(store, keys, pairs, strong={"bot1@v1", "bot2@v2"},
-                        distinct=SYNTHETIC_DISTINCT, anchor="bot0", durable=False)
+                        distinct=distinct, anchor="bot0", durable=False)
     return store, stored
 
 
 def bench_report(folder: Path, store: Path | None = None, games: int = 10_000,
+                 distinct: int = SYNTHETIC_DISTINCT,
                  note: Callable[[str], None] = lambda text: None) -> ReportFigures:
     """Build the report of `store` (default: a synthetic tournament of about `games` games,
-    made in `folder`) into `folder / "site"`, twice; `note` hears what is under way."""
+    `distinct` of them played by the engine, made in `folder`) into `folder / "site"`,
+    twice; `note` hears what is under way."""
     synthetic = None
     if store is None:
         note(f"making a synthetic tournament of about {games} games "
-             f"({SYNTHETIC_DISTINCT} distinct engine games at most)")
+             f"({distinct} distinct engine games at most)")
         start = time.monotonic()
-        store, stored = synthetic_store(folder, games)
+        store, stored = synthetic_store(folder, games, distinct)
         synthetic = (stored, time.monotonic() - start)
     note("building the report twice")
     with Store(store, create=False) as opened:

@@ -152,9 +152,12 @@ def test_bench_env_prints_steps_per_second_and_the_overhead():
 
 @pytest.mark.timeout(240)
 def test_bench_report_of_a_synthetic_tournament_prints_its_size_and_both_builds():
-    result = CliRunner().invoke(main, ["bench", "report", "--games", "20"])
+    # 4 games played by the engine, their records reused for the other 86 (the default, 300,
+    # played 90 games: 5 s of CPU, and over 240 s at a load of 30)
+    result = CliRunner().invoke(main, ["bench", "report", "--games", "20", "--distinct", "4"])
     assert result.exit_code == 0, result.output
     out = result.output
+    assert "(4 distinct engine games at most)" in out
     stored = int(re.search(r"synthetic store: (\d+) games in \d+ s", out)[1])
     assert stored == 90  # 45 matchups of one duplicate pair: the nearest to 20 games
     first = re.search(r"first build: (\d+) games, (\d+) files, \d+\.\d MB, \d+\.\d s", out)
