@@ -5,7 +5,7 @@ folder, so each budget is a copy of bots/search whose bot.toml names it `search-
 runs it with `--budget-ms <MS>`: tournaments/ladder/search-<MS>ms/ (git-ignored; rewritten
 by each run, so that it is the bot of the checkout).
 
-    .venv/bin/python scripts/ladder_bots.py [MS ...]     # default: 10 30 100
+    .venv/bin/python scripts/ladder_bots.py [MS ...]     # default: 1 10 100
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SEARCH = ROOT / "bots" / "search"
 LADDER = ROOT / "tournaments" / "ladder"
-BUDGETS = (10, 30, 100)
+BUDGETS = (1, 10, 100)
 
 
 def write_variant(budget_ms: int, parent: Path = LADDER) -> Path:
