@@ -352,7 +352,11 @@ def fit_order(fit: RatingFit) -> tuple[str, ...]:
 
 def _rating_groups(rated: Mapping[str, Sequence[GameResult]]) -> list[list[str]]:
     """Entrants connected by rated games, largest group first (entrant keys sorted)."""
-    matchups = {games[0].entrants for games in rated.values()}
+    return rating_groups({games[0].entrants for games in rated.values()})
+
+
+def rating_groups(matchups: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """Entrants connected by these matchups, largest group first (entrant keys sorted)."""
     keys = sorted({e for m in matchups for e in m})
     index = {e: k for k, e in enumerate(keys)}
     edges = {(index[a], index[b]) for a, b in matchups}
