@@ -200,16 +200,29 @@ def bench_game_cost_cmd(targets: tuple[int, ...], pairs: int) -> None:
               help="How long the league's games are counted, and the standings asked for.")
 @click.option("--clients", default=50, show_default=True, type=click.IntRange(min=1),
               help="Concurrent clients asking for GET /api/standings.")
-def bench_league_cmd(jobs: int, target: int, games: int, seconds: float, clients: int) -> None:
+@click.option("--entrants", default=0, show_default=True, type=click.IntRange(min=0),
+              help="The league's entrants: this many renamed copies of the bots "
+                   "(0: the bots themselves).")
+@click.option("--stored-games", default=0, show_default=True, type=click.IntRange(min=0),
+              help="Synthetic finished games seeded into the league's store before it "
+                   "starts (bulk-inserted, not played), e.g. 100000 with --entrants 100.")
+def bench_league_cmd(jobs: int, target: int, games: int, seconds: float, clients: int,
+                     entrants: int, stored_games: int) -> None:
     """Measure the league (`arena league serve`) against `arena tournament` on the random
     and heuristic bots: games per second of each, then GET /api/standings latency (p50,
-    p99) under concurrent clients while the league's games run. Needs the league extra."""
+    p99) under concurrent clients while the league's games run; with --entrants and
+    --stored-games, at the scale of a league that has run for weeks. Needs the league
+    extra."""
     from arena.league.bench import bench_league
 
+    if entrants == 1:
+        raise click.BadParameter("a league needs at least 2 entrants (0: the bots)",
+                                 param_hint="'--entrants'")
     root = Path(__file__).resolve().parents[2] / "bots"
     figures = bench_league([root / "random", root / "heuristic"], jobs, target,
                            games + games % 2, seconds, clients,
-                           note=lambda text: echo(text, err=True))
+                           note=lambda text: echo(text, err=True), entrants=entrants,
+                           stored=stored_games)
     for line in figures.lines():
         echo(line)
 

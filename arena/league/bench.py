@@ -6,11 +6,21 @@ The tournament plays a round robin of the bots in this process; the league runs 
 organizer runs it, `arena league serve` in a process of its own on a free port, its games
 counted from the standings between two readings `seconds` apart; then `clients` threads ask
 for the standings for `seconds`, each request on a new connection, while games go on.
+
+At scale (`entrants`, `stored`): the league's entrants are that many copies of the bots
+(renamed, each its own entrant), and its store is seeded, before the server starts, with
+`stored` synthetic games among them (`seed_games`: duplicate pairs whose results follow
+Bradley-Terry from random true ratings, inserted in one transaction, not played), so that
+the standings are those of a league that has run for weeks; then real games run on top.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
+import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -20,11 +30,13 @@ import time
 import urllib.request
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.tournament.config import load_config
-from arena.tournament.runner import run_tournament
+from arena.tournament.runner import open_store, register_entrants, run_tournament
+from arena.tournament.store import Store
 
 
 @dataclass(frozen=True)
@@ -37,6 +49,10 @@ class LeagueFigures:
     p50_ms: float
     p99_ms: float
     clients: int
+    entrants: int = 2
+    """The league's entrants (the tournament's: the bots given)."""
+    stored: int = 0
+    """Synthetic games seeded into the league's store before it started."""
 
     def lines(self) -> list[str]:
         t = self.tournament_games / self.tournament_seconds
@@ -45,8 +61,53 @@ class LeagueFigures:
                 f"({t:.2f} games/s)",
                 f"league:     {self.league_games} games in {self.league_seconds:.1f} s "
                 f"({league:.2f} games/s, {league / t:.2f}x the tournament)",
-                f"GET /api/standings, {self.clients} concurrent clients while games run: "
+                f"GET /api/standings, {self.entrants} entrants, {self.stored} seeded games, "
+                f"{self.clients} concurrent clients while games run: "
                 f"{self.requests} requests, p50 {self.p50_ms:.1f} ms, p99 {self.p99_ms:.1f} ms"]
+
+
+def seed_games(storage: Path, keys: Sequence[str], games: int, seed: int = 0) -> int:
+    """Insert `games` synthetic finished games (whole duplicate pairs, the matchups of `keys`
+    in turn) into the store at `storage`, whose entrants `keys` are registered; the number
+    inserted. Each pair's results follow Bradley-Terry from true ratings drawn at random
+    (sd 150 Elo); scores are plausible, records absent."""
+    rng = random.Random(seed)
+    strength = {k: rng.gauss(0.0, 150.0) for k in keys}
+    matchups = list(itertools.combinations(sorted(keys), 2))
+    now = datetime.now(UTC).isoformat(timespec="seconds")
+    rows = []
+    for n in range(games // 2):
+        a, b = matchups[n % len(matchups)]
+        pair_index = n // len(matchups)
+        pair_id = f"{a}~{b}#{pair_index}"
+        a_wins = 1.0 / (1.0 + 10.0 ** ((strength[b] - strength[a]) / 400.0))
+        for game_index, teams in enumerate(((a, b), (b, a))):
+            winner = int((rng.random() < a_wins) != (teams[0] == a))
+            scores = [rng.randrange(0, 900, 5)] * 2
+            scores[winner] = 1000 + rng.randrange(0, 300, 5)
+            rows.append((f"{pair_id}.{game_index}", pair_id, pair_index, game_index,
+                         rng.getrandbits(62), *teams, *scores, winner, 8, "normal", 1.0, "",
+                         now))
+    with Store(storage) as store, store.transaction() as db:
+        db.executemany("INSERT INTO games (game_id, pair_id, pair_index, game_index, seed, "
+                       "team0, team1, score0, score1, winner, rounds, termination, seconds, "
+                       "record, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                       "?, ?)", rows)
+    return len(rows)
+
+
+def _copies(folder: Path, bots: Sequence[Path], count: int) -> list[Path]:
+    """`count` copies of the bots in turn, each renamed (bench-000, ...): as many entrants."""
+    copies = []
+    for k in range(count):
+        source = bots[k % len(bots)]
+        copy = folder / "bots" / f"bench-{k:03d}"
+        shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        manifest = copy / "bot.toml"
+        manifest.write_text(re.sub(r'(?m)^name = ".*"$', f'name = "bench-{k:03d}"',
+                                   manifest.read_text(), count=1))
+        copies.append(copy)
+    return copies
 
 
 def _config(folder: Path, bots: Sequence[Path], target: int, games: int, name: str,
@@ -88,36 +149,29 @@ def _latency(url: str, clients: int, seconds: float) -> list[float]:
 
 def bench_league(bots: Sequence[Path], workers: int = 2, target: int = 200,
                  games: int = 60, seconds: float = 20.0, clients: int = 50,
-                 note: Callable[[str], None] = print) -> LeagueFigures:
-    """The figures of one run (see the module's docstring)."""
+                 note: Callable[[str], None] = print, entrants: int = 0,
+                 stored: int = 0) -> LeagueFigures:
+    """The figures of one run (see the module's docstring); `entrants` (0: the bots
+    themselves) and `stored`: the league at scale."""
     with tempfile.TemporaryDirectory(prefix="arena-bench-league-") as scratch:
         folder = Path(scratch)
         note(f"tournament: {games} games per matchup, {workers} workers ...")
         summary = run_tournament(load_config(_config(folder, bots, target, games, "t", False)),
                                  workers)
+        league_bots = _copies(folder, bots, entrants) if entrants else list(bots)
+        config = _config(folder, league_bots, target, 2, "l", True)
+        seeded = _seed(config, stored, note) if stored else 0
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         url = f"http://127.0.0.1:{port}"
-        config = _config(folder, bots, target, 2, "l", True)
         log = folder / "serve.log"
         with open(log, "w") as err:
             server = subprocess.Popen([sys.executable, "-m", "arena.cli", "league", "serve",
                                        str(config), "--port", str(port), "-j", str(workers)],
                                       stdout=subprocess.DEVNULL, stderr=err)
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    if _games(url) > 0:
-                        break
-                except OSError:
-                    if server.poll() is not None:
-                        raise ArenaError(f"the league did not start: {log.read_text()}"
-                                         ) from None
-                if time.monotonic() > deadline:
-                    raise ArenaError("the league played no game in 120 s")
-                time.sleep(0.2)
+            _wait_for_games(url, server, seeded, log)
             note(f"league: counting its games for {seconds:.0f} s ...")
             first, start = _games(url), time.monotonic()
             time.sleep(seconds)
@@ -132,4 +186,35 @@ def bench_league(bots: Sequence[Path], workers: int = 2, target: int = 200,
         return LeagueFigures(summary.played, summary.seconds, last - first, elapsed,
                              len(times), 1000 * times[len(times) // 2],
                              1000 * times[min(len(times) - 1, int(len(times) * 0.99))],
-                             clients)
+                             clients, len(league_bots), seeded)
+
+
+def _seed(config: Path, stored: int, note: Callable[[str], None]) -> int:
+    """Register the league's entrants in its store and seed it with `stored` games."""
+    cfg = load_config(config)
+    started = time.monotonic()
+    with open_store(cfg) as store:
+        entrants, failures = register_entrants(cfg, store)
+    if failures:
+        raise ArenaError("; ".join(f.line() for f in failures))
+    count = seed_games(cfg.storage, list(entrants), stored)
+    note(f"seeded {count} games among {len(entrants)} entrants in "
+         f"{time.monotonic() - started:.1f} s")
+    return count
+
+
+def _wait_for_games(url: str, server: subprocess.Popen[bytes], seeded: int,
+                    log: Path) -> None:
+    """Until the league's table counts a game played by the league itself (the seeded
+    games read, and real ones running)."""
+    deadline = time.monotonic() + 300
+    while True:
+        try:
+            if _games(url) > seeded:
+                return
+        except OSError:
+            if server.poll() is not None:
+                raise ArenaError(f"the league did not start: {log.read_text()}") from None
+        if time.monotonic() > deadline:
+            raise ArenaError("the league played no game in 300 s")
+        time.sleep(0.5)

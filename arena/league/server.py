@@ -75,7 +75,6 @@ class League:
         self.changed = threading.Condition()
         """Notified when a game is stored or the table changes (the pages' events)."""
         self.standings = StandingsCache(config.tournament, self.authors, self.active,
-                                        lambda key: f"/bots/{key.split('@')[0]}",
                                         lambda table: self._notify())
         self.intake = IntakeQueue(config, self.policy, self._activate)
         self.live = config.storage.with_name(config.storage.name + ".live")

@@ -1,10 +1,16 @@
-"""The live standings: fitted once per new game (never per request) and kept ready.
+"""The live standings: made once per new game (never per request), off the server's process.
 
-`StandingsCache` refits on its own thread when the store holds more games than at its last
-fit (the league wakes it as each game is stored), and keeps the result as a `Table`: the
-JSON rows of `GET /api/standings`, the leaderboard's HTML (the report's own view,
-`arena.presentation.views.leaderboard`, with its author and order columns) and each entrant's
-rating and interval for the scheduler. A request reads the last `Table`: no query, no fit.
+`StandingsCache` asks a process of its own (`python -m arena.league.standings`, `serve`) for
+a new table when the league wakes it (as each game is stored, or the entrants change), at
+most once per `REFIT_SECONDS`. That process keeps every game it has read counted
+(`arena.ratings.tally.Tally`: per matchup, what its pairs came to), reads only the games
+stored since (`Store.results_after`), and fits warm-started from its last fit: the cost of a
+table grows with the entrants, not with the games stored, and no fit holds the server's
+interpreter while requests wait. It sends back a `Table`: the JSON of `GET /api/standings`,
+already encoded, the leaderboard's HTML (the report's own view,
+`arena.presentation.views.leaderboard`, with its author and order columns) and each
+entrant's rating and interval for the scheduler. A request is sent the last `Table`'s bytes:
+no query, no fit, no encoding.
 
 The order column says, between each entrant and the next one down, whether their order is
 settled (the 95% interval of their difference excludes 0) or about how many more pairs of
@@ -17,18 +23,25 @@ import functools
 import json
 import logging
 import math
+import pickle
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
+from arena.errors import ArenaError
 from arena.league.accounts import Accounts
 from arena.presentation.notes import standings_notes
 from arena.presentation.report_pages import leaderboard_rows
 from arena.presentation.views import leaderboard
 from arena.ratings.fit import RatingsError
-from arena.ratings.standings import Standings, compute_standings
+from arena.ratings.standings import Standings
+from arena.ratings.tally import Tally
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import labels
 from arena.tournament.store import Store
@@ -85,22 +98,28 @@ def order_text(s: Standings, a: str, b: str, pairs: int) -> str:
 
 
 class StandingsCache:
-    """The last fit of the active entrants' standings, refitted on a thread of its own."""
+    """The last table of the active entrants' standings, made by a process of its own.
+
+    A thread here waits (holding nothing: it reads a pipe) while the standings process
+    (`TableMaker`, `python -m arena.league.standings`) reads the new games, counts them and
+    fits; the table comes back whole, its JSON already encoded, and requests are served it.
+    The process ends with the server (it exits at the end of its input, however the server
+    ended) and is started again should it die.
+    """
 
     def __init__(self, config: TournamentConfig, authors: Callable[[], Mapping[str, str]],
-                 active: Callable[[], list[str]], href: Callable[[str], str],
+                 active: Callable[[], list[str]],
                  on_change: Callable[[Table], None] | None = None) -> None:
         self.config = config
         self.authors = authors
         self.active = active
-        self.href = href
         self.on_change = on_change
         self.table = Table()
         self._publish(self.table)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="arena-standings", daemon=True)
-        self._fitted: tuple[int, tuple[str, ...]] | None = None
+        self._child: _Child | None = None
         self._kept: dict[str, int] = {}  # entrant: its games at its last rating kept
 
     def start(self) -> None:
@@ -113,7 +132,9 @@ class StandingsCache:
     def close(self) -> None:
         self._stop.set()
         self._wake.set()
-        self._thread.join(10)
+        self._thread.join(30)
+        if self._child is not None:
+            self._child.close()
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -124,60 +145,23 @@ class StandingsCache:
                 self.refresh()
             except Exception:  # a fit that fails is logged; the last table stays
                 logger.exception("the standings could not be fitted")
-            # at most one fit per REFIT_SECONDS: the fit holds the interpreter while it runs,
-            # and the requests are served by the same process
-            self._stop.wait(max(0.0, REFIT_SECONDS - (time.monotonic() - started)))
+            # a fit at most every REFIT_SECONDS, and never more than half the time: the
+            # games need the CPU more than the table needs to change twice a second
+            elapsed = time.monotonic() - started
+            self._stop.wait(max(REFIT_SECONDS, elapsed) - elapsed)
 
     def refresh(self) -> bool:
         """Refit if the store holds new games or the active entrants changed; True if so."""
-        keys = tuple(self.active())
-        with Store(self.config.storage, read_only=True) as store:
-            count = store.game_count()
-            if self._fitted == (count, keys):
-                return False
-            names = labels(store)
-            results = store.results(keys)
-            anchor = self.config.ratings.anchor
-            anchors = [k for k in keys if names.get(k, ("", ""))[0] == anchor]
-            failures = store.failures()
-            pairs = _pairs(store)
-        self._fitted = (count, keys)
-        try:
-            s = compute_standings(results, entrants=keys,
-                                  anchor=anchors[0] if anchors else None,
-                                  anchor_elo=self.config.ratings.anchor_elo,
-                                  prior=self.config.ratings.prior)
-        except RatingsError:
-            self._publish(Table(self.table.version + 1, count, html=Table().html))
-            return True
-        authors = self.authors()
-        rows, _ = leaderboard_rows(s, names, self.href)
-        order = list(s.ranking())
-        json_rows, shown = [], []
-        for key, row in zip(s.entrants, rows, strict=True):
-            position = order.index(key) if key in order else None
-            below = order[position + 1] if position is not None and position + 1 < len(
-                order) else None
-            text = "" if below is None else order_text(
-                s, key, below, pairs.get(tuple(sorted((key, below))), 0))
-            author = authors.get(row.name, "house")
-            shown.append(_replace(row, author=author, order=text))
-            json_rows.append({
-                "key": key, "name": row.name, "author": author, "version": row.version,
-                "rank": row.rank, "rating": _finite(row.rating), "rating_text": row.rating_text,
-                "interval": _finite(row.interval), "interval_text": row.interval_text,
-                "games": row.games, "wins": row.wins, "forfeits": row.forfeits,
-                "failures": failures.get(key, {}), "order_vs_next": text})
-        ratings = {}
-        for key in s.entrants:
-            fit = s.fit_of(key)
-            if fit is not None and math.isfinite(fit.elo[key]):
-                half = fit.interval(key) if fit.anchor != key else 0.0
-                ratings[key] = (fit.elo[key], half if math.isfinite(half) else math.inf)
-        self._history(json_rows)
-        html = leaderboard(shown, extras=("author", "order"))
-        self._publish(Table(self.table.version + 1, count, tuple(json_rows),
-                            tuple(standings_notes(s, names)), html, ratings))
+        if self._child is None or not self._child.alive():
+            self._child = _Child()
+        request = Request(self.config.storage, tuple(self.active()), dict(self.authors()),
+                          self.table.version + 1, self.config.ratings.anchor,
+                          self.config.ratings.anchor_elo, self.config.ratings.prior)
+        table = self._child.ask(request)
+        if table is None:
+            return False
+        self._history(list(table.rows))
+        self._publish(table)
         return True
 
     def _history(self, rows: list[dict[str, Any]]) -> None:
@@ -195,10 +179,168 @@ class StandingsCache:
                 accounts.add_ratings(kept)
 
     def _publish(self, table: Table) -> None:
-        table.body, table.event  # noqa: B018 (encoded here, once, not by a request)
+        table.body, table.event  # noqa: B018 (encoded once, not by a request)
         self.table = table
         if self.on_change is not None:
             self.on_change(table)
+
+
+# ----- the standings process ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Request:
+    """What the standings process is asked: the table of these entrants, if it changed."""
+
+    storage: Path
+    keys: tuple[str, ...]
+    """The active entrants."""
+    authors: Mapping[str, str]
+    """Bot name -> its author (house bots: absent)."""
+    version: int
+    """The version the new table gets."""
+    anchor: str | None
+    anchor_elo: float
+    prior: float
+
+
+def bot_href(key: str) -> str:
+    """An entrant's bot page."""
+    return f"/bots/{key.split('@')[0]}"
+
+
+class TableMaker:
+    """The standings process's state: the games read so far, counted (`Tally`), and the
+    last table's games and entrants (the same again: no new table)."""
+
+    def __init__(self) -> None:
+        self.tally = Tally()
+        self.rowid = 0
+        self.count = 0
+        self.fitted: tuple[int, tuple[str, ...]] | None = None
+
+    def make(self, request: Request) -> Table | None:
+        """The table, or None if no game was stored and the entrants are the same."""
+        with Store(request.storage, read_only=True) as store:
+            self.rowid, count, results = store.results_after(self.rowid)
+            self.tally.add(results)
+            self.count += count
+            if self.fitted == (self.count, request.keys):
+                return None
+            names = labels(store)
+            failures = store.failures()
+        self.fitted = (self.count, request.keys)
+        anchors = [k for k in request.keys if names.get(k, ("", ""))[0] == request.anchor]
+        try:
+            s = self.tally.standings(request.keys, anchor=anchors[0] if anchors else None,
+                                     anchor_elo=request.anchor_elo, prior=request.prior)
+        except RatingsError:
+            return Table(request.version, self.count, html=Table().html)
+        return _table(s, names, request, failures, self.tally.complete_pairs(), self.count)
+
+
+def _table(s: Standings, names: Mapping[str, tuple[str, str]], request: Request,
+           failures: Mapping[str, Mapping[str, int]], pairs: Mapping[tuple[str, str], int],
+           games: int) -> Table:
+    rows, _ = leaderboard_rows(s, names, bot_href)
+    order = list(s.ranking())
+    position = {key: k for k, key in enumerate(order)}
+    json_rows, shown = [], []
+    for key, row in zip(s.entrants, rows, strict=True):
+        at = position.get(key)
+        below = order[at + 1] if at is not None and at + 1 < len(order) else None
+        text = "" if below is None else order_text(
+            s, key, below, pairs.get((min(key, below), max(key, below)), 0))
+        author = request.authors.get(row.name, "house")
+        shown.append(_replace(row, author=author, order=text))
+        json_rows.append({
+            "key": key, "name": row.name, "author": author, "version": row.version,
+            "rank": row.rank, "rating": _finite(row.rating), "rating_text": row.rating_text,
+            "interval": _finite(row.interval), "interval_text": row.interval_text,
+            "games": row.games, "wins": row.wins, "forfeits": row.forfeits,
+            "failures": failures.get(key, {}), "order_vs_next": text})
+    ratings = {}
+    for key in s.entrants:
+        fit = s.fit_of(key)
+        if fit is not None and math.isfinite(fit.elo[key]):
+            half = fit.interval(key) if fit.anchor != key else 0.0
+            ratings[key] = (fit.elo[key], half if math.isfinite(half) else math.inf)
+    html = leaderboard(shown, extras=("author", "order"))
+    table = Table(request.version, games, tuple(json_rows),
+                  tuple(standings_notes(s, names)), html, ratings)
+    table.body, table.event  # noqa: B018 (encoded here, in the standings process)
+    return table
+
+
+class _Child:
+    """The standings process, seen from the server: one request at a time, over pipes
+    (length-prefixed pickles, as `arena.tournament.cluster` talks to its referee process)."""
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "arena.league.standings"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def ask(self, request: Request) -> Table | None:
+        """The process's answer; ArenaError if it failed (its error is on the server's
+        error output) or ended."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            _send(self.process.stdin, request)
+            answer = _receive(self.process.stdout)
+        except (OSError, EOFError):
+            raise ArenaError(f"the standings process ended (exit code "
+                             f"{self.process.poll()})") from None
+        if isinstance(answer, str):
+            raise ArenaError(f"the standings process failed: {answer}")
+        return answer
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def _send(stream: IO[bytes], value: Any) -> None:
+    data = pickle.dumps(value)
+    stream.write(len(data).to_bytes(8, "big") + data)
+    stream.flush()
+
+
+def _receive(stream: IO[bytes]) -> Any:
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError
+    data = stream.read(int.from_bytes(head, "big"))
+    return pickle.loads(data)
+
+
+def serve() -> None:
+    """The standings process: answer each request (`TableMaker.make`) until the end of its
+    input (the server closed it, or died); a failure is answered with its message."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the server's to handle
+    maker = TableMaker()
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            request = _receive(stdin)
+        except EOFError:
+            return
+        try:
+            answer: Table | str | None = maker.make(request)
+        except Exception as exc:
+            logger.exception("the standings could not be made")
+            answer = f"{type(exc).__name__}: {exc}"
+            maker = TableMaker()  # read everything again next time
+        try:
+            _send(stdout, answer)
+        except BrokenPipeError:
+            return
 
 
 def _replace(row: Any, **changes: Any) -> Any:
@@ -210,11 +352,7 @@ def _finite(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else round(value, 1)
 
 
-def _pairs(store: Store) -> dict[tuple[str, ...], int]:
-    """Complete pairs stored per matchup (keys in key order)."""
-    counts: dict[tuple[str, ...], int] = {}
-    for team0, team1, n in store.db.execute(
-            "SELECT team0, team1, count(*) FROM games WHERE game_index = 1 GROUP BY pair_id"):
-        key = tuple(sorted((team0, team1)))
-        counts[key] = counts.get(key, 0) + n
-    return counts
+if __name__ == "__main__":  # the standings process (see `StandingsCache`)
+    from arena.league.standings import serve as main  # its classes, not __main__'s
+
+    main()

@@ -475,12 +475,27 @@ class Store:
                 f"{self._partners_sql} FROM games ORDER BY pair_index, game_id"):
             if partner0 is not None or wanted is not None and not {team0, team1} <= wanted:
                 continue
-            kind = Termination(termination)
-            forfeit = (fault_team, kind.value) if kind.is_bot_fault and fault_team is not None \
-                else None
-            results.append(GameResult(pair_id, (team0, team1), (s0, s1), winner, forfeit,
-                                      kind is Termination.HARNESS_FAULT))
+            results.append(_result(pair_id, team0, team1, s0, s1, winner, termination,
+                                   fault_team))
         return results
+
+    def results_after(self, rowid: int) -> tuple[int, int, list[GameResult]]:
+        """The games stored after row `rowid` (0: all), in the order stored, for a reader that
+        keeps up with the store (the league's standings, `arena.ratings.tally`): the last row
+        read (`rowid` if none), the games read, and those of them as the ratings see them
+        (games with mixed partners are counted, not returned). Rows only grow: games are
+        never deleted, so a row id once read is never reused."""
+        last, count, results = rowid, 0, []
+        for (row, pair_id, team0, team1, s0, s1, winner, termination, fault_team, partner0,
+             _) in self.db.execute(
+                "SELECT rowid, pair_id, team0, team1, score0, score1, winner, termination, "
+                f"fault_team, {self._partners_sql} FROM games WHERE rowid > ? ORDER BY rowid",
+                (rowid,)):
+            last, count = row, count + 1
+            if partner0 is None:
+                results.append(_result(pair_id, team0, team1, s0, s1, winner, termination,
+                                       fault_team))
+        return last, count, results
 
     def team_results(self, keys: Iterable[str] | None = None) -> list[TeamResult]:
         """Stored games as individual ratings see them (each team its two seats' entrants,
@@ -526,6 +541,15 @@ class Store:
 
     def record_path(self, relative: str) -> Path:
         return self.path.parent / relative
+
+
+def _result(pair_id: str, team0: str, team1: str, s0: int, s1: int, winner: int | None,
+            termination: str, fault_team: int | None) -> GameResult:
+    """A stored game's row as the ratings see it."""
+    kind = Termination(termination)
+    forfeit = (fault_team, kind.value) if kind.is_bot_fault and fault_team is not None else None
+    return GameResult(pair_id, (team0, team1), (s0, s1), winner, forfeit,
+                      kind is Termination.HARNESS_FAULT)
 
 
 def _insert_game(db: sqlite3.Connection, row: GameRow, path: Path) -> bool:
