@@ -39,13 +39,23 @@ def league() -> None:
 @click.option("--allow-unsandboxed", is_flag=True,
               help="Run uploaded bots without a sandbox when the machine offers none "
                    "(only if every author is trusted).")
-def serve(config: str, host: str, port: int, jobs: int | None, allow_unsandboxed: bool) -> None:
+@click.option("--cluster", metavar="ADDRESS", default=None,
+              help="Play the games on the Dask cluster whose scheduler is at ADDRESS "
+                   "(tcp://HOST:PORT, or local:N for N worker processes here), as `arena "
+                   "tournament --cluster` does (default: the config's cluster, else local "
+                   "workers; needs the cluster extra).")
+def serve(config: str, host: str, port: int, jobs: int | None, allow_unsandboxed: bool,
+          cluster: str | None) -> None:
     """Run the league of CONFIG: the web server, the scheduler and the game workers, until
     Ctrl-C or SIGTERM (it resumes where it stopped when started again)."""
     from arena.league.server import serve as run
+    from arena.tournament.config import address_problem
 
+    problem = None if cluster is None else address_problem(cluster)
+    if problem:
+        raise click.BadParameter(problem, param_hint="'--cluster'")
     run(_config(config), host, port, jobs, allow_unsandboxed,
-        say=lambda text: echo(text, err=True, one_line=True))
+        say=lambda text: echo(text, err=True, one_line=True), cluster=cluster)
 
 
 @league.command()

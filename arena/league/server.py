@@ -17,14 +17,15 @@ pairs stored half and takes in again the uploads not finished.
 
 from __future__ import annotations
 
+import functools
 import logging
 import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Sequence
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
 from arena.intake import ReadyBot, take_bot
@@ -40,10 +41,19 @@ from arena.sandbox import Isolation
 from arena.sandbox import resolve as resolve_isolation
 from arena.tournament.lock import run_lock
 from arena.tournament.records import sweep_pending
-from arena.tournament.runner import deals_of, open_store, play_games, register_entrants
-from arena.tournament.schedule import entrant_key
+from arena.tournament.runner import (
+    cluster_at,
+    deals_of,
+    open_store,
+    play_games,
+    register_entrants,
+)
+from arena.tournament.schedule import ScheduledGame, entrant_key
 from arena.tournament.store import EntrantRow, GameRow, Store
-from arena.tournament.workers import WorkerError
+from arena.tournament.workers import Finished, Setup, WorkerError
+
+if TYPE_CHECKING:  # the cluster is imported only by a league that asks for one
+    from arena.tournament.cluster import Cluster
 
 logger = logging.getLogger(__name__)
 
@@ -206,15 +216,17 @@ class League:
 
     # ----- the games -------------------------------------------------------------------------
 
-    def play(self, store: Store) -> None:
+    def play(self, store: Store, remote: Cluster | None = None) -> None:
         """Play games until `stopping` (KeyboardInterrupt propagates, the games received
-        stored)."""
+        stored); on `remote`, a Dask cluster, rather than local worker processes."""
         deals = deals_of(self.config.tournament, store)
         while not self.stopping.is_set():
             with self.lock:
                 generation = self.generation
                 entrants = dict(self.entrants)
             self.in_play = generation  # the games of every earlier generation are over
+            if remote is not None:
+                entrants = self._shipped(remote, entrants)
             if len(entrants) < 2:
                 self.stopping.wait(0.5)
                 continue
@@ -227,12 +239,31 @@ class League:
                 sorted(entrants), deals, following, half,
                 lambda: self.standings.table.ratings, self.config.placement_pairs,
                 self.config.batch_pairs, changed)
+            executor = None if remote is None else \
+                functools.partial(_play_on, remote, source=source)
             try:
                 play_games(self.config.tournament, store, entrants, [], self.workers,
-                           self._on_game, source=source, live=self.live)
+                           self._on_game, executor, source=source, live=self.live)
             except WorkerError as exc:  # its unfinished games are played again
                 self.say(f"a game worker failed: {exc}; the league goes on")
                 time.sleep(1.0)
+
+
+    def _shipped(self, remote: Cluster, entrants: dict[str, Entrant]) -> dict[str, Entrant]:
+        """The entrants, each shipped to the cluster and built on its workers (once: the
+        cluster keeps what it was sent); those a worker cannot build are left out of this
+        field, saying why (a new upload, or a change of field, tries them again)."""
+        failures = remote.ship(entrants, self.config.tournament.intake_policy(Isolation.NONE))
+        for failure in failures:
+            self.say(f"left out on the cluster: {failure.line()}")
+        failed = {str(f.source) for f in failures}
+        return {k: e for k, e in entrants.items() if str(e.source) not in failed}
+
+
+def _play_on(remote: Cluster, setup: Setup, games: Sequence[ScheduledGame],
+             source: LeagueSource) -> Generator[Finished, None, None]:
+    """The league's executor on a cluster: its batches from the league's scheduler."""
+    return remote.play(setup, games, source)
 
 
 def check_isolation(config: LeagueConfig, allow_unsandboxed: bool) -> Isolation:
@@ -254,18 +285,24 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 
 def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
           workers: int | None = None, allow_unsandboxed: bool = False,
-          say: Callable[[str], None] = print) -> int:
-    """Run the league until Ctrl-C or SIGTERM; the number of games played. StoreBusy if
-    another server (or tournament run) holds the store; Unsandboxed; ArenaError if the
-    address cannot be bound."""
+          say: Callable[[str], None] = print, cluster: str | None = None) -> int:
+    """Run the league until Ctrl-C or SIGTERM; the number of games played. `cluster`
+    (default: the config's): play the games on the Dask cluster at that address ('local:N':
+    N worker processes here), as `arena tournament --cluster` does. StoreBusy if another
+    server (or tournament run) holds the store; Unsandboxed; ArenaError if the address
+    cannot be bound; ClusterError if the cluster cannot be used."""
     import uvicorn
 
     from arena.league.app import make_app
 
     isolation = check_isolation(config, allow_unsandboxed)
     count = config.tournament.workers(workers)
+    address = cluster or config.tournament.cluster
     with run_lock(config.storage, f"arena league serve {config.path}"), \
-            open_store(config.tournament) as store:
+            open_store(config.tournament) as store, \
+            cluster_at(address, config.tournament) as remote:
+        if remote is not None:
+            count = remote.threads()
         Accounts(config.storage).close()  # the league's tables, before any thread reads them
         ended = reap(config.storage)  # what a kill -9 of the last server left (level none)
         if ended:
@@ -288,10 +325,11 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
         league.standings.start()
         league.intake.start()
         league.practice.start()
+        where = "" if address is None else f" on the cluster at {address}"
         say(f"league {config.tournament.name!r} at http://{host}:{port}/ "
-            f"({count} game workers; Ctrl-C stops it)")
+            f"({count} game workers{where}; Ctrl-C stops it)")
         try:
-            league.play(store)
+            league.play(store, remote)
         except KeyboardInterrupt:
             say(f"stopping: {league.games_played} games played by this server")
         finally:

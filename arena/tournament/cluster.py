@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import logging
 import os
 import pickle
@@ -71,7 +72,7 @@ from arena.tournament.config import address_problem
 from arena.tournament.records import record_bytes
 from arena.tournament.schedule import Dispatcher, ScheduledGame
 from arena.tournament.store import GameRow
-from arena.tournament.workers import Batch, Finished, PairPlayer, Setup, WorkerError
+from arena.tournament.workers import Batch, Finished, PairPlayer, Setup, Source, WorkerError
 
 logger = logging.getLogger(__name__)
 
@@ -363,9 +364,10 @@ class Cluster:
         `policy` (its isolation resolved on each worker); the entrants that some worker
         cannot build."""
         self.policy = policy
-        data = {f"arena-bot-{e.version}": pack(e) for e in entrants.values()}
-        futures = self.client.scatter(data, broadcast=True)
-        self.bundles = {key.removeprefix("arena-bot-"): f for key, f in futures.items()}
+        data = {f"arena-bot-{e.version}": pack(e) for e in entrants.values()
+                if e.version not in self.bundles}  # (a league ships its new entrants)
+        futures = self.client.scatter(data, broadcast=True) if data else {}
+        self.bundles.update({key.removeprefix("arena-bot-"): f for key, f in futures.items()})
         listed = tuple(entrants.items())
         jobs = [self.client.submit(build_task, listed, self.bundles, self.isolation, policy,
                                    workers=[address], allow_other_workers=False, pure=False,
@@ -383,20 +385,22 @@ class Cluster:
                 failed.setdefault(failure.key, failure)
         return [f.unbuildable(entrants[k]) for k, f in failed.items()]
 
-    def play(self, setup: Setup, games: Sequence[ScheduledGame]
+    def play(self, setup: Setup, games: Sequence[ScheduledGame], source: Source | None = None
              ) -> Generator[Finished, None, None]:
         """Play `games` on the cluster; yield each as its task finishes (with its record's
-        content). WorkerError naming the pairs of a task that failed every
+        content). `source`: the batches come from it instead, as tasks finish (a league's
+        scheduler; each task in flight has a slot number of its own, the `worker` it asks
+        for), until it has none. WorkerError naming the pairs of a task that failed every
         time, or the entrant a worker could not build."""
         distributed = _distributed()
-        dispatcher = Dispatcher(games, threads(self.client), PAIRS_PER_TASK)
+        dispatcher = source or Dispatcher(games, threads(self.client), PAIRS_PER_TASK)
         entrants = {k: e for k, e in setup.entrants.items()}
         pending = distributed.as_completed()
-        tasks: dict[Any, Task] = {}
+        tasks: dict[Any, tuple[Task, int]] = {}
         try:
             self._fill(dispatcher, entrants, setup, pending, tasks)
             for future in pending:
-                task = tasks.pop(future)
+                task, _ = tasks.pop(future)
                 outcome = self._outcome(future, task)
                 if outcome.failure is not None:
                     raise WorkerError(outcome.failure.unbuildable(
@@ -409,12 +413,14 @@ class Cluster:
             if tasks:
                 self.client.cancel(list(tasks))
 
-    def _fill(self, dispatcher: Dispatcher, entrants: Mapping[str, Entrant], setup: Setup,
-              pending: Any, tasks: dict[Any, Task]) -> None:
+    def _fill(self, dispatcher: Source, entrants: Mapping[str, Entrant], setup: Setup,
+              pending: Any, tasks: dict[Any, tuple[Task, int]]) -> None:
         """Submit tasks until about twice the cluster's threads are in flight."""
         slots = TASKS_PER_THREAD * threads(self.client)
         while len(tasks) < slots:
-            batch: Batch = dispatcher.next(0)
+            taken = {slot for _, slot in tasks.values()}
+            slot = next(k for k in itertools.count() if k not in taken)
+            batch: Batch = dispatcher.next(slot)
             if not batch:
                 return
             task = Task(tuple(batch), tuple((k, entrants[k]) for k in batch[0][0].keys),
@@ -423,7 +429,7 @@ class Cluster:
             future = self.client.submit(play_task, task, self.bundles, self.policy, pure=False,
                                         retries=RETRIES,
                                         key=f"arena-pairs-{self.prefix}-{task.pair_ids[0]}")
-            tasks[future] = task
+            tasks[future] = (task, slot)
             pending.add(future)
 
     @staticmethod

@@ -448,7 +448,7 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
     count = config.workers(workers)
     isolation = resolve_isolation(config.isolation) if address is None else None
     with run_lock(config.storage, f"arena tournament {config.path}"), \
-            open_store(config) as store, _cluster(address, config) as remote:
+            open_store(config) as store, cluster_at(address, config) as remote:
         sweep_pending(config.records, store)
         if isolation is not None:
             listener.note(describe(isolation))
@@ -507,7 +507,7 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
 
 
 @contextlib.contextmanager
-def _cluster(address: str | None, config: TournamentConfig) -> Iterator[Cluster | None]:
+def cluster_at(address: str | None, config: TournamentConfig) -> Iterator[Cluster | None]:
     """The cluster at `address` for the block (None: no cluster, and no Dask import)."""
     if address is None:
         yield None
