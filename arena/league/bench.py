@@ -191,7 +191,7 @@ def bench_league(bots: Sequence[Path], workers: int = 2, target: int = 200,
 
 def _seed(config: Path, stored: int, note: Callable[[str], None]) -> int:
     """Register the league's entrants in its store and seed it with `stored` games."""
-    cfg = load_config(config)
+    cfg = load_config(config, sections=frozenset({"league"}))
     started = time.monotonic()
     with open_store(cfg) as store:
         entrants, failures = register_entrants(cfg, store)

@@ -23,6 +23,7 @@ import functools
 import json
 import logging
 import math
+import os
 import pickle
 import signal
 import subprocess
@@ -50,6 +51,10 @@ logger = logging.getLogger(__name__)
 
 REFIT_SECONDS = 1.0
 """The least time between two fits: a finished game shows within about this much."""
+NICE = 5
+"""The standings process's niceness: on a busy machine the server's answers and the games
+come first, and the table may take a little longer to change (a fit of 100 entrants takes
+about a second of CPU)."""
 
 
 @dataclass(frozen=True)
@@ -324,6 +329,7 @@ def serve() -> None:
     """The standings process: answer each request (`TableMaker.make`) until the end of its
     input (the server closed it, or died); a failure is answered with its message."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the server's to handle
+    os.nice(NICE)
     maker = TableMaker()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
