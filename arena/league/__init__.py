@@ -1,11 +1,11 @@
 """The league: a tournament that never ends, behind a web server, open to uploads.
 
 The same arena as `arena tournament`, not a second one: its config is a tournament config
-with a [league] table (`config.py`), its games are played by the tournament's workers into
-the tournament's store (`server.py`, which runs the scheduler, the workers and the web
-server in one process), its entrants come in through intake and check-bot (`uploads.py`),
-its standings are the ratings' fit kept ready (`standings.py`), and its pages are the
-report's views (`app.py`, with the JSON API whose schema is `openapi.py`). It adds the
+with a [league] table (`config.py`), its games are played by the tournament's workers (or
+its Dask cluster) into the tournament's store (`server.py`, which runs the scheduler, the
+workers and the web server in one process), its entrants come in through intake and
+check-bot (`uploads.py`), its standings are the ratings' tally kept ready by a process of
+their own (`standings.py`), and its pages are the report's views (`app.py`, with the JSON API whose schema is `openapi.py`). It adds the
 authors, their tokens and uploads (`accounts.py`, tables of the same store), the continuous
 schedule (`scheduler.py`), the authors' unrated practice games, kept in a store of their
 own so that nothing counts them (`practice.py`), the client of `arena upload` and `arena

@@ -5,8 +5,12 @@ does (`arena.tournament.runner.play_games`: the same worker processes, the same 
 its game writer, so that every finished game is stored exactly once), its batches handed out
 by the league's scheduler (`scheduler.LeagueSource`) as the workers ask. When the entrants
 change (an upload becomes active, a version retires) the workers finish their batch and
-start again with the new field. The web server (uvicorn, `app.py`) runs on a thread of its
-own; so do the standings' fits (`standings.py`) and intake (`uploads.py`).
+start again with the new field; with `--cluster`, the batches are played by Dask tasks on
+the cluster's workers instead (`arena.tournament.cluster.Cluster.play`, the same source),
+and the games come back to be stored here. The web server (uvicorn, `app.py`) runs on a
+thread of its own, and so does intake (`uploads.py`); the standings are made by a process of
+their own (`standings.py`), so that no fit holds the interpreter the requests are served
+from.
 
 Ctrl-C or SIGTERM stops it cleanly: the workers stop their games (those are replayed at the
 next start), the games received are stored, the web server closes. `kill -9` loses nothing

@@ -1,0 +1,50 @@
+"""The standings process's work (`TableMaker`): reading only the games stored since its last
+table gives the table a fresh reading of the whole store gives; no new game and the same
+entrants, no new table. The store is seeded as `arena bench league` seeds it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.league.bench import seed_games
+from arena.league.standings import Request, TableMaker
+from arena.tournament.store import EntrantRow, Store
+
+KEYS = [f"bot-{k}@{k:08x}" for k in range(6)]
+
+
+def store_of(folder: Path) -> Path:
+    path = folder / "league.sqlite"
+    with Store(path) as store:
+        for key in KEYS:
+            name, version = key.split("@")
+            store.register_entrant(EntrantRow(key, name, version, "1.0", "python", key,
+                                              "config", False))
+    return path
+
+
+def ask(path: Path, keys: list[str], version: int) -> Request:
+    return Request(path, tuple(keys), {"bot-1": "alice"}, version, "bot-0", 0.0, 2.0)
+
+
+def test_a_table_kept_up_game_by_game_is_the_table_of_the_whole_store(tmp_path: Path):
+    path = store_of(tmp_path)
+    maker = TableMaker()
+    assert seed_games(path, KEYS[:4], 120, seed=1) == 120
+    first = maker.make(ask(path, KEYS, 1))
+    assert first is not None and first.games == 120
+    assert maker.make(ask(path, KEYS, 2)) is None  # nothing new
+    seed_games(path, KEYS, 90, seed=2)  # more games, and the last two entrants' first
+    kept_up = maker.make(ask(path, KEYS, 2))
+    fresh = TableMaker().make(ask(path, KEYS, 2))
+    assert kept_up is not None and fresh is not None
+    assert kept_up.games == fresh.games == 210
+    assert kept_up.rows == fresh.rows and kept_up.notes == fresh.notes
+    assert kept_up.body == fresh.body and kept_up.html == fresh.html
+    rows = {r["name"]: r for r in kept_up.rows}
+    assert set(rows) == {k.split("@")[0] for k in KEYS}
+    assert rows["bot-1"]["author"] == "alice" and rows["bot-2"]["author"] == "house"
+    assert rows["bot-0"]["rating"] == 0.0  # the anchor
+    fewer = maker.make(ask(path, KEYS[:3], 3))  # entrants retired: their games leave
+    assert fewer is not None and {r["name"] for r in fewer.rows} == {"bot-0", "bot-1",
+                                                                      "bot-2"}
