@@ -66,10 +66,11 @@ class LeagueFigures:
                 f"{self.requests} requests, p50 {self.p50_ms:.1f} ms, p99 {self.p99_ms:.1f} ms"]
 
 
-def seed_games(storage: Path, keys: Sequence[str], games: int, seed: int = 0) -> int:
+def seed_games(storage: Path, keys: Sequence[str], games: int, seed: int = 0,
+               first_pair: int = 0) -> int:
     """Insert `games` synthetic finished games (whole duplicate pairs, the matchups of `keys`
-    in turn) into the store at `storage`, whose entrants `keys` are registered; the number
-    inserted. Each pair's results follow Bradley-Terry from true ratings drawn at random
+    in turn, pair indexes from `first_pair`) into the store at `storage`, whose entrants
+    `keys` are registered; the number inserted. Each pair's results follow Bradley-Terry from true ratings drawn at random
     (sd 150 Elo); scores are plausible, records absent."""
     rng = random.Random(seed)
     strength = {k: rng.gauss(0.0, 150.0) for k in keys}
@@ -78,7 +79,7 @@ def seed_games(storage: Path, keys: Sequence[str], games: int, seed: int = 0) ->
     rows = []
     for n in range(games // 2):
         a, b = matchups[n % len(matchups)]
-        pair_index = n // len(matchups)
+        pair_index = first_pair + n // len(matchups)
         pair_id = f"{a}~{b}#{pair_index}"
         a_wins = 1.0 / (1.0 + 10.0 ** ((strength[b] - strength[a]) / 400.0))
         for game_index, teams in enumerate(((a, b), (b, a))):
