@@ -120,6 +120,30 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
+class StandingsFirst:
+    """ASGI: `GET /api/standings` answered first, with the last table's bytes and the
+    security headers, before routing (every other request goes on to `app`). It is the
+    request asked most, by every client polling the table: without Starlette's middleware,
+    routing, request and response objects, the one thread serving requests answers it
+    about twice as often (README, "Run a league")."""
+
+    def __init__(self, app: ASGIApp, league: League) -> None:
+        self.app = app
+        self.league = league
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != "/api/standings" or \
+                scope["method"] not in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+        body = self.league.standings.table.body  # encoded once, when the table was made
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()), *SECURITY_HEADERS]})
+        await send({"type": "http.response.body",
+                    "body": body if scope["method"] == "GET" else b""})
+
+
 def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message, "status": status}, status_code=status)
 
@@ -130,7 +154,7 @@ def _bearer(request: Request) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
-def make_app(league: League) -> Starlette:
+def make_app(league: League) -> ASGIApp:
     """The application serving `league`."""
     config = league.config
     storage = config.storage
@@ -147,7 +171,8 @@ def make_app(league: League) -> Starlette:
     # ----- the API ---------------------------------------------------------------------------
 
     async def standings(request: Request) -> Response:
-        # on the event loop, no thread: the body was encoded once, when the table was fitted
+        # (GET and HEAD are answered by StandingsFirst before routing; the route stays for
+        # the rest: 405 to another method)
         return Response(league.standings.table.body, media_type="application/json")
 
     def bot_data(name: str) -> dict[str, Any] | None:
@@ -822,7 +847,7 @@ def make_app(league: League) -> Starlette:
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
     app.add_middleware(SecurityHeaders)
-    return app
+    return StandingsFirst(app, league)
 
 
 def _opponents(store: Store, keys: list[str]) -> list[dict[str, Any]]:

@@ -240,14 +240,23 @@ def test_no_sandbox_no_league_unless_the_organizer_says_so(tmp_path: Path):
     assert not (tmp_path / "league.sqlite").exists()
 
 
-def test_security_headers(league: League):
+@pytest.mark.parametrize("path", ["/", "/api/standings"])  # (the second answered first)
+def test_security_headers(league: League, path: str):
     import urllib.request
 
-    with urllib.request.urlopen(league.url + "/") as response:
+    with urllib.request.urlopen(league.url + path) as response:
         headers = response.headers
     assert "script-src 'self'" in headers["content-security-policy"]
     assert headers["x-frame-options"] == "DENY"
     assert headers["x-content-type-options"] == "nosniff"
+
+
+def test_the_standings_answer_their_table_to_get_and_head_and_405_to_a_post(league: League):
+    table = league.get("/api/standings")
+    assert set(table) == {"games", "version", "standings", "notes"}
+    status, body = request(league.url + "/api/standings", method="HEAD")
+    assert status == 200 and body == ""
+    assert request(league.url + "/api/standings", b"", method="POST")[0] == 405
 
 
 def test_the_upload_form_refuses_a_cross_site_post(league: League, tokens, tmp_path):
