@@ -28,6 +28,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Generator, Sequence
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -91,6 +92,8 @@ class League:
         self.standings = StandingsCache(config.tournament, self.authors, self.active,
                                         lambda table: self._notify())
         self.intake = IntakeQueue(config, self.policy, self._activate)
+        self.unbuilt: set[Path] = set()
+        """Entrants' folders a cluster worker could not build (`--cluster`)."""
         self.live = config.storage.with_name(config.storage.name + ".live")
         """The spectators' files of the games in progress (`GameSpec.live`)."""
         self.practice = Practice(config, self.policy, self.entrants_now)
@@ -252,16 +255,18 @@ class League:
                 self.say(f"a game worker failed: {exc}; the league goes on")
                 time.sleep(1.0)
 
-
     def _shipped(self, remote: Cluster, entrants: dict[str, Entrant]) -> dict[str, Entrant]:
-        """The entrants, each shipped to the cluster and built on its workers (once: the
-        cluster keeps what it was sent); those a worker cannot build are left out of this
-        field, saying why (a new upload, or a change of field, tries them again)."""
-        failures = remote.ship(entrants, self.config.tournament.intake_policy(Isolation.NONE))
-        for failure in failures:
-            self.say(f"left out on the cluster: {failure.line()}")
-        failed = {str(f.source) for f in failures}
-        return {k: e for k, e in entrants.items() if str(e.source) not in failed}
+        """The entrants, those not shipped yet sent to the cluster and built on its workers
+        (once: the cluster keeps what it was sent); those a worker could not build are left
+        out of the field for the server's life, saying why."""
+        new = {k: e for k, e in entrants.items() if e.version not in remote.bundles}
+        if new:
+            for failure in remote.ship(new, self.config.tournament.intake_policy(
+                    Isolation.NONE)):
+                self.say(f"left out on the cluster: {failure.line()}")
+                self.unbuilt.add(failure.source)
+        return {k: e for k, e in entrants.items()
+                if Path(e.source or e.manifest.folder) not in self.unbuilt}
 
 
 def _play_on(remote: Cluster, setup: Setup, games: Sequence[ScheduledGame],
