@@ -252,10 +252,15 @@ def test_security_headers(league: League, path: str):
 
 
 def test_the_standings_answer_their_table_to_get_and_head_and_405_to_a_post(league: League):
+    import urllib.request
+
     table = league.get("/api/standings")
     assert set(table) == {"games", "version", "standings", "notes"}
-    status, body = request(league.url + "/api/standings", method="HEAD")
-    assert status == 200 and body == ""
+    head = urllib.request.Request(league.url + "/api/standings", method="HEAD")
+    with urllib.request.urlopen(head) as response:
+        assert response.status == 200 and response.read() == b""
+        assert response.headers["content-type"] == "application/json"
+        assert int(response.headers["content-length"]) > 0
     assert request(league.url + "/api/standings", b"", method="POST")[0] == 405
 
 
