@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import shutil
 import signal
 import threading
@@ -62,6 +63,8 @@ if TYPE_CHECKING:  # the cluster is imported only by a league that asks for one
 
 logger = logging.getLogger(__name__)
 
+GAMES_NICE = 5
+"""How much nicer than the web server the league's games run (`League.play`)."""
 UPLOAD_FOLDER = "upload:"
 """An uploaded bot's `folder` in the store: its versions retire one another by it."""
 
@@ -226,6 +229,11 @@ class League:
     def play(self, store: Store, remote: Cluster | None = None) -> None:
         """Play games until `stopping` (KeyboardInterrupt propagates, the games received
         stored); on `remote`, a Dask cluster, rather than local worker processes."""
+        # The games' thread, and so the workers and bots it starts, a little below the web
+        # server's: on Linux a thread's niceness is its own (the server's thread, started
+        # before, keeps 0) and processes inherit their starter's. A request then waits for
+        # no game's turn at a CPU; the games get every moment the requests leave.
+        os.nice(GAMES_NICE)
         deals = deals_of(self.config.tournament, store)
         while not self.stopping.is_set():
             with self.lock:
