@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 
-from arena.ratings.fit import ELO_PER_LOGIT, Z95, fit_ratings
+from arena.ratings.fit import ELO_PER_LOGIT, Z95, GameResult, fit_ratings
 from arena.ratings.planning import (
     DEFAULT_ASSUMPTIONS,
     MAX_GAMES,
@@ -141,3 +141,82 @@ def test_too_few_pairs_keep_the_defaults():
     games = [g for k in range(5) for g in duplicate_pair(f"p{k}", "a", "b", True, False)]
     assert measure_assumptions(games) == DEFAULT_ASSUMPTIONS
     assert "equal strengths" in DEFAULT_ASSUMPTIONS.describe()
+
+
+# Known answers worked by hand from the module docstring's model: anchored share 2 / n,
+# centred share (n - 1) / n^2, model share / (g v), leverage h = 4 / (n g) (at most 0.99),
+# variance model * max(f / (1 - h), 0.1), half-width Z95 * ELO_PER_LOGIT * sqrt(variance).
+@pytest.mark.parametrize("entrants, games, win_variance, pair_factor, anchored, variance", [
+    (4, 2, 0.25, 1.0, True, 2.0),        # share 1/2, model 1, h = 1/2: factor 2
+    (4, 2, 0.25, 1.0, False, 0.75),      # share 3/16, model 3/8, factor 2
+    (4, 2, 0.1, 1.0, True, 5.0),         # model 1/2 / (2 * 0.1) = 5/2, factor 2
+    (4, 2, 0.25, 0.25, True, 0.5),       # factor 0.25 / (1/2) = 1/2
+    (4, 2, 0.25, 0.04, True, 0.1),       # factor 0.08, floored at 0.1
+    (8, 5, 0.25, 1.0, True, 0.2 / 0.9),  # share 1/4, model 1/5, h = 1/10
+    (2, 1, 0.25, 1.0, True, 400.0),      # share 1, model 4, h = 2 capped at 0.99: factor 100
+    (3, 1, 0.25, 0.5, False, 400 / 9),   # share 2/9, model 8/9, h = 4/3 capped: factor 50
+])
+def test_the_half_width_of_small_fields_worked_by_hand(entrants, games, win_variance,
+                                                       pair_factor, anchored, variance):
+    assumptions = IntervalAssumptions(win_variance, pair_factor)
+    assert expected_half_width(entrants, games, assumptions, anchored) == pytest.approx(
+        1.959963984540054 * 400 / math.log(10) * math.sqrt(variance), rel=1e-9)
+
+
+@pytest.mark.parametrize("entrants, games", [(1, 10), (0, 10), (2, 0), (2, -1)])
+def test_a_round_robin_needs_two_entrants_and_a_game(entrants, games):
+    with pytest.raises(ValueError, match="^a round robin needs two entrants and a game per "
+                                         "matchup$"):
+        expected_half_width(entrants, games)
+    assert expected_half_width(2, 1) > 0
+
+
+@pytest.mark.parametrize("win_variance, pair_factor", [(0.0, 1.0), (-0.1, 1.0), (0.25, -0.01)])
+def test_assumptions_out_of_range_are_refused(win_variance, pair_factor):
+    with pytest.raises(ValueError, match="^the win variance must be positive, the pair factor "
+                                         "not negative$"):
+        expected_half_width(10, 4, IntervalAssumptions(win_variance, pair_factor))
+
+
+def test_measured_assumptions_describe_their_figures():
+    described = IntervalAssumptions(0.2, 0.875, 24).describe()
+    assert described == ("measured on 24 stored pairs: p(1-p) = 0.200 per game on average, "
+                         "pair factor 0.88")
+    assert DEFAULT_ASSUMPTIONS.describe() == (
+        "equal strengths (p(1-p) = 0.25 per game) and duplicate pairs as informative as two "
+        "independent games (pair factor 1)")
+    assert IntervalAssumptions(pairs=1).measured and not DEFAULT_ASSUMPTIONS.measured
+
+
+def test_the_win_variance_is_the_mean_over_matchups_and_the_pair_factor_pools_them():
+    # Matchup a-b: 4 pairs, W = 2, 1, 1, 0 (a's wins): mean 1, s2 = 2/3, p-hat 1/2,
+    # p(1-p) = 1/4 + (2/3) / 16 = 7/24. Matchup a-c: 2 pairs, W = 2, 2 (a wins all):
+    # s2 = 0, p(1-p) = 0. Matchup b-c: one pair only, left out. Pairs counted: 6.
+    games = []
+    for k, (first, second) in enumerate([(True, True), (True, False), (False, True),
+                                         (False, False)]):
+        games += duplicate_pair(f"ab{k}", "a", "b", first, second)
+    games += duplicate_pair("ac0", "a", "c", True, True)
+    games += duplicate_pair("ac1", "c", "a", False, False)  # c listed first: a still wins both
+    games += duplicate_pair("bc0", "b", "c", True, False)
+    measured = measure_assumptions(games, minimum=6)
+    assert measured.pairs == 6
+    assert measured.win_variance == pytest.approx((7 / 24 + 0.0) / 2)
+    # spread: s2 P = 2/3 * 4 + 0; independent: 2 p(1-p) P = 2 * 7/24 * 4 + 0
+    assert measured.pair_factor == pytest.approx((8 / 3) / (7 / 3))
+    assert measure_assumptions(games, minimum=7) == DEFAULT_ASSUMPTIONS
+    assert measure_assumptions(games) == DEFAULT_ASSUMPTIONS  # 20 pairs by default
+
+
+def test_half_pairs_and_void_games_are_not_measured():
+    games = [g for k in range(3) for g in duplicate_pair(f"p{k}", "a", "b", True, False)]
+    lone = duplicate_pair("p3", "a", "b", True, True)[0]  # a pair of one game
+    void = duplicate_pair("p4", "a", "b", True, True)
+    void[1] = GameResult("p4", ("b", "a"), (0, 0), None)
+    measured = measure_assumptions(games + [lone] + void, minimum=3)
+    assert (measured.win_variance, measured.pair_factor, measured.pairs) == (0.25, 0.0, 3)
+
+
+def test_a_field_where_every_matchup_is_always_won_keeps_the_defaults():
+    games = [g for k in range(25) for g in duplicate_pair(f"p{k}", "a", "b", True, True)]
+    assert measure_assumptions(games) == DEFAULT_ASSUMPTIONS  # nothing independent to scale

@@ -137,3 +137,46 @@ def test_progress_toward_a_bound_stops_at_the_bound_once_crossed():
     assert rejected.decision is Verdict.H0 and rejected.llr < rejected.lower
     summary = sprt_summary(rejected)
     assert (summary.toward_h1, summary.toward_h0) == (0.0, 1.0)
+
+
+def _max_likelihood_with_mean(counts, mean):
+    """Brute force: the distribution (p0, p1, p2) on the pair scores 0, 1/2, 1 with the given
+    mean that maximises sum counts_k log p_k. With p1 / 2 + p2 = mean and p0 + p1 + p2 = 1,
+    p2 = c fixes p1 = 2 (mean - c) and p0 = 1 - 2 mean + c; the log-likelihood is concave in
+    c, so a golden-section search over the c that keep every p positive finds it."""
+    def distribution(c):
+        return 1.0 - 2.0 * mean + c, 2.0 * (mean - c), c
+
+    def log_likelihood(c):
+        return sum(n * math.log(p) for n, p in zip(counts, distribution(c), strict=True) if n)
+
+    lo, hi = max(0.0, 2.0 * mean - 1.0), mean
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(200):
+        a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+        if log_likelihood(a) < log_likelihood(b):
+            lo = a
+        else:
+            hi = b
+    return distribution((lo + hi) / 2.0)
+
+
+@pytest.mark.parametrize("counts, elo0, elo1", [
+    ((7, 11, 2), 0.0, 50.0), ((3, 10, 9), 0.0, 50.0), ((1, 1, 30), -100.0, 100.0),
+    ((20, 5, 4), 10.0, 40.0), ((4, 4, 4), -300.0, -250.0), ((2, 30, 25), 200.0, 400.0)])
+def test_the_llr_is_that_of_the_most_likely_distributions_with_each_hypothesis_mean(
+        counts, elo0, elo1):
+    # Every outcome seen, so the pseudo-counts change nothing that the tolerance sees.
+    p0 = _max_likelihood_with_mean(counts, expected_score(elo0))
+    p1 = _max_likelihood_with_mean(counts, expected_score(elo1))
+    expected = sum(n * math.log(a / b) for n, a, b in zip(counts, p1, p0, strict=True))
+    assert sprt_llr(counts, elo0, elo1) == pytest.approx(expected, rel=1e-6, abs=1e-6)
+
+
+def test_an_outcome_never_seen_adds_nothing_but_a_pseudo_count():
+    # No split pair: the most likely distributions put (almost) nothing on a split, so the
+    # LLR is that of the two outcomes seen, each hypothesis' mean reached by them alone.
+    counts = (6, 0, 9)
+    s0, s1 = expected_score(0.0), expected_score(60.0)
+    expected = 6 * math.log((1 - s1) / (1 - s0)) + 9 * math.log(s1 / s0)
+    assert sprt_llr(counts, 0.0, 60.0) == pytest.approx(expected, rel=1e-3)
