@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import random
 
-from arena.rules import PASS, CallTichu, DecisionKind, Exchange, Game, GrandTichu, Play
+import pytest
+
+from arena.rules import (
+    PASS,
+    CallTichu,
+    Decision,
+    DecisionKind,
+    Exchange,
+    Game,
+    GiveDragon,
+    GrandTichu,
+    Pass,
+    Play,
+    classify,
+)
 from arena.rules.actions import PlayOptions
+from arena.rules.cards import cards_of
+from tests.rules.helpers import cards
 
 
 def _first_forced_pass(seed: int) -> tuple[Game, int]:
@@ -48,3 +65,69 @@ def test_an_exchange_as_the_options_give_it_or_rebuilt_is_the_same_move():
         games[1].apply(s, Exchange(list(picks[s].give)))  # rebuilt: checked rule by rule
     assert games[0].hands == games[1].hands and games[0].phase is games[1].phase
     assert games[0].observation(0) == games[1].observation(0)
+
+
+def _exchange_decision(seed: int = 5):
+    game = Game(seed)
+    for seat in range(4):
+        game.apply(seat, GrandTichu(False))
+    return game, game.decision(0)
+
+
+def test_the_exchange_options_are_every_ordered_three_cards_of_the_hand():
+    # The rule book: give one card to each other seat, three different cards of the hand.
+    game, decision = _exchange_decision()
+    hand = cards_of(game.hands[0])
+    options = decision.options
+    expected = {Exchange(give) for give in itertools.permutations(hand, 3)}
+    assert len(options) == 14 * 13 * 12 == len(expected)
+    assert set(options) == expected and len(list(options)) == len(options)
+    assert options[2:5] == [options[2], options[3], options[4]]
+    assert options[::1000] == [options[0], options[1000], options[2000]]
+    assert options[-1] == options[len(options) - 1] and options[True] == options[1]
+    for index in (len(options), -len(options) - 1):
+        with pytest.raises(IndexError):
+            options[index]
+    with pytest.raises(TypeError):
+        options["1"]
+
+
+def test_an_exchange_must_give_three_different_cards_of_the_hand():
+    game, decision = _exchange_decision()
+    hand = cards_of(game.hands[0])
+    elsewhere = cards_of(game.hands[1])
+    a, b, c, d = hand[:4]
+    assert decision.allows(Exchange((a, b, c))) and decision.allows(Exchange((c, b, a), True))
+    assert Exchange((hand[-1], b, c)) in decision.options  # the highest card too
+    for give in ((a, a, b), (a, b, elsewhere[0]), (elsewhere[0], a, b), (a, b), (a, b, c, d),
+                 (a, b, 56), (a, b, -1), (a, b, float(c)), (a, b, str(c))):
+        assert not decision.allows(Exchange(give)), give
+        assert Exchange(give) not in decision.options, give
+    assert (a, b, c) not in decision.options  # a tuple, not an Exchange
+    assert not decision.allows(Play(1 << a)) and not decision.allows(PASS)
+
+
+def test_seat_0_may_give_card_0():
+    # A hand that holds card 0 (the Jade 2) gives it like any other card.
+    for seed in range(50):
+        game, decision = _exchange_decision(seed)
+        if game.hands[0] & 1:
+            break
+    else:
+        raise AssertionError("no seed deals card 0 to seat 0 in 50")
+    others = cards_of(game.hands[0])[1:3]
+    assert decision.allows(Exchange((0, *others)))
+
+
+def test_a_play_decision_refuses_other_kinds_of_action_and_an_unallowed_tichu_call():
+    two = cards("2j")
+    options = PlayOptions([classify(two, 0, None)], can_pass=True)
+    may_call = Decision(0, DecisionKind.PLAY, options, may_call_tichu=True)
+    may_not = may_call._replace(may_call_tichu=False)
+    for decision in (may_call, may_not):
+        assert decision.allows(Play(two)) and decision.allows(PASS)
+        for other in (GiveDragon(1), GrandTichu(False), CallTichu(False), Exchange((0, 1, 2)),
+                      Play(cards("3j"))):
+            assert not decision.allows(other), other
+    assert may_call.allows(Play(two, call_tichu=True)) and may_call.allows(Pass(True))
+    assert not may_not.allows(Play(two, call_tichu=True)) and not may_not.allows(Pass(True))
