@@ -131,3 +131,14 @@ def test_a_play_decision_refuses_other_kinds_of_action_and_an_unallowed_tichu_ca
             assert not decision.allows(other), other
     assert may_call.allows(Play(two, call_tichu=True)) and may_call.allows(Pass(True))
     assert not may_not.allows(Play(two, call_tichu=True)) and not may_not.allows(Pass(True))
+
+
+def test_a_wish_is_a_rank_from_2_to_14_made_with_the_mahjong():
+    mahjong, two = cards("Mahjong"), cards("2j")
+    options = PlayOptions([classify(mahjong, 0, None), classify(two, 0, None)], can_pass=False)
+    decision = Decision(0, DecisionKind.PLAY, options)
+    for wish in (0, 2, 7, 14):
+        assert decision.allows(Play(mahjong, wish=wish)), wish
+    for wish in (1, 15, -2):
+        assert not decision.allows(Play(mahjong, wish=wish)), wish
+    assert decision.allows(Play(two)) and not decision.allows(Play(two, wish=5))
