@@ -5,7 +5,10 @@ from __future__ import annotations
 import pickle
 import random
 
+import pytest
+
 from arena.rules import PUBLIC, Game
+from arena.rules.events import RoundEvents
 from arena.rules.selfplay import random_player
 
 
@@ -42,3 +45,17 @@ def test_round_events_pickle_as_a_tuple():
     assert copy == observation
     assert copy.round_events == tuple(observation.round_events)
     assert [e.kind for e in copy.round_events] == ["round_start", "deal"]
+
+
+def test_round_events_hash_as_their_tuple():
+    game = Game(0, 1000)
+    assert hash(RoundEvents(game, 0, 0, 0)) == hash(())  # no event in the range
+    public = RoundEvents(game, 1, 0, 1)  # the round start only
+    assert len(public) == 1 and public[0].kind == "round_start"
+    with pytest.raises(TypeError):  # as the tuple's: an event's data is a dict
+        hash(public)
+    with pytest.raises(TypeError):
+        hash(tuple(public))
+    assert public == RoundEvents(game, 2, 0, 1) == RoundEvents(game, 2, 0, 2)  # 2: seat 1's deal
+    assert public != RoundEvents(game, 1, 0, 2)  # seat 1 sees its own deal
+    assert public != list(public)  # only a tuple (or round events) compares equal
