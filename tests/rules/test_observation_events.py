@@ -56,6 +56,6 @@ def test_round_events_hash_as_their_tuple():
         hash(public)
     with pytest.raises(TypeError):
         hash(tuple(public))
-    assert public == RoundEvents(game, 2, 0, 1) == RoundEvents(game, 2, 0, 2)  # 2: seat 1's deal
-    assert public != RoundEvents(game, 1, 0, 2)  # seat 1 sees its own deal
+    assert public == RoundEvents(game, 2, 0, 1) == RoundEvents(game, 2, 0, 2)  # 1: seat 0's deal
+    assert public != RoundEvents(game, 0, 0, 2)  # seat 0 sees its own deal
     assert public != list(public)  # only a tuple (or round events) compares equal
