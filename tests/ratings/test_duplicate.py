@@ -22,9 +22,18 @@ def test_the_clustered_mean_scales_each_clusters_deviation_by_one_minus_its_shar
     assert mean.interval == pytest.approx(Z95 * math.sqrt(52.0) / 4)
 
 
+def test_two_clusters_are_enough_for_an_interval():
+    # Mean 12 / 3 = 4. Deviation sums: -4 for [1, 3] (share 2/3), +4 for [8] (share 1/3):
+    # (-4 / (1/3))^2 + (4 / (2/3))^2 = 144 + 36 = 180.
+    mean = clustered_mean([[1.0, 3.0], [8.0]])
+    assert mean is not None and (mean.value, mean.count) == (4.0, 3)
+    assert mean.interval == pytest.approx(Z95 * math.sqrt(180.0) / 3)
+
+
 def test_the_clustered_mean_of_one_cluster_has_no_interval_and_of_nothing_is_none():
     one = clustered_mean([[2.0, 4.0], []])
     assert one is not None and one.value == 3.0 and math.isnan(one.interval)
+    assert one.count == 2
     assert clustered_mean([[], []]) is None
 
 
