@@ -8,12 +8,24 @@ checked (a run narrowed with MUTANTS, or stopped) are counted apart and left out
 Then it lists every survivor and every mutant without a test by name (`mutmut show NAME`
 prints its diff).
 
+A module whose mutants were not all checked gets the 95% (Wilson) interval of its score
+too: what the whole module's score would be if the checked ones were a uniform random sample
+of them, as `--sample` picks (not as a stopped run leaves them: mutmut checks the fastest
+first); a package, the estimate of its score from every module's figure weighted by the
+module's number of mutants (stratified sampling), when every module has some checked. `--sample N --module MODULE...` prints the names of N mutants of each module (e.g.
+arena/ratings/fit.py) drawn at random with a fixed seed, for `make mutation MUTANTS=...`,
+once `mutants/` holds them (after any `mutmut run`).
+
 Usage: python scripts/mutation_score.py [MUTANTS_DIR]   (default: mutants)
+       python scripts/mutation_score.py --sample N --module MODULE [--module ...] [--seed S]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
+import random
 import sys
 from collections import Counter
 from pathlib import Path
@@ -47,23 +59,85 @@ def load(mutants: Path) -> dict[str, dict[str, str]]:
     return result
 
 
+def wilson(killed: int, checked: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion killed / checked (checked > 0)."""
+    p = killed / checked
+    centre = (p + z * z / (2 * checked)) / (1 + z * z / checked)
+    half = z * math.sqrt(p * (1 - p) / checked + z * z / (4 * checked * checked)) / (
+        1 + z * z / checked)
+    return centre - half, centre + half
+
+
 def line(name: str, counts: Counter[str]) -> str:
     checked = counts[KILLED] + counts[SURVIVED] + counts[NO_TESTS] + counts[OTHER]
     score = f"{100 * counts[KILLED] / checked:5.1f}%" if checked else "    -"
-    return (f"{name:32} {score}  checked {checked:5}  killed {counts[KILLED]:5}  "
+    text = (f"{name:32} {score}  checked {checked:5}  killed {counts[KILLED]:5}  "
             f"survived {counts[SURVIVED]:4}  no tests {counts[NO_TESTS]:4}  "
             f"other {counts[OTHER]:3}  not checked {counts[NOT_CHECKED]:5}")
+    if checked and counts[NOT_CHECKED]:
+        low, high = wilson(counts[KILLED], checked)
+        text += f"  (if sampled: {100 * low:.0f}-{100 * high:.0f}%)"
+    return text
+
+
+def stratified(modules: dict[str, dict[str, str]]) -> str:
+    """The package's score estimated from each module's checked mutants as a random sample of
+    that module's (weighted by its number of mutants), with a 95% normal interval; empty if
+    a module with mutants has none checked."""
+    total = estimate = variance = 0.0
+    for statuses in modules.values():
+        counts = Counter(statuses.values())
+        size = len(statuses)
+        checked = size - counts[NOT_CHECKED]
+        if size and not checked:
+            return ""
+        if not size:
+            continue
+        p = counts[KILLED] / checked
+        total += size
+        estimate += size * p
+        fpc = (size - checked) / (size - 1) if size > 1 else 0.0
+        variance += size * size * p * (1 - p) / checked * fpc
+    if not total:
+        return ""
+    half = 1.959963984540054 * math.sqrt(variance) / total
+    return f"  (estimated over all: {100 * estimate / total:.1f}% +- {100 * half:.1f})"
+
+
+def sample(mutants: Path, modules: list[str], size: int, seed: int) -> list[str]:
+    """`size` mutant names of each module (all of them if it has fewer), drawn with `seed`."""
+    names = []
+    for module in modules:
+        meta = mutants / f"{module}.meta"
+        if not meta.exists():
+            raise SystemExit(f"no mutants of {module} under {mutants}/ (run mutmut first)")
+        keys = sorted(json.loads(meta.read_text())["exit_code_by_key"])
+        names += sorted(random.Random(f"{seed}/{module}").sample(keys, min(size, len(keys))))
+    return names
 
 
 def main(argv: list[str]) -> int:
-    mutants = Path(argv[1] if len(argv) > 1 else "mutants")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mutants", nargs="?", default="mutants", help="mutmut's directory")
+    parser.add_argument("--sample", type=int, metavar="N", help="print N mutants per module")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--module", action="append", default=[], help="for --sample")
+    args = parser.parse_args(argv[1:])
+    mutants = Path(args.mutants)
+    if args.sample is not None:
+        print(" ".join(sample(mutants, args.module, args.sample, args.seed)))
+        return 0
     results = load(mutants)
     if not results:
         print(f"no mutmut results under {mutants}/ (run `make mutation` first)", file=sys.stderr)
         return 1
     for package in PACKAGES:
         modules = {m: r for m, r in results.items() if m.startswith(package + "/")}
-        print(line(package, Counter(s for r in modules.values() for s in r.values())))
+        counts = Counter(s for r in modules.values() for s in r.values())
+        text = line(package, counts)
+        if counts[NOT_CHECKED]:
+            text = text[:text.index("  (if sampled")] + stratified(modules)
+        print(text)
         for module, r in modules.items():
             print(line("  " + module.removeprefix(package + "/"), Counter(r.values())))
     for wanted in (SURVIVED, NO_TESTS, OTHER):
