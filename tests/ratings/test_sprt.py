@@ -180,3 +180,11 @@ def test_an_outcome_never_seen_adds_nothing_but_a_pseudo_count():
     s0, s1 = expected_score(0.0), expected_score(60.0)
     expected = 6 * math.log((1 - s1) / (1 - s0)) + 9 * math.log(s1 / s0)
     assert sprt_llr(counts, 0.0, 60.0) == pytest.approx(expected, rel=1e-3)
+
+
+def test_the_estimate_carries_the_prior_it_is_given():
+    # A perfect record of 3 pairs (6 games) with a prior of 4 virtual games, half won: 8 won
+    # of 10, odds 4 to 1; with no prior beyond the default 2: 7 of 8 (above).
+    assert pair_estimate([0, 0, 3], prior=4.0).elo == pytest.approx(400 * math.log10(4.0))
+    result = sprt([2, 2, 2], elo0=0.0, elo1=50.0)
+    assert sprt_summary(result, prior=4.0).estimate.elo == pytest.approx(400 * math.log10(4.0))
