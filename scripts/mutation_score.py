@@ -14,7 +14,8 @@ of them, as `--sample` picks (not as a stopped run leaves them: mutmut checks th
 first); a package, the estimate of its score from every module's figure weighted by the
 module's number of mutants (stratified sampling), when every module has some checked. `--sample N --module MODULE...` prints the names of N mutants of each module (e.g.
 arena/ratings/fit.py) drawn at random with a fixed seed, for `make mutation MUTANTS=...`,
-once `mutants/` holds them (after any `mutmut run`).
+once `mutants/` holds them (after any `mutmut run`); `--sample N` without a module reports
+on those samples alone.
 
 Usage: python scripts/mutation_score.py [MUTANTS_DIR]   (default: mutants)
        python scripts/mutation_score.py --sample N --module MODULE [--module ...] [--seed S]
@@ -28,6 +29,7 @@ import math
 import random
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 PACKAGES = ("arena/rules", "arena/ratings")
@@ -47,16 +49,26 @@ def status(exit_code: int | None) -> str:
     return _STATUS.get(exit_code, OTHER)
 
 
-def load(mutants: Path) -> dict[str, dict[str, str]]:
-    """Module path -> mutant name -> status, for the modules of PACKAGES."""
+def load(mutants: Path, sample_size: int | None = None, seed: int = 0,
+         ) -> dict[str, dict[str, str]]:
+    """Module path -> mutant name -> status, for the modules of PACKAGES; with a sample size,
+    only the mutants `sample` draws (so a module's figures are those of its random sample,
+    and its mutants outside the sample are not counted at all)."""
     result: dict[str, dict[str, str]] = {}
     for package in PACKAGES:
         for meta in sorted((mutants / package).glob("*.py.meta")):
             data = json.loads(meta.read_text())
             module = f"{package}/{meta.name.removesuffix('.meta')}"
-            result[module] = {name: status(code)
-                              for name, code in data["exit_code_by_key"].items()}
+            codes = data["exit_code_by_key"]
+            names = sorted(codes) if sample_size is None else _draw(module, codes, sample_size,
+                                                                   seed)
+            result[module] = {name: status(codes[name]) for name in names}
     return result
+
+
+def _draw(module: str, names: Iterable[str], size: int, seed: int) -> list[str]:
+    keys = sorted(names)
+    return sorted(random.Random(f"{seed}/{module}").sample(keys, min(size, len(keys))))
 
 
 def wilson(killed: int, checked: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -111,8 +123,7 @@ def sample(mutants: Path, modules: list[str], size: int, seed: int) -> list[str]
         meta = mutants / f"{module}.meta"
         if not meta.exists():
             raise SystemExit(f"no mutants of {module} under {mutants}/ (run mutmut first)")
-        keys = sorted(json.loads(meta.read_text())["exit_code_by_key"])
-        names += sorted(random.Random(f"{seed}/{module}").sample(keys, min(size, len(keys))))
+        names += _draw(module, json.loads(meta.read_text())["exit_code_by_key"], size, seed)
     return names
 
 
@@ -121,13 +132,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("mutants", nargs="?", default="mutants", help="mutmut's directory")
     parser.add_argument("--sample", type=int, metavar="N", help="print N mutants per module")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--module", action="append", default=[], help="for --sample")
+    parser.add_argument("--module", action="append", default=[],
+                        help="the modules to sample; without it, --sample reports on the "
+                             "samples of every module")
     args = parser.parse_args(argv[1:])
     mutants = Path(args.mutants)
-    if args.sample is not None:
+    if args.sample is not None and args.module:
         print(" ".join(sample(mutants, args.module, args.sample, args.seed)))
         return 0
-    results = load(mutants)
+    results = load(mutants, args.sample, args.seed)
     if not results:
         print(f"no mutmut results under {mutants}/ (run `make mutation` first)", file=sys.stderr)
         return 1
