@@ -105,3 +105,10 @@ def test_anything_but_a_card_name_is_refused() -> None:
             parse_card(name)  # type: ignore[arg-type]  # (refused at run time too)
     with pytest.raises(ValueError):
         parse_card(["Tj"])  # type: ignore[arg-type]  # unhashable: refused, not TypeError
+
+
+def test_bits_past_the_deck_name_no_card() -> None:
+    # The names stop at the Dragon (card 55): a higher bit is no card of the deck.
+    assert card_names(FULL_DECK | 1 << 56 | 1 << 63) == card_names(FULL_DECK)
+    assert card_names(1 << 70 | 1 << 9 | 1 << 40) == ["4s", "Qj"]
+    assert card_names(1 << 56) == []
