@@ -163,3 +163,55 @@ def test_individual_ratings_are_unbiased_and_their_intervals_hold_95_percent(siz
     result = mixed_coverage(evenly(size), cycles, tournaments, seed=31 + size)
     assert 0.93 <= result.share <= 0.97, result
     assert 0.95 <= result.slope <= 1.05, result
+
+
+def test_mixed_standings_count_harness_voided_games_for_every_seat():
+    results = every_split([[(True, False)] * 2] * 3)
+    broken = [results[0], TeamResult("s0-0", SPLITS[0][::-1], (0, 0), None,
+                                     harness_fault=True)]
+    stats = compute_mixed_standings([*broken, *results[2:]]).stats
+    for entrant in "abcd":  # both games of pair s0-0 are void, by the harness's fault
+        assert (stats[entrant].void_games, stats[entrant].harness_voided) == (2, 2)
+        assert stats[entrant].games == 10
+
+
+def test_mixed_standings_rate_from_the_anchor_and_note_a_missing_one():
+    results = every_split([[(True, False), (True, True)], [(False, True)] * 2,
+                           [(True, False)] * 2])
+    anchored = compute_mixed_standings(results, anchor="c", anchor_elo=1500.0)
+    assert anchored.fit.elo["c"] == 1500.0 and anchored.notes == ()
+    assert anchored.incremental["c"] == 1500.0
+    listed = compute_mixed_standings(results, anchor="e", entrants=["e"])
+    assert listed.notes[0].kind is NoteKind.ANCHOR_MISSING
+    assert listed.notes[0].entrants == ("e",) and listed.notes[0].detail["reason"] == \
+        "no rated games"
+    unknown = compute_mixed_standings(results, anchor="z")
+    assert unknown.notes[0].entrants == () and unknown.notes[0].detail["reason"] == \
+        "not an entrant"
+
+
+def test_mixed_incremental_elo_sums_a_team_and_moves_each_seat_by_half():
+    # Game 1: a, b beat c, d, all at 0: expected 1/2, the team's change K/2 = 8, 4 a seat.
+    # Game 2 (same pair, sides swapped): c, d (-8 together) lose to a, b (+8); c, d expected
+    # e = 1 / (1 + 10 ** (16 / 400)), so each of c, d moves by K (0 - e) / 2 = -8 e and each
+    # of a, b by +8 e. Then the rest of the games, in order, by the same rule.
+    first = TeamResult("p", (("a", "b"), ("c", "d")), (1000, 500), 0)
+    second = TeamResult("p", (("c", "d"), ("a", "b")), (500, 1000), 1)
+    rest = every_split([[(True, False)] * 2] * 3)
+    standings = compute_mixed_standings([first, second, *rest], k_factor=16.0)
+    elo = {"a": 4.0, "b": 4.0, "c": -4.0, "d": -4.0}
+    e = 1.0 / (1.0 + 10.0 ** (16.0 / 400.0))
+    for k in "ab":
+        elo[k] += 8.0 * e
+    for k in "cd":
+        elo[k] -= 8.0 * e
+    for g in rest:
+        teams = g.teams
+        ratings = [sum(elo[k] for k in side) for side in teams]
+        p0 = 1.0 / (1.0 + 10.0 ** ((ratings[1] - ratings[0]) / 400.0))
+        change = 16.0 * ((g.winner == 0) - p0) / 2.0
+        for k in teams[0]:
+            elo[k] += change
+        for k in teams[1]:
+            elo[k] -= change
+    assert standings.incremental == pytest.approx(elo)
