@@ -188,3 +188,18 @@ def test_the_estimate_carries_the_prior_it_is_given():
     assert pair_estimate([0, 0, 3], prior=4.0).elo == pytest.approx(400 * math.log10(4.0))
     result = sprt([2, 2, 2], elo0=0.0, elo1=50.0)
     assert sprt_summary(result, prior=4.0).estimate.elo == pytest.approx(400 * math.log10(4.0))
+
+
+def test_progress_toward_h0_is_the_llr_over_the_lower_bound():
+    result = sprt([0, 1, 1], elo0=0.0, elo1=50.0)
+    assert result.decision is Verdict.CONTINUE and result.lower < result.llr < 0.0
+    summary = sprt_summary(result)
+    assert summary.toward_h0 == pytest.approx(result.llr / result.lower)
+    assert 0.0 < summary.toward_h0 < 1.0 and summary.toward_h1 == 0.0
+
+
+def test_a_record_lost_every_game_mirrors_the_one_won():
+    # B won all 6 games: with the prior, 7 of 8 to B, A's estimate the mirror of the above.
+    est = pair_estimate([3, 0, 0])
+    assert est.bound is Bound.UPPER
+    assert est.elo == pytest.approx(-400 * math.log10(7 / 1))
