@@ -6,7 +6,15 @@ import math
 
 import pytest
 
-from arena.ratings.fit import ELO_PER_LOGIT, Bound, fit_ratings, incremental_elo
+from arena.ratings.fit import (
+    ELO_PER_LOGIT,
+    Bound,
+    fit_rated_pairs,
+    fit_ratings,
+    incremental_elo,
+    rate,
+    rated_pairs,
+)
 from tests.ratings.helpers import single_games
 
 
@@ -115,3 +123,12 @@ def test_incremental_elo_moves_by_half_k_between_equals():
     assert incremental_elo(games, k_factor=16.0) == {"x": 8.0, "y": -8.0}
     assert incremental_elo(games, k_factor=16.0, anchor="y", anchor_elo=1000.0) == {
         "x": 1016.0, "y": 1000.0}
+
+
+def test_every_entry_point_gives_a_perfect_score_the_same_default_prior():
+    # 3 games of 3 won, plus the default prior's 2 virtual games, one won: 4 of 5.
+    games = single_games("a", "b", 3, 0)
+    expected = 400 * math.log10(4.0)
+    assert fit_ratings(games, anchor="b").elo["a"] == pytest.approx(expected)
+    assert fit_rated_pairs(rated_pairs(games), anchor="b").elo["a"] == pytest.approx(expected)
+    assert rate(games, anchor="b")["a"] == pytest.approx(expected)
