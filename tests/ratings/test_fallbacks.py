@@ -108,3 +108,13 @@ def test_ratings_equal_once_rounded_share_their_rank():
 def test_minus_zero_is_never_printed():
     assert number(-1e-13) == "0.0" and number(-0.04, signed=True) == "+0.0"
     assert number(-0.05) == "-0.1"
+
+
+def test_the_bootstrap_of_the_standings_holds_the_anchor_where_the_fit_does():
+    results = (single_games("a", "b", 6, 4) + single_games("b", "c", 5, 5, tag="x")
+               + single_games("a", "c", 3, 7, tag="y"))
+    standings = compute_standings(results, anchor="b", anchor_elo=1000.0, bootstrap=30)
+    boot = standings.bootstrap
+    assert boot is not None and boot.replicates == 30
+    assert (boot.low["b"], boot.high["b"], boot.stderr["b"]) == (1000.0, 1000.0, 0.0)
+    assert boot.stderr["a"] > 0.0 and boot.low["a"] < standings.fit.elo["a"] < boot.high["a"]
