@@ -61,3 +61,17 @@ def test_a_perfect_record_together_stays_finite_with_the_prior():
     unshrunk = next(s for s in table_of(results, "d", prior=0.5).pairs
                     if {s.a, s.b} == {"a", "b"})
     assert unshrunk.elo > ab.elo  # the prior pulls toward 0
+
+
+def test_a_field_where_every_team_splits_its_pairs_has_no_synergy():
+    # Every team of every split won one game of each pair and lost the other: by symmetry
+    # every rating and every synergy is 0, and the prior's virtual games (half won) keep it
+    # so; each partnership played 4 games, won 2 and was expected to win 2.
+    results = every_split([[(True, False)] * 2] * 3)
+    for prior in (2.0, 5.0):
+        table = table_of(results, "d", prior=prior)
+        assert len(table.pairs) == 6 and table.prior == prior
+        for s in table.pairs:
+            assert s.elo == pytest.approx(0.0, abs=1e-6) and s.z == pytest.approx(0.0, abs=1e-6)
+            assert (s.games, s.wins) == (4, 2) and s.expected == pytest.approx(2.0)
+            assert not s.flagged and s.interval > 0
