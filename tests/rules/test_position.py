@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from arena.rules import DecisionKind, Game, Play
 from arena.rules.cards import DRAGON_BIT
-from arena.rules.position import IN_PLAY, observed_position
+from arena.rules.position import IN_PLAY, next_seat, observed_position
 from tests.rules.helpers import cards, deal, others_pass, start
 from tests.rules.test_selfplay_properties import choose, play_out
 
@@ -195,3 +195,13 @@ def test_no_position_outside_the_phases_of_play():
         game.position()
     with pytest.raises(ValueError, match="no position"):
         observed_position(game.observation(0), game.hands)
+
+
+@pytest.mark.parametrize("active, seat, expected", [
+    (0b1111, 0, 1), (0b1111, 3, 0),   # play order 0, 1, 2, 3, 0
+    (0b1101, 0, 2), (0b1001, 0, 3),   # seats out of the round are skipped
+    (0b0101, 2, 0), (0b0011, 1, 0),   # round the table
+    (0b0001, 0, 0), (0b0000, 2, 2),   # nobody else: the seat itself
+])
+def test_the_next_seat_is_the_next_one_still_in_play(active, seat, expected):
+    assert next_seat(active, seat) == expected
