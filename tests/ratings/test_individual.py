@@ -116,7 +116,10 @@ def test_a_separation_the_components_do_not_show_gets_the_prior_on_its_foursomes
 
 
 def test_games_that_do_not_tell_partners_apart_are_refused():
-    with pytest.raises(RatingsError, match="do not tell every entrant's rating apart"):
+    with pytest.raises(RatingsError, match=r"^the 2 rated games do not tell every entrant's "
+                                           r"rating apart yet \(partners that always played "
+                                           r"together, or too few foursomes played\): play "
+                                           r"more of the movement$"):
         fit_individual(rated_team_pairs(pair("p", ("a", "b"), ("c", "d"), (True, False))),
                        anchor="d")
 
@@ -215,3 +218,22 @@ def test_mixed_incremental_elo_sums_a_team_and_moves_each_seat_by_half():
         for k in teams[1]:
             elo[k] -= change
     assert standings.incremental == pytest.approx(elo)
+
+
+def test_a_swept_foursome_gets_the_prior_worked_by_hand():
+    # a, b won all 4 games of their foursome against c, d; the other two splits are even.
+    # The prior's 2 virtual games, one won, make it 5 of 6: team a+b is 400 log10 5 above
+    # c+d. The even splits give a + c = b + d and a + d = b + c, so a = b, c = d, and each of
+    # a, b stands 200 log10 5 above each of c, d.
+    results = every_split([[(True, True)] * 2, [(True, False)] * 2, [(False, True)] * 2])
+    pairs = rated_team_pairs(results)
+    gap = 200 * math.log10(5.0)
+    anchored = fit_individual(pairs, anchor="d", anchor_elo=1500.0)
+    assert anchored.separated == 1
+    expected = {"a": 1500.0 + gap, "b": 1500.0 + gap, "c": 1500.0, "d": 1500.0}
+    assert anchored.elo == pytest.approx(expected)
+    assert rate_individual(pairs, anchor="d", anchor_elo=1500.0) == pytest.approx(expected)
+    centred = {"a": 100.0 + gap / 2, "b": 100.0 + gap / 2, "c": 100.0 - gap / 2,
+               "d": 100.0 - gap / 2}
+    assert fit_individual(pairs, anchor_elo=100.0).elo == pytest.approx(centred)
+    assert rate_individual(pairs, anchor_elo=100.0) == pytest.approx(centred)
