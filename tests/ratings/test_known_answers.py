@@ -132,3 +132,22 @@ def test_every_entry_point_gives_a_perfect_score_the_same_default_prior():
     assert fit_ratings(games, anchor="b").elo["a"] == pytest.approx(expected)
     assert fit_rated_pairs(rated_pairs(games), anchor="b").elo["a"] == pytest.approx(expected)
     assert rate(games, anchor="b")["a"] == pytest.approx(expected)
+
+
+def test_a_group_that_lost_every_game_gets_bounds_that_keep_its_distances():
+    # a and b beat each other, so do c and d; a, b won every game against c, d. With the
+    # prior c and d are upper bounds, each with a one-sided confidence bound, the two
+    # shifted together (their fitted distance kept); with a zero prior their ratings are
+    # -inf and, the distance inside the group being unknown then, no bound is given.
+    games = (single_games("a", "b", 3, 2) + single_games("c", "d", 2, 3, tag="x")
+             + single_games("a", "c", 4, 0, tag="y") + single_games("b", "d", 3, 0, tag="z"))
+    fit = fit_ratings(games, anchor="a")
+    assert fit.bounds == {"c": Bound.UPPER, "d": Bound.UPPER}
+    bounds = fit.confidence_bounds
+    assert set(bounds) == {"c", "d"}
+    assert bounds["c"] - bounds["d"] == pytest.approx(fit.elo["c"] - fit.elo["d"])
+    assert bounds["c"] > fit.elo["c"] and bounds["d"] > fit.elo["d"]
+    unbounded = fit_ratings(games, anchor="a", prior=0.0)
+    assert unbounded.elo["c"] == unbounded.elo["d"] == -math.inf
+    assert unbounded.bounds == {"c": Bound.UPPER, "d": Bound.UPPER}
+    assert unbounded.confidence_bounds == {}
