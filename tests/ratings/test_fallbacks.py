@@ -118,3 +118,17 @@ def test_the_bootstrap_of_the_standings_holds_the_anchor_where_the_fit_does():
     assert boot is not None and boot.replicates == 30
     assert (boot.low["b"], boot.high["b"], boot.stderr["b"]) == (1000.0, 1000.0, 0.0)
     assert boot.stderr["a"] > 0.0 and boot.low["a"] < standings.fit.elo["a"] < boot.high["a"]
+
+
+def test_a_bootstrap_without_an_anchor_centres_every_replicate_on_the_mean():
+    # Each replicate's ratings average anchor_elo, so they sum to a constant: every row of
+    # their covariance sums to 0, and the mean of the entrants' 2.5th percentiles lies below
+    # anchor_elo, that of the 97.5th above.
+    results = (single_games("a", "b", 6, 4) + single_games("b", "c", 5, 5, tag="x")
+               + single_games("a", "c", 3, 7, tag="y"))
+    boot = bootstrap_ratings(results, anchor_elo=500.0, replicates=40, seed=2)
+    assert boot.replicates == 40 and boot.skipped == 0
+    for row in boot.covariance:
+        assert sum(row) == pytest.approx(0.0, abs=1e-6)
+    assert all(boot.stderr[k] > 0 for k in "abc")
+    assert sum(boot.low.values()) / 3 < 500.0 < sum(boot.high.values()) / 3
