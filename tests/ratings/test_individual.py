@@ -237,3 +237,21 @@ def test_a_swept_foursome_gets_the_prior_worked_by_hand():
                "d": 100.0 - gap / 2}
     assert fit_individual(pairs, anchor_elo=100.0).elo == pytest.approx(centred)
     assert rate_individual(pairs, anchor_elo=100.0) == pytest.approx(centred)
+
+
+def test_with_a_zero_prior_an_entrant_that_lost_every_game_is_minus_infinity():
+    # a, b, c, d split every pair among themselves: equal, all at the anchor's 0. e lost all
+    # 8 of its games (with each of the others as partner): with the prior it is an upper
+    # bound; with none its rating is -inf, and the rest are fitted on their own games.
+    results = every_split([[(True, False)] * 2] * 3)
+    results += (pair("e1", ("a", "b"), ("c", "e"), (True, True))
+                + pair("e2", ("a", "c"), ("b", "e"), (True, True))
+                + pair("e3", ("b", "d"), ("a", "e"), (True, True))
+                + pair("e4", ("c", "d"), ("b", "e"), (True, True)))
+    pairs = rated_team_pairs(results)
+    bounded = fit_individual(pairs, anchor="a")
+    assert bounded.bounds == {"e": Bound.UPPER} and math.isfinite(bounded.elo["e"])
+    unbounded = fit_individual(pairs, anchor="a", prior=0.0)
+    assert unbounded.bounds == {"e": Bound.UPPER} and unbounded.elo["e"] == -math.inf
+    for k in "abcd":
+        assert unbounded.elo[k] == pytest.approx(0.0, abs=1e-9)
