@@ -12,7 +12,8 @@ A module whose mutants were not all checked gets the 95% (Wilson) interval of it
 too: what the whole module's score would be if the checked ones were a uniform random sample
 of them, as `--sample` picks (not as a stopped run leaves them: mutmut checks the fastest
 first); a package, the estimate of its score from every module's figure weighted by the
-module's number of mutants (stratified sampling), when every module has some checked. `--sample N --module MODULE...` prints the names of N mutants of each module (e.g.
+module's number of mutants (stratified sampling), when every module has some checked.
+`--sample N --module MODULE...` prints the names of N mutants of each module (e.g.
 arena/ratings/fit.py) drawn at random with a fixed seed, for `make mutation MUTANTS=...`,
 once `mutants/` holds them (after any `mutmut run`); `--sample N` without a module reports
 on those samples alone.
@@ -80,27 +81,34 @@ def wilson(killed: int, checked: int, z: float = 1.959963984540054) -> tuple[flo
     return centre - half, centre + half
 
 
-def line(name: str, counts: Counter[str]) -> str:
+def line(name: str, counts: Counter[str], size: int = 0) -> str:
     checked = counts[KILLED] + counts[SURVIVED] + counts[NO_TESTS] + counts[OTHER]
     score = f"{100 * counts[KILLED] / checked:5.1f}%" if checked else "    -"
     text = (f"{name:32} {score}  checked {checked:5}  killed {counts[KILLED]:5}  "
             f"survived {counts[SURVIVED]:4}  no tests {counts[NO_TESTS]:4}  "
             f"other {counts[OTHER]:3}  not checked {counts[NOT_CHECKED]:5}")
-    if checked and counts[NOT_CHECKED]:
+    if checked and (counts[NOT_CHECKED] or checked < size):
         low, high = wilson(counts[KILLED], checked)
         text += f"  (if sampled: {100 * low:.0f}-{100 * high:.0f}%)"
     return text
 
 
-def stratified(modules: dict[str, dict[str, str]]) -> str:
+def sizes(mutants: Path) -> dict[str, int]:
+    """Module path -> its number of mutants (all of them, sampled or not)."""
+    return {f"{package}/{meta.name.removesuffix('.meta')}":
+            len(json.loads(meta.read_text())["exit_code_by_key"])
+            for package in PACKAGES for meta in sorted((mutants / package).glob("*.py.meta"))}
+
+
+def stratified(modules: dict[str, dict[str, str]], size_of: dict[str, int]) -> str:
     """The package's score estimated from each module's checked mutants as a random sample of
     that module's (weighted by its number of mutants), with a 95% normal interval; empty if
     a module with mutants has none checked."""
     total = estimate = variance = 0.0
-    for statuses in modules.values():
+    for module, statuses in modules.items():
         counts = Counter(statuses.values())
-        size = len(statuses)
-        checked = size - counts[NOT_CHECKED]
+        size = size_of[module]
+        checked = len(statuses) - counts[NOT_CHECKED]
         if size and not checked:
             return ""
         if not size:
@@ -141,6 +149,7 @@ def main(argv: list[str]) -> int:
         print(" ".join(sample(mutants, args.module, args.sample, args.seed)))
         return 0
     results = load(mutants, args.sample, args.seed)
+    size_of = sizes(mutants)
     if not results:
         print(f"no mutmut results under {mutants}/ (run `make mutation` first)", file=sys.stderr)
         return 1
@@ -149,10 +158,11 @@ def main(argv: list[str]) -> int:
         counts = Counter(s for r in modules.values() for s in r.values())
         text = line(package, counts)
         if counts[NOT_CHECKED]:
-            text = text[:text.index("  (if sampled")] + stratified(modules)
+            text = text[:text.index("  (if sampled")] + stratified(modules, size_of)
         print(text)
         for module, r in modules.items():
-            print(line("  " + module.removeprefix(package + "/"), Counter(r.values())))
+            print(line("  " + module.removeprefix(package + "/"), Counter(r.values()),
+                       size_of[module]))
     for wanted in (SURVIVED, NO_TESTS, OTHER):
         names = [n for r in results.values() for n, s in r.items() if s == wanted]
         if names:
