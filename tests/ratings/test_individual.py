@@ -255,3 +255,18 @@ def test_with_a_zero_prior_an_entrant_that_lost_every_game_is_minus_infinity():
     assert unbounded.bounds == {"e": Bound.UPPER} and unbounded.elo["e"] == -math.inf
     for k in "abcd":
         assert unbounded.elo[k] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_the_model_covariance_of_an_even_field_worked_by_hand():
+    # Every split's two pairs split (12 games, all ratings equal, p = 1/2). A game's contrast
+    # is +-(1, 1, -1, -1), (1, -1, 1, -1) or (1, -1, -1, 1) over a, b, c, d, four games each:
+    # the information p (1 - p) sum x x' = 4 I - J. With d anchored, the inverse of its 3 x 3
+    # block is (I + J) / 4: a variance of 1/2 logit^2 for each of a, b, c, a covariance of
+    # 1/4 between any two of them.
+    fit = fit_individual(rated_team_pairs(every_split([[(True, False)] * 2] * 3)), anchor="d")
+    rows = {k: fit.entrants.index(k) for k in "abcd"}
+    for x in "abc":
+        for y in "abc":
+            expected = (0.5 if x == y else 0.25) * ELO_PER_LOGIT ** 2
+            assert fit.model_covariance[rows[x]][rows[y]] == pytest.approx(expected)
+        assert fit.model_covariance[rows[x]][rows["d"]] == 0.0

@@ -151,3 +151,19 @@ def test_a_group_that_lost_every_game_gets_bounds_that_keep_its_distances():
     assert unbounded.elo["c"] == unbounded.elo["d"] == -math.inf
     assert unbounded.bounds == {"c": Bound.UPPER, "d": Bound.UPPER}
     assert unbounded.confidence_bounds == {}
+
+
+def test_without_an_anchor_the_largest_group_that_beat_each_other_averages_zero():
+    # a, b beat each other and every game against c, d, who beat each other too: two groups
+    # of two, a tie, so the ratings are measured from the one holding the first entrant, a's.
+    games = (single_games("a", "b", 3, 2) + single_games("c", "d", 2, 3, tag="x")
+             + single_games("a", "c", 4, 0, tag="y") + single_games("b", "d", 3, 0, tag="z"))
+    fit = fit_ratings(games, anchor_elo=100.0)
+    assert (fit.elo["a"] + fit.elo["b"]) / 2 == pytest.approx(100.0)
+    assert fit.bounds == {"c": Bound.UPPER, "d": Bound.UPPER}
+    # three of them against one that lost every game: the three are the larger group
+    more = single_games("a", "b", 3, 2) + single_games("b", "c", 2, 3, tag="x") + \
+        single_games("c", "a", 2, 2, tag="w") + single_games("d", "a", 0, 4, tag="y")
+    fit = fit_ratings(more)
+    assert sum(fit.elo[k] for k in "abc") / 3 == pytest.approx(0.0, abs=1e-9)
+    assert fit.bounds == {"d": Bound.UPPER}
