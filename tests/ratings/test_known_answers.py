@@ -161,9 +161,10 @@ def test_without_an_anchor_the_largest_group_that_beat_each_other_averages_zero(
     fit = fit_ratings(games, anchor_elo=100.0)
     assert (fit.elo["a"] + fit.elo["b"]) / 2 == pytest.approx(100.0)
     assert fit.bounds == {"c": Bound.UPPER, "d": Bound.UPPER}
-    # three of them against one that lost every game: the three are the larger group
-    more = single_games("a", "b", 3, 2) + single_games("b", "c", 2, 3, tag="x") + \
-        single_games("c", "a", 2, 2, tag="w") + single_games("d", "a", 0, 4, tag="y")
+    # b, c, d beat each other and a lost every game: the three are the larger group, though
+    # a is the first entrant
+    more = single_games("b", "c", 3, 2) + single_games("c", "d", 2, 3, tag="x") + \
+        single_games("d", "b", 2, 2, tag="w") + single_games("a", "b", 0, 4, tag="y")
     fit = fit_ratings(more)
-    assert sum(fit.elo[k] for k in "abc") / 3 == pytest.approx(0.0, abs=1e-9)
-    assert fit.bounds == {"d": Bound.UPPER}
+    assert sum(fit.elo[k] for k in "bcd") / 3 == pytest.approx(0.0, abs=1e-9)
+    assert fit.bounds == {"a": Bound.UPPER}
