@@ -142,3 +142,17 @@ def test_a_wish_is_a_rank_from_2_to_14_made_with_the_mahjong():
     for wish in (1, 15, -2):
         assert not decision.allows(Play(mahjong, wish=wish)), wish
     assert decision.allows(Play(two)) and not decision.allows(Play(two, wish=5))
+
+
+def test_play_options_index_like_a_sequence():
+    options = PlayOptions([classify(cards("2j"), 0, None), classify(cards("3j"), 0, None)],
+                          can_pass=True)
+    assert list(options) == [PASS, Play(cards("2j")), Play(cards("3j"))]
+    assert options[-1] == options[2] == Play(cards("3j")) and options[-3] == PASS
+    assert options[False] == PASS and options[True] == Play(cards("2j"))
+    assert options[1:] == [Play(cards("2j")), Play(cards("3j"))]
+    for index in (3, -4):
+        with pytest.raises(IndexError):
+            options[index]
+    with pytest.raises(TypeError):
+        options["1"]
