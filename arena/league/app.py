@@ -483,12 +483,9 @@ def make_app(league: League) -> ASGIApp:
         for _, g in listed:
             teams = tuple(names.get(k, (k, ""))[0] for k in g.teams)
             winner = "" if g.winner is None else teams[g.winner]
-            # shown by its place in the matchup (its teams are the next columns): the whole
-            # id, two entrant keys long, would fill a phone's width with one column
-            rows.append(GameListRow(f"#{g.pair_index}.{g.game_index}",
-                                    f"/games/{quote(g.game_id, safe='')}",
-                                    g.pair_index, (teams[0], teams[1]), g.scores, winner,
-                                    g.rounds, g.termination,
+            rows.append(GameListRow(g.game_id, f"/games/{quote(g.game_id, safe='')}",
+                                    g.pair_index, g.game_index, (teams[0], teams[1]),
+                                    g.scores, winner, g.rounds, g.termination,
                                     "" if g.fault_seat is None else
                                     f"seat {g.fault_seat}: {g.fault_message or ''}",
                                     g.seconds, g.finished_at))

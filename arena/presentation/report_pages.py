@@ -334,8 +334,8 @@ def _game_rows(data: ReportData, games: Sequence[StoredGame], root: str) -> list
             name(data.names, k) for k in dict.fromkeys(g.sides[g.winner]))
         fault = "" if g.fault_seat is None else f"seat {g.fault_seat}: {g.fault_message or ''}"
         rows.append(GameListRow(g.game_id, data.replay_href(g.game_id, root), g.pair_index,
-                                (a, b), (g.scores[0], g.scores[1]), winner, g.rounds,
-                                g.termination, fault, g.seconds, g.finished_at))
+                                g.game_index, (a, b), (g.scores[0], g.scores[1]), winner,
+                                g.rounds, g.termination, fault, g.seconds, g.finished_at))
     return rows
 
 

@@ -154,12 +154,16 @@ def _leaderboard_cells(r: LeaderboardRow, author: bool, incremental: bool,
 
 @dataclass(frozen=True)
 class GameListRow:
-    """One game of a list, as it is shown."""
+    """One game of a list, as it is shown: by its place, `#pair.game` (its teams are the next
+    columns; the whole id, two entrant keys long, would fill a phone's width with one
+    column), the id itself in the link's title."""
 
     game_id: str
     href: str
     """Its replay."""
     pair: int
+    game: int
+    """0 or 1: the first or second game of its duplicate pair."""
     teams: tuple[str, str]
     scores: tuple[int, int]
     winner: str
@@ -179,7 +183,8 @@ GAME_NUMERIC = [False, True, False, False, True, False, True, False, False, True
 
 def games_table(rows: Iterable[GameListRow], table_id: str = "games-table") -> str:
     """Games as a table that sorts by any column, each linking to its replay."""
-    body = [[link(g.href, g.game_id), cell(g.pair), cell(g.teams[0]), cell(g.teams[1]),
+    body = [[Cell(f'<a href="{esc(g.href)}" title="{esc(g.game_id)}">#{g.pair}.{g.game}</a>',
+                  f"{g.pair:09d}.{g.game}"), cell(g.pair), cell(g.teams[0]), cell(g.teams[1]),
              cell(f"{g.scores[0]}-{g.scores[1]}", g.scores[0] - g.scores[1]), cell(g.winner),
              cell(g.rounds), cell(g.termination), cell(g.fault),
              cell(f"{g.seconds:.1f}", g.seconds), cell(g.finished)] for g in rows]

@@ -42,6 +42,9 @@ def test_a_tournament_in_progress_is_reported_with_what_is_missing(tmp_path):
     assert index.count('href="./replay.html#') == 0  # games are listed on games.html
     games = (out / "games.html").read_text()
     assert games.count('href="./replay.html#') == 2
+    with Store(store) as s:  # each listed by its place, the whole id in the link's title
+        for game in s.games():
+            assert f'title="{game.game_id}">#{game.pair_index}.{game.game_index}</a>' in games
     assert len(list((out / "games").glob("*.js"))) == 2
 
 
