@@ -17,13 +17,14 @@ from arena.rules import (
     Game,
     GiveDragon,
     GrandTichu,
+    IllegalAction,
     Pass,
     Play,
     classify,
 )
 from arena.rules.actions import PlayOptions
 from arena.rules.cards import cards_of
-from tests.rules.helpers import cards
+from tests.rules.helpers import cards, deal, start, table
 
 
 def _first_forced_pass(seed: int) -> tuple[Game, int]:
@@ -156,3 +157,47 @@ def test_play_options_index_like_a_sequence():
             options[index]
     with pytest.raises(TypeError):
         options["1"]
+
+
+def _take(game: Game, seat: int, play: Play) -> Play:
+    """Index `seat`'s option `play` as a player picking it does (the last option indexed is
+    the one the engine's fast path trusts), and return the object handed out."""
+    options = game.decision(seat).options
+    index = list(options).index(play)
+    taken = options[index]
+    assert taken == play
+    return taken
+
+
+def test_a_play_applied_right_after_taking_an_option_is_checked_unless_it_is_that_option():
+    # Seat 0 leads, holding the Mah Jong, the 7 and the 8 (RULES.md: a wish is a rank 2..14
+    # made with the Mah Jong; cards must be whole card sets held by the seat).
+    d = deal("Mahjong 7j 8j Dog", "Phoenix", "Dragon", "")
+    mahjong, seven, eight, ace = cards("Mahjong"), cards("7j"), cards("8j"), cards("Aj")
+    refused = [
+        (Play(mahjong), Play(float(mahjong)), "not-a-card-set"),     # the same cards, a float
+        (Play(mahjong), Play(mahjong, 0.0), "not-a-rank"),          # phoenix_as a float
+        (Play(mahjong), Play(mahjong, wish=15), "wish-rank"),       # a wish out of 2..14
+        (Play(mahjong), Play(mahjong, wish=1), "wish-rank"),
+        (Play(mahjong), Play(mahjong, wish=5.0), "not-a-rank"),     # a wish not an int
+        (Play(seven), Play(seven, wish=5), "wish-without-mahjong"),  # a wish without it
+        (Play(seven), Play(ace), "card-not-held"),                  # other cards, not held
+    ]
+    for option, action, rule in refused:
+        game = start(d)
+        _take(game, 0, option)
+        with pytest.raises(IllegalAction) as info:
+            game.apply(0, action)
+        assert info.value.rule == rule, (action, info.value.rule)
+        assert game.observation(0).hand == d.hands[0] and table(game) is None
+    # Other cards the seat holds, right after taking the 7: the 8 is played, not the 7.
+    game = start(d)
+    _take(game, 0, Play(seven))
+    game.apply(0, Play(eight))
+    assert table(game).cards == eight and game.observation(0).hand == d.hands[0] & ~eight
+    # The option itself, and with a wish 2..14 when it holds the Mah Jong, is played.
+    for wish in (0, 2, 14):
+        game = start(d)
+        _take(game, 0, Play(mahjong))
+        game.apply(0, Play(mahjong, wish=wish))
+        assert table(game).cards == mahjong and game.wish == wish
