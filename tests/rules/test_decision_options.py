@@ -201,3 +201,17 @@ def test_a_play_applied_right_after_taking_an_option_is_checked_unless_it_is_tha
         _take(game, 0, Play(mahjong))
         game.apply(0, Play(mahjong, wish=wish))
         assert table(game).cards == mahjong and game.wish == wish
+
+
+def test_the_option_taken_is_applied_as_the_very_combination_handed_out():
+    # PlayOptions' promise (the engine's fast path): the option indexed last, applied as it is
+    # or with a valid wish, is played as its own combination object, not checked again.
+    d = deal("Mahjong 7j 8j Dog", "Phoenix", "Dragon", "")
+    for option, action in ((Play(cards("7j")), Play(cards("7j"))),
+                           (Play(cards("Mahjong")), Play(cards("Mahjong"), wish=2)),
+                           (Play(cards("Mahjong")), Play(cards("Mahjong"), wish=14))):
+        game = start(d)
+        options = game.decision(0).options
+        _take(game, 0, option)
+        game.apply(0, action)
+        assert game.table is options.taken_combination, action
