@@ -158,7 +158,8 @@ def main(argv: list[str]) -> int:
         counts = Counter(s for r in modules.values() for s in r.values())
         text = line(package, counts)
         if counts[NOT_CHECKED]:
-            text = text[:text.index("  (if sampled")] + stratified(modules, size_of)
+            # (no interval on the line when none of the package is checked yet)
+            text = text.split("  (if sampled")[0] + stratified(modules, size_of)
         print(text)
         for module, r in modules.items():
             print(line("  " + module.removeprefix(package + "/"), Counter(r.values()),
