@@ -164,3 +164,16 @@ def test_ties_at_or_above_target_play_another_round():
     assert not game.over and game.winner is None
     assert game.round_number == 2 and events(game, "round_start")[-1].data["round"] == 2
     assert not events(game, "game_end")
+
+
+def test_after_the_last_round_every_seat_sees_the_game_end_and_an_empty_trick():
+    # FULL scores 35 to 65 when seat 1 gets the Dragon: team 1 reaches a target of 65 and wins.
+    game = start(FULL, target=65)
+    play_full_round(game)
+    game.apply(2, GiveDragon(1))
+    assert game.over and game.scores == [35, 65]
+    for seat in range(4):
+        seen = game.observation(seat)
+        assert seen.trick == 0 and seen.trick_points == 0, seat  # the last trick was taken
+        end = seen.round_events[-1]
+        assert end.kind == "game_end" and end.data["winner"] == 1, seat  # public

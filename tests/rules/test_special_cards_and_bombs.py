@@ -240,3 +240,17 @@ def test_bomb_may_be_played_on_a_bomb_only_when_higher():
     assert rule_of(game, 2, Play(cards("6j 6s 6p 6t"))) == "card-not-held"
     game.apply(2, Play(cards("7j 7s 7p 7t")))
     assert game.phase is DecisionKind.PLAY and game.to_act() == (3,)
+
+
+def test_each_seat_holding_a_bomb_is_offered_it_on_its_turn():
+    # Seats 0 and 2 each hold a bomb; seat 3 leads the Mah Jong. A bomb may be played on any
+    # table, so each is among its holder's options on its regular turn.
+    game = start(deal("2j 2s 2p 2t", "Dog", "3j 3s 3p 3t Dragon", "Mahjong Phoenix"))
+    play(game, 3, "Mahjong")
+    assert decline_window(game) == [0, 2]
+    assert Play(cards("2j 2s 2p 2t")) in game.decision(0).options
+    pass_turn(game, 0)
+    decline_window(game)
+    pass_turn(game, 1)
+    decline_window(game)
+    assert Play(cards("3j 3s 3p 3t")) in game.decision(2).options
