@@ -129,3 +129,16 @@ def test_equal_straight_flush_is_not_a_follow():
     assert follow_options(cards("2j 3j 4j 5j 6j"), on("2s 3s 4s 5s 6s")) == []
     assert keys(follow_options(cards("2j 3j 4j 5j 6j 7j"), on("2s 3s 4s 5s 6s"))) == {
         (cards("2j 3j 4j 5j 6j 7j"), 0), (cards("3j 4j 5j 6j 7j"), 0)}
+
+
+def test_the_phoenix_completes_a_triple_to_follow_and_the_pair_of_a_full_house():
+    # RULES.md: the Phoenix stands for any rank 2..14 in a combination. On a triple of 5s,
+    # 7j 7s and the Phoenix make a triple of 7s (the only one of the hand above the 5s).
+    hand = cards("7j 7s Phoenix 2j")
+    follows = [c for c in follow_options(hand, classify(cards("5j 5s 5p"), 0, None))
+               if c.type is ComboType.TRIPLE]
+    assert [(c.cards, c.phoenix_as) for c in follows] == [(cards("7j 7s Phoenix"), 7)]
+    # 5j 5s 5p 9j and the Phoenix: one full house, the Phoenix a 9 (no other pair or triple).
+    hand = cards("5j 5s 5p 9j Phoenix")
+    houses = [c for c in lead_options(hand) if c.type is ComboType.FULL_HOUSE]
+    assert [(c.cards, c.phoenix_as) for c in houses] == [(hand, 9)]

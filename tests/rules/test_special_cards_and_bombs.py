@@ -244,13 +244,20 @@ def test_bomb_may_be_played_on_a_bomb_only_when_higher():
 
 def test_each_seat_holding_a_bomb_is_offered_it_on_its_turn():
     # Seats 0 and 2 each hold a bomb; seat 3 leads the Mah Jong. A bomb may be played on any
-    # table, so each is among its holder's options on its regular turn.
-    game = start(deal("2j 2s 2p 2t", "Dog", "3j 3s 3p 3t Dragon", "Mahjong Phoenix"))
+    # table, so each is among its holder's options on its regular turn, even where no single
+    # of its hand beats the table (seat 0 on seat 1's ace: only the Dragon and the Phoenix,
+    # held by seats 2 and 3, would).
+    game = start(deal("2j 2s 2p 2t", "Aj Dog", "3j 3s 3p 3t Dragon", "Mahjong Phoenix"))
     play(game, 3, "Mahjong")
     assert decline_window(game) == [0, 2]
     assert Play(cards("2j 2s 2p 2t")) in game.decision(0).options
     pass_turn(game, 0)
     decline_window(game)
-    pass_turn(game, 1)
-    decline_window(game)
+    play(game, 1, "Aj")
+    assert decline_window(game) == [2, 0]
     assert Play(cards("3j 3s 3p 3t")) in game.decision(2).options
+    pass_turn(game, 2)
+    decline_window(game)
+    pass_turn(game, 3)
+    decline_window(game)
+    assert list(game.decision(0).options) == [PASS, Play(cards("2j 2s 2p 2t"))]
