@@ -142,3 +142,11 @@ def test_the_phoenix_completes_a_triple_to_follow_and_the_pair_of_a_full_house()
     hand = cards("5j 5s 5p 9j Phoenix")
     houses = [c for c in lead_options(hand) if c.type is ComboType.FULL_HOUSE]
     assert [(c.cards, c.phoenix_as) for c in houses] == [(hand, 9)]
+
+
+def test_a_straight_follows_only_with_a_higher_top():
+    # On 3 to 7, the hand's 3 to 7 ties (not higher: RULES.md) and its 4 to 8 beats it.
+    table = classify(cards("3j 4j 5j 6j 7s"), 0, None)
+    hand = cards("3s 4s 5s 6s 7j 8j")
+    straights = [c for c in follow_options(hand, table) if c.type is ComboType.STRAIGHT]
+    assert [c.cards for c in straights] == [cards("4s 5s 6s 7j 8j")]
