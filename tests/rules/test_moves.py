@@ -138,9 +138,13 @@ def test_the_phoenix_completes_a_triple_to_follow_and_the_pair_of_a_full_house()
     follows = [c for c in follow_options(hand, classify(cards("5j 5s 5p"), 0, None))
                if c.type is ComboType.TRIPLE]
     assert [(c.cards, c.phoenix_as) for c in follows] == [(cards("7j 7s Phoenix"), 7)]
-    # 5j 5s 5p 9j and the Phoenix: one full house, the Phoenix a 9 (no other pair or triple).
+    # 5j 5s 5p 9j and the Phoenix: one full house, the Phoenix a 9 (no other pair or triple),
+    # as a lead and on 3s over 2s.
     hand = cards("5j 5s 5p 9j Phoenix")
     houses = [c for c in lead_options(hand) if c.type is ComboType.FULL_HOUSE]
+    assert [(c.cards, c.phoenix_as) for c in houses] == [(hand, 9)]
+    table = classify(cards("3j 3s 3p 2j 2s"), 0, None)
+    houses = [c for c in follow_options(hand, table) if c.type is ComboType.FULL_HOUSE]
     assert [(c.cards, c.phoenix_as) for c in houses] == [(hand, 9)]
 
 
