@@ -131,7 +131,7 @@ def test_equal_straight_flush_is_not_a_follow():
         (cards("2j 3j 4j 5j 6j 7j"), 0), (cards("3j 4j 5j 6j 7j"), 0)}
 
 
-def test_the_phoenix_completes_a_triple_to_follow_and_the_pair_of_a_full_house():
+def test_the_phoenix_completes_a_followed_triple_and_a_full_house_pair():
     # RULES.md: the Phoenix stands for any rank 2..14 in a combination. On a triple of 5s,
     # 7j 7s and the Phoenix make a triple of 7s (the only one of the hand above the 5s).
     hand = cards("7j 7s Phoenix 2j")
