@@ -420,12 +420,16 @@ class _Watcher(threading.Thread):
         left = self.limit - self._grown - used
         if time.monotonic() < self._next and system - self._system <= left / 2:
             return False
-        began = time.monotonic()
+        # The walk's cost in this thread's CPU time: on a busy machine its wall time may be
+        # many times more, and would put the next walk off past the build's wall time limit
+        # (a 64 MB file, written whole before a walk could see it, then went unnoticed).
+        began = time.thread_time()
         self._system = system
         budget = self.build.before + self.limit - used
         total = tree.tree_bytes(self.build.folder, stop_above=budget)
         self._grown = total - self.build.before
-        self._next = time.monotonic() + (time.monotonic() - began) * (1 / WATCH_SHARE - 1)
+        cost = time.thread_time() - began
+        self._next = time.monotonic() + cost * (1 / WATCH_SHARE - 1)
         return total > budget
 
     def over(self) -> bool:

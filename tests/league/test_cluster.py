@@ -16,6 +16,7 @@ import pytest
 
 from arena.intake import CACHE_VAR
 from tests.league.conftest import ROOT, League, free_port, wait_for, write_config
+from tests.requirements import need_module
 from tests.tournament.conftest import children, reap
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
@@ -25,7 +26,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
 def cluster(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A Dask scheduler and one worker (one thread), each a process; their address and the
     worker's bot cache (it takes the bots in there, as on a machine of its own)."""
-    pytest.importorskip("distributed")
+    need_module("distributed")
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     cache = tmp_path / "worker-cache"
