@@ -32,7 +32,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import (
     HTMLResponse,
     JSONResponse,
@@ -335,14 +335,28 @@ def make_app(league: League) -> ASGIApp:
                               f"{config.upload_bytes // 2**20} MB (league.upload_megabytes)")
         return None
 
+    async def refuse_unread(request: Request, refusal: JSONResponse) -> JSONResponse:
+        """`refusal`, after reading and dropping the body it was sent with (up to twice the
+        upload limit): answered before the body is read, the connection is closed while
+        the client still sends, and the client sees a broken pipe, not the refusal."""
+        dropped = 0
+        try:
+            async for chunk in request.stream():
+                dropped += len(chunk)
+                if dropped > 2 * config.upload_bytes:
+                    break
+        except ClientDisconnect:  # it gave up: nobody reads the refusal
+            pass
+        return refusal
+
     async def receive_upload(request: Request, token: str | None,
                              form_name: str = "archive") -> JSONResponse:
         author = await authenticate(token)
         if isinstance(author, JSONResponse):
-            return author
+            return await refuse_unread(request, author)
         refused = too_large(request)
         if refused is not None:
-            return refused
+            return await refuse_unread(request, refused)
         async with request.form(max_files=1, max_fields=8) as form:
             name = form.get("name")
             archive = form.get(form_name)
