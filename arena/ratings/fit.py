@@ -133,18 +133,22 @@ def group_pairs(results: Iterable[GameResult]) -> dict[str, list[GameResult]]:
     """
     pairs: dict[str, list[GameResult]] = {}
     for game in results:
-        games = pairs.get(game.pair_id)
-        if games is None:
-            pairs[game.pair_id] = [game]
-            continue
-        first = games[0].entrants
-        if first != game.entrants and first != game.entrants[::-1]:
-            raise RatingsError(f"pair {game.pair_id} mixes matchups {games[0].entrants} "
-                               f"and {game.entrants}")
-        if len(games) == 2:
-            raise RatingsError(f"pair {game.pair_id} has more than two games")
+        games = pairs.setdefault(game.pair_id, [])
+        check_joins_pair(games, game)
         games.append(game)
     return pairs
+
+
+def check_joins_pair(games: Sequence[GameResult], game: GameResult) -> None:
+    """RatingsError unless `game` may join the `games` stored of its pair: the same matchup
+    (either way round), two games at most."""
+    if not games:
+        return
+    first = games[0].entrants
+    if first != game.entrants and first != game.entrants[::-1]:
+        raise RatingsError(f"pair {game.pair_id} mixes matchups {first} and {game.entrants}")
+    if len(games) == 2:
+        raise RatingsError(f"pair {game.pair_id} has more than two games")
 
 
 def rated_pairs(results: Iterable[GameResult]) -> dict[str, list[GameResult]]:

@@ -23,7 +23,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.faults import ForfeitKind
-from arena.ratings.fit import GameResult, RatingFit, RatingsError, fit_clusters
+from arena.ratings.fit import (
+    GameResult,
+    RatingFit,
+    RatingsError,
+    check_joins_pair,
+    fit_clusters,
+)
 from arena.ratings.standings import (
     EntrantStats,
     Standings,
@@ -131,13 +137,7 @@ class Tally:
 
     def _add(self, game: GameResult) -> None:
         games = self._pairs.setdefault(game.pair_id, [])
-        if games:
-            first = games[0].entrants
-            if first != game.entrants and first != game.entrants[::-1]:
-                raise RatingsError(f"pair {game.pair_id} mixes matchups {first} and "
-                                   f"{game.entrants}")
-            if len(games) == 2:
-                raise RatingsError(f"pair {game.pair_id} has more than two games")
+        check_joins_pair(games, game)
         matchup: Matchup = tuple(sorted(game.entrants))  # type: ignore[assignment]  # (two)
         tally = self._matchups.setdefault(matchup, _MatchupTally())
         old = self._shares.get(game.pair_id)
