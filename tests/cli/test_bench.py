@@ -190,5 +190,8 @@ def test_bench_league_prints_both_rates_and_the_standings_latency():
                      result.output)
     assert re.search(r"league: +\d+ games in \d+\.\d s \(\d+\.\d\d games/s, "
                      r"\d+\.\d\dx the tournament\)", result.output)
-    assert re.search(r"4 concurrent clients while games run: \d+ requests, p50 \d+\.\d ms, "
+    assert re.search(r"4 concurrent clients while games run:\n"
+                     r" +each on a connection kept open: \d+ requests, p50 \d+\.\d ms, "
+                     r"p99 \d+\.\d ms\n"
+                     r" +a new connection per request: +\d+ requests, p50 \d+\.\d ms, "
                      r"p99 \d+\.\d ms", result.output)
