@@ -13,8 +13,15 @@ import pytest
 
 from arena.presentation.notes import number
 from arena.presentation.tables import FORMATS, matrix_tables, standings_table
-from arena.ratings.fit import Bound, bootstrap_ratings
-from arena.ratings.standings import NoteKind, compute_standings
+from arena.ratings.fit import (
+    Bound,
+    RatingsError,
+    bootstrap_rated_pairs,
+    bootstrap_ratings,
+    rated_pairs,
+)
+from arena.ratings.standings import NoteKind, compute_mixed_standings, compute_standings
+from arena.ratings.tally import Tally
 from tests.ratings.helpers import duplicate_pair, single_games
 
 
@@ -132,3 +139,44 @@ def test_a_bootstrap_without_an_anchor_centres_every_replicate_on_the_mean():
         assert sum(row) == pytest.approx(0.0, abs=1e-6)
     assert all(boot.stderr[k] > 0 for k in "abc")
     assert sum(boot.low.values()) / 3 < 500.0 < sum(boot.high.values()) / 3
+
+
+# x beat y and z in every game; y and z split theirs: with a zero prior x is infinitely above
+# y and z, which are one win component (the largest, so the unanchored fit's home).
+PERFECT_X = (single_games("x", "y", 8, 0) + single_games("y", "z", 5, 5, tag="b")
+             + single_games("x", "z", 4, 0, tag="c"))
+
+
+def test_a_bootstrap_leaves_out_the_ratings_that_are_infinite_in_the_fit():
+    # Unanchored: y and z are estimated, x is +inf in the fit and in every resample (a
+    # subset of its games is still a perfect score), so it has no spread.
+    boot = bootstrap_ratings(PERFECT_X, prior=0.0, replicates=30, seed=3)
+    assert boot.replicates >= 2
+    assert set(boot.stderr) == set(boot.low) == set(boot.high) == {"y", "z"}
+
+
+def test_an_anchored_bootstrap_measures_from_the_anchors_win_component_even_a_small_one():
+    # Anchored at x, the one entrant of its win component (not the largest): x is the
+    # estimate, at anchor_elo in every resample, and y and z are -inf, left out.
+    boot = bootstrap_ratings(PERFECT_X, anchor="x", anchor_elo=1000.0, prior=0.0,
+                             replicates=30, seed=3)
+    assert boot.replicates >= 2
+    assert boot.stderr == {"x": 0.0} and boot.low == boot.high == {"x": 1000.0}
+
+
+def test_the_bootstrap_of_rated_pairs_draws_200_resamples_by_default():
+    results = (single_games("a", "b", 6, 4) + single_games("b", "c", 5, 5, tag="x")
+               + single_games("a", "c", 3, 7, tag="y"))
+    boot = bootstrap_rated_pairs(rated_pairs(results))  # as bootstrap_ratings' default
+    assert boot.replicates + boot.skipped == 200
+
+
+def test_nothing_to_rate_is_said_in_words():
+    message = "no rated games between two entrants yet"
+    with pytest.raises(RatingsError, match=message):
+        compute_standings([], entrants=["a", "b"])
+    with pytest.raises(RatingsError, match=message):
+        compute_mixed_standings([], entrants=["a", "b"])
+    with pytest.raises(RatingsError, match=message):
+        Tally().standings(["a", "b"])
+

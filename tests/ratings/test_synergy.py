@@ -75,3 +75,23 @@ def test_a_field_where_every_team_splits_its_pairs_has_no_synergy():
             assert s.elo == pytest.approx(0.0, abs=1e-6) and s.z == pytest.approx(0.0, abs=1e-6)
             assert (s.games, s.wins) == (4, 2) and s.expected == pytest.approx(2.0)
             assert not s.flagged and s.interval > 0
+
+
+def test_a_synergy_does_not_depend_on_which_team_of_a_pair_comes_first():
+    # A pair's comparison is its first game's team 0 minus team 1: listing each pair's games
+    # the other way round turns every comparison around, and must leave every figure as it
+    # was (a synergy weighted by the side its pair sat on would not).
+    true = evenly(6, 200.0)
+    keys = sorted(true)
+    results = simulate_mixed(true, 4, random.Random(11), synergy={frozenset(keys[1:3]): 300.0})
+    turned = [g for k in range(0, len(results), 2) for g in (results[k + 1], results[k])]
+    assert [g.pair_id for g in turned[::2]] == [g.pair_id for g in results[::2]]
+    want = {(s.a, s.b): s for s in table_of(results, keys[0]).pairs}
+    got = {(s.a, s.b): s for s in table_of(turned, keys[0]).pairs}
+    assert got.keys() == want.keys() and len(want) == 15
+    assert any(abs(s.elo) > 50.0 for s in want.values())  # a synergy that is not 0
+    for key, s in want.items():
+        t = got[key]
+        assert (t.elo, t.interval, t.z, t.expected) == pytest.approx(
+            (s.elo, s.interval, s.z, s.expected), rel=1e-6, abs=1e-6)
+        assert (t.games, t.wins, t.flagged) == (s.games, s.wins, s.flagged)

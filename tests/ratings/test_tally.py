@@ -16,7 +16,7 @@ from arena.faults import ForfeitKind
 from arena.ratings.fit import GameResult, RatingsError, fit_ratings
 from arena.ratings.standings import compute_standings
 from arena.ratings.tally import Tally
-from tests.ratings.helpers import evenly_spread, simulate
+from tests.ratings.helpers import evenly_spread, simulate, single_games
 
 ELO_TOLERANCE = 1e-6
 """Elo: the tally's fits against the full fit (the summation order differs, and a warm
@@ -133,3 +133,20 @@ def test_a_third_game_in_a_pair_or_a_pair_of_two_matchups_is_refused():
     with pytest.raises(RatingsError, match="mixes matchups"):
         tally.add([GameResult("q", ("a", "b"), (1, 0), 0),
                    GameResult("q", ("a", "c"), (1, 0), 0)])
+
+
+def test_the_anchors_group_comes_first_and_the_standings_keep_the_anchor_and_k_factor():
+    # Two groups that never met: {a, b, c} and the smaller {d, e}, every record even, so
+    # every rating is anchor_elo (the anchored group's from d, the other's mean). The
+    # anchor's group is fitted and listed first, as compute_standings does.
+    results = (single_games("a", "b", 5, 5) + single_games("b", "c", 5, 5, tag="x")
+               + single_games("d", "e", 3, 3, tag="y"))
+    tally = Tally()
+    tally.add(results)
+    s = tally.standings("abcde", anchor="d", anchor_elo=1500.0, k_factor=24.0)
+    assert [f.entrants for f in s.fits] == [("d", "e"), ("a", "b", "c")]
+    assert s.fits[0].anchor == "d" and s.fits[1].anchor is None
+    for e in "abcde":
+        assert s.fit_of(e).elo[e] == pytest.approx(1500.0, abs=1e-6)
+    assert s.entrants == ("d", "e", "a", "b", "c")
+    assert (s.anchor, s.k_factor) == ("d", 24.0)
