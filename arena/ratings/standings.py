@@ -401,10 +401,15 @@ def compute_standings(results: Iterable[GameResult], *, anchor: str | None = Non
         listed, (), anchor, k_factor)
     return dataclasses.replace(
         standings, matchups=tuple(_matchup_summaries(pairs, h2h, standings)),
-        notes=tuple(_notes(standings, anchor, known=set(entrants) | set(stats))))
+        notes=tuple(notes_for(standings, anchor, known=set(entrants) | set(stats))))
 
 
-def _notes(standings: Standings, anchor: str | None, known: set[str]) -> list[Note]:
+def notes_for(standings: Standings, anchor: str | None, known: set[str]) -> list[Note]:
+    """What was done to give `standings` a table (`Standings.notes`): an anchor that could
+    not be used, separate groups, ratings set by the prior or infinite, entrants without
+    rated games, separated foursomes, skipped bootstrap resamples. `known`: every entrant
+    key asked for or counted (an anchor among them has no rated games; else it is no
+    entrant)."""
     notes = []
     if anchor is not None and all(anchor not in f.elo for f in standings.fits):
         reason = "no rated games" if anchor in known else "not an entrant"
@@ -476,7 +481,7 @@ def compute_mixed_standings(results: Iterable[TeamResult], *, anchor: str | None
         (), anchor, k_factor, individual=True,
         synergy=synergies(main_pairs, fits[0], prior=prior))
     return dataclasses.replace(
-        standings, notes=tuple(_notes(standings, anchor, known=set(entrants) | set(stats))))
+        standings, notes=tuple(notes_for(standings, anchor, known=set(entrants) | set(stats))))
 
 
 def _mixed_groups(pairs: Mapping[str, Sequence[TeamResult]]) -> list[list[str]]:

@@ -33,8 +33,8 @@ from arena.ratings.fit import (
 from arena.ratings.standings import (
     EntrantStats,
     Standings,
-    _notes,
     fit_order,
+    notes_for,
     rating_groups,
 )
 
@@ -173,7 +173,7 @@ class Tally:
         standings = Standings(tuple(fits), stats, {}, (), {}, tuple(None for _ in fits),
                               tuple(listed), (), anchor, k_factor)
         return dataclasses.replace(standings, notes=tuple(
-            _notes(standings, anchor, known=wanted | set(stats))))
+            notes_for(standings, anchor, known=wanted | set(stats))))
 
     def _fit(self, kept: Mapping[Matchup, _MatchupTally], members: set[str],
              anchor: str | None, anchor_elo: float, prior: float) -> RatingFit:
