@@ -530,7 +530,7 @@ def _covariances(data: TeamData, solution: _Solution) -> tuple[Matrix, Matrix]:
     return full
 
 
-def _to_elo(solution: _Solution, centred: bool, anchor_elo: float) -> tuple[float, list[int]]:
+def _to_elo(solution: _Solution, centred: bool) -> tuple[float, list[int]]:
     """The logit subtracted before scaling (the anchor's, or the home group's mean), and the
     home group's members."""
     theta = solution.theta
@@ -548,7 +548,7 @@ def fit_individual(pairs: Mapping[str, Sequence[TeamResult]], *, anchor: str | N
     data = TeamData.from_pairs(pairs)
     solution = _solve(data, anchor, prior)
     cov, model = _covariances(data, solution)
-    base, members = _to_elo(solution, anchor is None, anchor_elo)
+    base, members = _to_elo(solution, anchor is None)
 
     def scale(m: Matrix) -> tuple[tuple[float, ...], ...]:
         m = _centre_on(m, members) if anchor is None else m
@@ -570,7 +570,7 @@ def rate_individual(pairs: Mapping[str, Sequence[TeamResult]], *, anchor: str | 
     """The ratings of `fit_individual` without their intervals (for a live standings line)."""
     data = TeamData.from_pairs(pairs)
     solution = _solve(data, anchor, prior)
-    base, _ = _to_elo(solution, anchor is None, anchor_elo)
+    base, _ = _to_elo(solution, anchor is None)
     return {e: (t - base) * ELO_PER_LOGIT + anchor_elo
             for e, t in zip(data.entrants, solution.theta, strict=True)}
 
@@ -645,7 +645,7 @@ def bootstrap_individual(pairs: Mapping[str, Sequence[TeamResult]], *,
         theta = solution.theta
         if not all(math.isfinite(t) for t, ok in zip(theta, finite, strict=True) if ok):
             continue
-        base, _ = _to_elo(solution, anchor is None, 0.0)
+        base, _ = _to_elo(solution, anchor is None)
         draws.append([(t - base) * ELO_PER_LOGIT + anchor_elo if ok else math.nan
                       for t, ok in zip(theta, finite, strict=True)])
     return _summarise(data.entrants, draws, seed, replicates - len(draws))
