@@ -37,6 +37,7 @@ import operator
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 from arena.errors import ArenaError
 from arena.faults import ForfeitKind
@@ -126,17 +127,51 @@ class GameResult:
 
 # --- Selecting rated games -----------------------------------------------------------------
 
+class PairGame(Protocol):
+    """What grouping games into pairs and picking the rated ones reads of a game
+    (`GameResult` here, `individual.TeamResult` for mixed partners)."""
+
+    @property
+    def pair_id(self) -> str: ...
+    @property
+    def harness_fault(self) -> bool: ...
+    @property
+    def rated_winner(self) -> int | None: ...
+
+
+G = TypeVar("G", bound=PairGame)
+
+
+def pairs_of(results: Iterable[G], check: Callable[[Sequence[G], G], None],
+             ) -> dict[str, list[G]]:
+    """Games grouped by pair id, in order of each pair's first game; `check(games, game)`
+    raises RatingsError unless `game` may join the `games` already grouped of its pair."""
+    pairs: dict[str, list[G]] = {}
+    for game in results:
+        games = pairs.setdefault(game.pair_id, [])
+        check(games, game)
+        games.append(game)
+    return pairs
+
+
+def rated_of(pairs: Mapping[str, Sequence[G]]) -> dict[str, list[G]]:
+    """Pairs with their rated games: harness-faulted pairs and void games left out."""
+    rated = {}
+    for pair_id, games in pairs.items():
+        if any(g.harness_fault for g in games):
+            continue
+        kept = [g for g in games if g.rated_winner is not None]
+        if kept:
+            rated[pair_id] = kept
+    return rated
+
+
 def group_pairs(results: Iterable[GameResult]) -> dict[str, list[GameResult]]:
     """Games grouped by pair id, in order of each pair's first game; checks pair consistency.
 
     Raises RatingsError if a pair has more than two games or games between different entrants.
     """
-    pairs: dict[str, list[GameResult]] = {}
-    for game in results:
-        games = pairs.setdefault(game.pair_id, [])
-        check_joins_pair(games, game)
-        games.append(game)
-    return pairs
+    return pairs_of(results, check_joins_pair)
 
 
 def check_joins_pair(games: Sequence[GameResult], game: GameResult) -> None:
@@ -153,14 +188,7 @@ def check_joins_pair(games: Sequence[GameResult], game: GameResult) -> None:
 
 def rated_pairs(results: Iterable[GameResult]) -> dict[str, list[GameResult]]:
     """Pairs with their rated games: harness-faulted pairs and void games left out."""
-    rated = {}
-    for pair_id, games in group_pairs(results).items():
-        if any(g.harness_fault for g in games):
-            continue
-        kept = [g for g in games if g.rated_winner is not None]
-        if kept:
-            rated[pair_id] = kept
-    return rated
+    return rated_of(group_pairs(results))
 
 
 def rated_games(results: Iterable[GameResult]) -> list[GameResult]:

@@ -58,6 +58,8 @@ from arena.ratings.fit import (
     _sigmoid,
     _solve_linear,
     _summarise,
+    pairs_of,
+    rated_of,
 )
 from arena.ratings.graph import connected_groups, win_components
 
@@ -130,28 +132,22 @@ class TeamResult:
 def team_pairs(results: Iterable[TeamResult]) -> dict[str, list[TeamResult]]:
     """Games grouped by pair id, in order of each pair's first game; RatingsError if a pair
     has more than two games or games of different teams."""
-    pairs: dict[str, list[TeamResult]] = {}
-    for game in results:
-        games = pairs.setdefault(game.pair_id, [])
-        if games and games[0].side() != game.side():
-            raise RatingsError(f"pair {game.pair_id} mixes teams {games[0].teams} and "
-                               f"{game.teams}")
-        if len(games) == 2:
-            raise RatingsError(f"pair {game.pair_id} has more than two games")
-        games.append(game)
-    return pairs
+    return pairs_of(results, _check_joins_team_pair)
+
+
+def _check_joins_team_pair(games: Sequence[TeamResult], game: TeamResult) -> None:
+    """RatingsError unless `game` may join the `games` stored of its pair: the same two
+    teams (whatever their seats), two games at most."""
+    if games and games[0].side() != game.side():
+        raise RatingsError(f"pair {game.pair_id} mixes teams {games[0].teams} and "
+                           f"{game.teams}")
+    if len(games) == 2:
+        raise RatingsError(f"pair {game.pair_id} has more than two games")
 
 
 def rated_team_pairs(results: Iterable[TeamResult]) -> dict[str, list[TeamResult]]:
     """Pairs with their rated games: harness-faulted pairs and void games left out."""
-    rated = {}
-    for pair_id, games in team_pairs(results).items():
-        if any(g.harness_fault for g in games):
-            continue
-        kept = [g for g in games if g.rated_winner is not None]
-        if kept:
-            rated[pair_id] = kept
-    return rated
+    return rated_of(team_pairs(results))
 
 
 # --- The data of a fit: one comparison per pair --------------------------------------------
