@@ -48,7 +48,7 @@ from arena.errors import ArenaError
 from arena.league.accounts import PENDING, Accounts, Author, PracticeRow
 from arena.league.openapi import SCHEMA
 from arena.league.practice import PracticeRefused, practice_storage
-from arena.league.uploads import BadUpload, Busy, store_upload
+from arena.league.uploads import BadUpload, Busy, NoSuchUpload, store_upload
 from arena.presentation.charts import rating_line
 from arena.presentation.pages import cell, esc, table
 from arena.presentation.report import replay_payload, replay_script, slug
@@ -396,7 +396,7 @@ def make_app(league: League) -> ASGIApp:
                               "do it (arena league invite CONFIG NAME --organizer)")
         name, action = request.path_params["name"], request.path_params["action"]
         if action == "rebuild":
-            return await rebuild(name)
+            return await rebuild(name, request)
         if action not in ("disable", "enable"):
             return error(404, f"no action {action!r} (disable, enable or rebuild)")
         done = await run_in_threadpool(league.set_disabled, name, action == "disable")
@@ -458,11 +458,25 @@ def make_app(league: League) -> ASGIApp:
                             "replay": data["replay"], "record": found[1]}
         return JSONResponse(data)
 
-    async def rebuild(name: str) -> JSONResponse:
+    async def rebuild(name: str, request: Request) -> JSONResponse:
+        """An organizer's rebuild; `?upload=ID` or `?version=V` names the upload to rebuild
+        (default: the bot's active one, else its newest)."""
+        asked, version = (request.query_params.get(k) for k in ("upload", "version"))
+        if asked is not None and version is not None:
+            return error(400, "name the upload to rebuild by ?upload=ID or by ?version=V "
+                              "(an entrant key or its hash), not both")
+        if asked is not None and not asked.isdigit():
+            return error(400, f"?upload= takes an upload's id, a number (GET /api/bots/{name} "
+                              f"lists them), not {asked!r}")
+        if version is not None and not version:
+            return error(400, "?version= is empty: give an entrant key or its hash")
         try:
-            upload = await run_in_threadpool(league.rebuild, name)
+            upload = await run_in_threadpool(
+                league.rebuild, name, None if asked is None else int(asked), version)
         except Busy as exc:
             return error(409, str(exc))
+        except NoSuchUpload as exc:
+            return error(404, str(exc))
         if upload is None:
             return error(404, f"no uploaded bot named {name!r} (house bots are the "
                               "config's: they are built at each start)")

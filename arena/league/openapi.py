@@ -45,18 +45,29 @@ SCHEMA: dict[str, Any] = {
             "responses": {"200": _ok("The bot", {"type": "object"}), "404": _ERROR}}},
         "/api/bots/{name}/{action}": {"post": {
             "summary": "An organizer's action: disable (out of the live table), enable, or "
-                       "rebuild (its active version, else its newest upload, taken in again: "
-                       "built afresh and checked; 202, then follow GET /api/uploads/{id})",
+                       "rebuild (an upload taken in again: built afresh and checked; by "
+                       "default the active one, else the newest; ?upload=ID or ?version=V "
+                       "names another, which becomes the active version once it passes; 202, "
+                       "then follow GET /api/uploads/{id}; 404 for an upload the bot does not "
+                       "have, 400 for a malformed one)",
             "security": [{"token": []}],
             "parameters": [{"name": "name", "in": "path", "required": True,
                             "schema": {"type": "string"}},
                            {"name": "action", "in": "path", "required": True,
-                            "schema": {"enum": ["disable", "enable", "rebuild"]}}],
+                            "schema": {"enum": ["disable", "enable", "rebuild"]}},
+                           {"name": "upload", "in": "query", "required": False,
+                            "description": "rebuild only: the id of the upload to rebuild "
+                                           "(GET /api/bots/{name} lists them)",
+                            "schema": {"type": "integer"}},
+                           {"name": "version", "in": "query", "required": False,
+                            "description": "rebuild only: the version to rebuild, an entrant "
+                                           "key (name@hash) or its hash; not with upload",
+                            "schema": {"type": "string"}}],
             "responses": {"200": _ok("Done", {"type": "object"}),
                           "202": _ok("Rebuild queued", {"type": "object", "properties": {
                               "name": {"type": "string"}, "upload": {"type": "integer"},
                               "status": {"type": "string"}, "url": {"type": "string"}}}),
-                          **{code: _ERROR for code in ("401", "403", "404", "409")}}}},
+                          **{code: _ERROR for code in ("400", "401", "403", "404", "409")}}}},
         "/api/practice": {"post": {
             "summary": "Ask for an unrated practice game of one of your bots against an "
                        "active entrant (limited per author per day: league.practice_per_day)",

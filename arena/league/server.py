@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
 from arena.intake import ReadyBot, take_bot
-from arena.league.accounts import PENDING, Accounts
+from arena.league.accounts import PENDING, Accounts, Upload
 from arena.league.config import LeagueConfig
 from arena.league.practice import Practice
 from arena.league.reaper import reap
 from arena.league.scheduler import LeagueSource, stored_pairs
 from arena.league.standings import StandingsCache
-from arena.league.uploads import Busy, IntakeQueue
+from arena.league.uploads import Busy, IntakeQueue, NoSuchUpload
 from arena.referee.match import Entrant
 from arena.sandbox import Isolation
 from arena.sandbox import resolve as resolve_isolation
@@ -163,24 +163,30 @@ class League:
         self.standings.wake()
         return True
 
-    def rebuild(self, name: str) -> int | None:
-        """The organizer has a bot's version built and checked again from scratch: its
-        active upload (else its newest) is taken in again, out of the live table meanwhile.
-        The upload's id; None if no uploaded bot has that name; Busy if it is being taken in
-        already."""
+    def rebuild(self, name: str, upload_id: int | None = None, version: str | None = None
+                ) -> int | None:
+        """The organizer has one of a bot's uploads built and checked again from scratch: the
+        one `upload_id` (an upload's id) or `version` (an entrant key or its hash) names, by
+        default its active upload (else its newest). It is taken in again as a new upload
+        is: once active, it is the bot's active version (the one before retires). While it
+        is taken in, the bot's active version stays in the live table unless it is the one
+        rebuilt (the same build: it leaves the table meanwhile). The upload's id; None if no
+        uploaded bot has that name; NoSuchUpload (404) if the bot has no such upload; Busy
+        if it is being taken in already."""
         with Accounts(self.config.storage) as accounts:
             uploads = accounts.uploads(name)
             if not uploads:
                 return None
-            active = [u for u in uploads if u.status == "active"]
-            upload = (active or uploads)[-1]
+            upload = _chosen(name, uploads, upload_id, version)
             if upload.status in PENDING:
                 raise Busy(f"upload {upload.id} of {name!r} is being taken in already: wait "
                            "until it is active or failed")
             accounts.set_status(upload.id, "received")
         with self.lock:
-            self.entrants.pop(str(upload.entrant), None)
-            self.generation += 1
+            playing = upload.entrant is not None and \
+                self.entrants.pop(upload.entrant, None) is not None
+            if playing:
+                self.generation += 1
             out = self.generation
         self.standings.wake()
         self.say(f"upload {upload.id}: {name} is rebuilt, as the organizer asked")
@@ -279,6 +285,23 @@ class League:
                 self.unbuilt.add(failure.source)
         return {k: e for k, e in entrants.items()
                 if Path(e.source or e.manifest.folder) not in self.unbuilt}
+
+
+def _chosen(name: str, uploads: list[Upload], upload_id: int | None, version: str | None
+            ) -> Upload:
+    """The upload of `name` that `upload_id` or `version` (an entrant key or its hash) names,
+    by default its active one, else its newest; NoSuchUpload if it has none such."""
+    if upload_id is None and not version:
+        active = [u for u in uploads if u.status == "active"]
+        return (active or uploads)[-1]
+    for upload in reversed(uploads):
+        if upload.id == upload_id or (version and upload.entrant and version in (
+                upload.entrant, upload.entrant.split("@", 1)[1])):
+            return upload
+    listed = ", ".join(f"{u.id} ({u.entrant or u.status})" for u in uploads)
+    asked = f"upload {upload_id}" if upload_id is not None else f"version {version!r}"
+    raise NoSuchUpload(f"{name!r} has no {asked} (its uploads: {listed}; see GET "
+                       f"/api/bots/{name})")
 
 
 def _play_on(remote: Cluster, setup: Setup, games: Sequence[ScheduledGame],

@@ -62,6 +62,10 @@ class Busy(ArenaError):
     """An organizer's action on an upload being taken in (409)."""
 
 
+class NoSuchUpload(ArenaError):
+    """An organizer's rebuild names an upload or version the bot does not have (404)."""
+
+
 def archive_suffix(filename: str) -> str:
     """The archive suffix of an uploaded file's name; BadUpload (400) if it has none."""
     lower = filename.lower()
