@@ -35,10 +35,11 @@ from arena.intake.take import (
                                    read_only,
                                    ready,
                                    remove_tree,
+                                   restore_build,
                                    take_bot,
 )
 
 __all__ = ["ARCHIVE_SUFFIXES", "CACHE_VAR", "DEFAULT_INTAKE_LIMITS", "SKIPPED_FOLDERS", "IntakeFailed", "IntakeLimits", "IntakePolicy",
            "IntakeRefused", "ReadyBot", "Snapshot", "Unbuildable", "build_label", "content_hash",
-           "default_root", "folder_version", "forget_build", "pack_snapshot", "read_only", "ready", "remove_tree",
+           "default_root", "folder_version", "forget_build", "pack_snapshot", "read_only", "ready", "remove_tree", "restore_build",
            "take_bot", "take_snapshot"]

@@ -39,7 +39,7 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -185,11 +185,63 @@ def take_bot(source: str | Path, policy: IntakePolicy, build: bool = True,
     return ready(snapshot, source, policy, build, note)
 
 
-def forget_build(source: str | Path, policy: IntakePolicy) -> bool:
+def forget_build(source: str | Path, policy: IntakePolicy, keep: bool = False) -> bool:
     """Discard the cached build of the bot at `source` (under the build's lock), so that its
     next intake builds it again from its snapshot (an organizer's rebuild); whether there was
-    one. IntakeFailed if its snapshot cannot be taken. Nothing may be running from the
-    build: its folder is removed."""
+    one. `keep`: set it aside instead, for `restore_build` to put back should the new build
+    fail (or `restore_build(..., keep=False)` to throw away once it passed). IntakeFailed if
+    its snapshot cannot be taken. Nothing may be running from the build: its folder goes."""
+    with _build_lock(source, policy) as found:
+        if found is None:
+            return False
+        folder, marker = found
+        aside, aside_marker = _aside(folder)
+        cached = marker.is_file()
+        if keep and cached and folder.is_dir():
+            remove_tree(aside)
+            aside_marker.write_text(marker.read_text())
+            marker.unlink()  # first: a folder without its marker is not a build
+            os.rename(folder, aside)
+            return True
+        marker.unlink(missing_ok=True)
+        if folder.exists():
+            remove_tree(folder)
+        return cached
+
+
+def restore_build(source: str | Path, policy: IntakePolicy, keep: bool = True) -> bool:
+    """The build `forget_build(..., keep=True)` set aside, back as the cached build (whatever
+    a newer intake built in its place removed), or with `keep=False` thrown away; whether
+    there was one. IntakeFailed if the snapshot cannot be taken."""
+    with _build_lock(source, policy) as found:
+        if found is None:
+            return False
+        folder, marker = found
+        aside, aside_marker = _aside(folder)
+        if not (aside.is_dir() and aside_marker.is_file()):
+            return False
+        if keep:
+            marker.unlink(missing_ok=True)
+            remove_tree(folder)
+            os.rename(aside, folder)
+            marker.write_text(aside_marker.read_text())
+        else:
+            remove_tree(aside)
+        aside_marker.unlink()
+        return True
+
+
+def _aside(folder: Path) -> tuple[Path, Path]:
+    """Where `forget_build(..., keep=True)` sets a build aside, and its marker."""
+    return folder.with_name(f"{folder.name}.aside"), folder.with_name(f"{folder.name}.aside.ok")
+
+
+@contextlib.contextmanager
+def _build_lock(source: str | Path, policy: IntakePolicy
+                ) -> Iterator[tuple[Path, Path] | None]:
+    """The build folder of the bot at `source` and its marker, held under the build's lock
+    meanwhile (None: nothing was ever built here). IntakeFailed if its snapshot cannot be
+    taken."""
     source = Path(source).absolute()
     try:
         snapshot = take_snapshot(source, policy.root / "snapshots", policy.limits)
@@ -197,18 +249,14 @@ def forget_build(source: str | Path, policy: IntakePolicy) -> bool:
         raise IntakeFailed(Unbuildable(source, source.name, "snapshot", str(exc))) from None
     builds = policy.root / "builds"
     if not builds.is_dir():
-        return False
+        yield None
+        return
     private_folder(builds)
-    folder, marker = builds / snapshot.digest, builds / f"{snapshot.digest}.ok"
     lock = os.open(builds / f"{snapshot.digest}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
                    0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        cached = marker.is_file()
-        marker.unlink(missing_ok=True)  # first: a folder without its marker is not a build
-        if folder.exists():
-            remove_tree(folder)
-        return cached
+        yield builds / snapshot.digest, builds / f"{snapshot.digest}.ok"
     finally:
         os.close(lock)
 

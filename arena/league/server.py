@@ -41,7 +41,7 @@ from arena.league.practice import Practice
 from arena.league.reaper import reap
 from arena.league.scheduler import LeagueSource, stored_pairs
 from arena.league.standings import StandingsCache
-from arena.league.uploads import Busy, IntakeQueue, NoSuchUpload
+from arena.league.uploads import Busy, Details, IntakeQueue, NoSuchUpload, Rebuild
 from arena.referee.match import Entrant
 from arena.sandbox import Isolation
 from arena.sandbox import resolve as resolve_isolation
@@ -150,18 +150,21 @@ class League:
             if not accounts.set_disabled(name, disabled):
                 return False
             active = [u for u in accounts.uploads(name, ("active",)) if u.entrant]
+        entrant = self._entrant(active[-1]) if not disabled and active else None
         with self.lock:
             for key in [k for k in self.entrants if k.split("@")[0] == name]:
                 del self.entrants[key]
-            if not disabled and active:
-                upload = active[-1]
-                ready = take_bot(self.config.uploads / upload.file, self.policy)
-                self.entrants[str(upload.entrant)] = Entrant(
-                    self.config.tournament.with_limits(ready.manifest), ready.version,
-                    source=f"upload {upload.id}", snapshot=ready.snapshot.folder)
+            if entrant is not None:
+                self.entrants[str(active[-1].entrant)] = entrant
             self.generation += 1
         self.standings.wake()
         return True
+
+    def _entrant(self, upload: Upload) -> Entrant:
+        """An upload taken in (its build cached: no rebuild), as an entrant."""
+        ready = take_bot(self.config.uploads / upload.file, self.policy)
+        return Entrant(self.config.tournament.with_limits(ready.manifest), ready.version,
+                       source=f"upload {upload.id}", snapshot=ready.snapshot.folder)
 
     def rebuild(self, name: str, upload_id: int | None = None, version: str | None = None
                 ) -> int | None:
@@ -170,7 +173,9 @@ class League:
         default its active upload (else its newest). It is taken in again as a new upload
         is: once active, it is the bot's active version (the one before retires). While it
         is taken in, the bot's active version stays in the live table unless it is the one
-        rebuilt (the same build: it leaves the table meanwhile). The upload's id; None if no
+        rebuilt (the same build: it leaves the table meanwhile, and should its new build
+        fail, the build from before is put back and plays on: `_kept`). The upload's id;
+        None if no
         uploaded bot has that name; NoSuchUpload (404) if the bot has no such upload; Busy
         if it is being taken in already."""
         with Accounts(self.config.storage) as accounts:
@@ -178,6 +183,8 @@ class League:
             if not uploads:
                 return None
             upload = _chosen(name, uploads, upload_id, version)
+            previous = next((u for u in uploads if u.status == "active"
+                             and u.entrant is not None and u.entrant == upload.entrant), None)
             if upload.status in PENDING:
                 raise Busy(f"upload {upload.id} of {name!r} is being taken in already: wait "
                            "until it is active or failed")
@@ -199,8 +206,33 @@ class League:
                     return False
             return True
 
-        self.intake.rebuild(upload.id, quiet)
+        fallback = None if previous is None else functools.partial(self._kept, upload.id,
+                                                                   previous)
+        self.intake.rebuild(upload.id, Rebuild(quiet, fallback))
         return upload.id
+
+    def _kept(self, upload: int, previous: Upload, accounts: Accounts,
+              details: Details) -> None:
+        """The rebuild of `upload`, the build of the bot's active version `previous`, failed:
+        that build (restored) plays on, back in the live table, and the failure is on the
+        upload (its status active again, if it is `previous`, else failed)."""
+        entrant = self._entrant(previous)
+        with Accounts(self.config.storage) as mine:
+            disabled = previous.name in mine.disabled()
+        with self.lock:
+            if not disabled:
+                self.entrants[str(previous.entrant)] = entrant
+            self.generation += 1
+        if upload == previous.id:
+            accounts.set_status(upload, "active", stage=details.get("stage", ""), reason=(
+                f"the organizer's rebuild failed: {details.get('reason', '')}; the build "
+                "from before plays on"), log=details.get("log", ""),
+                command=details.get("command", ""), entrant=previous.entrant)
+        else:
+            accounts.set_status(upload, "failed", **details)
+        self.standings.wake()
+        self.say(f"upload {upload}: the rebuild of {previous.name} failed; its build from "
+                 "before plays on")
 
     def _restore(self, store: Store) -> None:
         """House bots from the config, and each uploaded bot's active version, taken in again

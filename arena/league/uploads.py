@@ -14,7 +14,9 @@ active (registered as an entrant; the same bot's older version retires) or faile
 first failing step, the tail of its output and the `arena check-bot` command that reproduces
 it. Uploads found received, building or checking at start (the server was killed) are taken
 in again. An organizer's rebuild (`IntakeQueue.rebuild`) takes an upload in again the same way,
-its cached build discarded first (`arena.intake.forget_build`) once nothing runs it.
+its cached build set aside first (`arena.intake.forget_build`) once nothing runs it: thrown
+away once the new build passes, or put back (`arena.intake.restore_build`) if it fails, when
+the upload was the bot's active version, so that this version plays on (`Rebuild.fallback`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -38,6 +41,7 @@ from arena.intake import (
     IntakePolicy,
     ReadyBot,
     forget_build,
+    restore_build,
     take_bot,
 )
 from arena.intake.snapshot import IntakeRefused, take_snapshot
@@ -123,6 +127,22 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+Details = dict[str, str]
+"""A failure as `Accounts.set_status` records it: stage, reason, log and command."""
+
+
+@dataclass(frozen=True)
+class Rebuild:
+    """An organizer's rebuild of an upload."""
+
+    quiet: Callable[[], bool]
+    """Waits until nothing runs the upload's build any more (False: the server is
+    stopping)."""
+    fallback: Callable[[Accounts, Details], None] | None = None
+    """If the new build fails, records the failure and puts the version built before back
+    in play (its build restored first); None: the failure is recorded as an upload's."""
+
+
 def _tail(text: str) -> str:
     return "\n".join(text.strip().splitlines()[-LOG_LINES:])
 
@@ -140,9 +160,8 @@ class IntakeQueue:
                                          daemon=True) for k in range(config.intakes)]
         self.taking: set[int] = set()
         """The uploads being taken in now."""
-        self.fresh: dict[int, Callable[[], bool]] = {}
-        """Uploads to rebuild from scratch, each with what waits until nothing runs its
-        build any more (False: the server is stopping)."""
+        self.fresh: dict[int, Rebuild] = {}
+        """Uploads to rebuild from scratch."""
 
     def start(self) -> None:
         with Accounts(self.config.storage) as accounts:
@@ -154,10 +173,10 @@ class IntakeQueue:
     def put(self, upload: int) -> None:
         self.queue.put(upload)
 
-    def rebuild(self, upload: int, quiet: Callable[[], bool]) -> None:
+    def rebuild(self, upload: int, rebuild: Rebuild) -> None:
         """Take `upload` in again (it is recorded as received already), its cached build
-        discarded once `quiet` returned True: built and checked anew."""
-        self.fresh[upload] = quiet
+        set aside once `rebuild.quiet` returned True: built and checked anew."""
+        self.fresh[upload] = rebuild
         self.queue.put(upload)
 
     def close(self, wait: float = 300.0) -> None:
@@ -180,8 +199,8 @@ class IntakeQueue:
                     self.take(accounts, upload)
                 except Exception as exc:  # the harness failed, not the bot: say so
                     logger.exception("upload %s could not be taken in", upload)
-                    accounts.set_status(upload, "failed", stage="arena",
-                                        reason=f"the league failed to take it in: {exc}")
+                    self._failed(accounts, upload, {
+                        "stage": "arena", "reason": f"the league failed to take it in: {exc}"})
                 finally:
                     self.taking.discard(upload)
 
@@ -192,24 +211,25 @@ class IntakeQueue:
             return
         archive = self.config.uploads / row.file
         command = f"arena check-bot {row.file}"
-        quiet = self.fresh.pop(upload, None)
-        if quiet is not None:
-            if not quiet():  # stopping: taken in at the next start (it is still received)
+        rebuild = self.fresh.get(upload)
+        if rebuild is not None:
+            if not rebuild.quiet():  # stopping: taken in at the next start (still received)
+                self.fresh.pop(upload)
                 return
             with contextlib.suppress(IntakeFailed):  # then take_bot says why
-                forget_build(archive, self.policy)
+                forget_build(archive, self.policy, keep=rebuild.fallback is not None)
         accounts.set_status(upload, "building")
         try:
             ready = take_bot(archive, self.policy, build=True)
         except IntakeFailed as exc:
             failure = exc.failure
-            accounts.set_status(upload, "failed", stage=failure.stage, reason=failure.reason,
-                                log=_tail(failure.output), command=command)
+            self._failed(accounts, upload, {"stage": failure.stage, "reason": failure.reason,
+                                            "log": _tail(failure.output), "command": command})
             return
         if ready.manifest.name != row.name:
-            accounts.set_status(upload, "failed", stage="manifest", reason=(
+            self._failed(accounts, upload, {"stage": "manifest", "reason": (
                 f"bot.toml names the bot {ready.manifest.name!r}, but it was uploaded as "
-                f"{row.name!r}: the names must match"), command=command)
+                f"{row.name!r}: the names must match"), "command": command})
             return
         accounts.set_status(upload, "checking")
         report = check_bot(archive, games=self.config.check_games,
@@ -218,12 +238,30 @@ class IntakeQueue:
         if not report.ok:
             bad = [i for i in report.items if i.failed or i.status.value == "ERROR"]
             first = bad[0] if bad else None
-            accounts.set_status(
-                upload, "failed", stage=f"check-bot: {first.name}" if first else "check-bot",
-                reason=first.summary if first else "check-bot failed",
-                log=_tail((first.output if first and first.output else "")
-                          or "\n".join(report.lines())),
-                command=command)
+            self._failed(accounts, upload, {
+                "stage": f"check-bot: {first.name}" if first else "check-bot",
+                "reason": first.summary if first else "check-bot failed",
+                "log": _tail((first.output if first and first.output else "")
+                             or "\n".join(report.lines())),
+                "command": command})
             return
+        if self.fresh.pop(upload, None) is not None:
+            with contextlib.suppress(IntakeFailed):  # the build from before is not needed
+                restore_build(archive, self.policy, keep=False)
         key = self.on_active(upload, ready)
         accounts.set_status(upload, "active", entrant=key)
+
+    def _failed(self, accounts: Accounts, upload: int, details: Details) -> None:
+        """Record a failed intake; that of a rebuild with a fallback puts the build from
+        before back and lets the fallback record it."""
+        rebuild = self.fresh.pop(upload, None)
+        row = accounts.upload(upload)
+        if rebuild is not None and rebuild.fallback is not None and row is not None:
+            try:
+                restored = restore_build(self.config.uploads / row.file, self.policy)
+            except IntakeFailed:
+                restored = False
+            if restored:
+                rebuild.fallback(accounts, details)
+                return
+        accounts.set_status(upload, "failed", **details)

@@ -91,3 +91,32 @@ def test_a_forgotten_build_is_built_anew_from_its_snapshot(tmp_path):
     assert (again, built_again) == (version, built) and len(notes) == 1
     assert (built_again / "made").read_text() == "binary\n"
     assert not (bot / "made").exists()  # still never in its author's folder
+
+
+def test_a_build_set_aside_is_put_back_or_thrown_away(tmp_path):
+    """`forget_build(keep=True)` (a rebuild of a version in play) sets the build aside: the
+    next intake builds anew; `restore_build` puts the one from before back in its place (the
+    new build failed), or with keep=False throws it away (it passed)."""
+    from arena.intake import forget_build, restore_build
+    from arena.sandbox import resolve
+
+    bot = counting_bot(tmp_path / "counted")
+    copy_bot("heuristic", tmp_path / "heuristic")
+    config = write_config(tmp_path, ["counted", "heuristic"],
+                          extra=f'[intake]\nfolder = "{tmp_path / "cache"}"\n')
+    _, built, _ = builds(config)
+    policy = load_config(config).intake_policy(resolve("auto"))
+    marker = built.parent / f"{built.name}.ok"
+    noted = marker.read_text()
+    assert forget_build(bot, policy, keep=True) is True
+    assert not built.exists() and not marker.exists()
+    assert restore_build(bot, policy) is True
+    assert (built / "made").read_text() == "binary\n" and marker.read_text() == noted
+    assert builds(config)[2] == []  # the build put back serves: nothing built again
+    assert restore_build(bot, policy) is False  # nothing aside any more
+
+    assert forget_build(bot, policy, keep=True) is True
+    assert len(builds(config)[2]) == 1  # built anew beside the one set aside
+    assert restore_build(bot, policy, keep=False) is True
+    assert sorted(p.name for p in built.parent.iterdir() if "aside" in p.name) == []
+    assert (built / "made").read_text() == "binary\n" and marker.is_file()

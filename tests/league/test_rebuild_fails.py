@@ -1,0 +1,68 @@
+"""A failed rebuild, against a real server: the organizer rebuilds a bot's active version
+after the machine's toolchain broke; the new build fails, the build from before is put back
+and the version stays active and in the live table, playing on, and its bot page shows the
+failure with its log's tail."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.league.conftest import (
+    League,
+    arena,
+    bot_copy,
+    free_port,
+    request,
+    wait_for,
+    write_config,
+)
+
+WORKS = "#!/bin/sh\necho the toolchain builds\n"
+BROKEN = "#!/bin/sh\necho the toolchain is gone: reinstall it >&2\nexit 3\n"
+
+
+def test_a_failed_rebuild_keeps_the_version_from_before(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch):
+    tool = tmp_path / "toolchain" / "bin" / "arena-test-build"  # the machine's, on PATH
+    tool.parent.mkdir(parents=True)
+    tool.write_text(WORKS)
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tool.parent}{os.pathsep}{os.environ['PATH']}")
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + '\n[intake]\nfolder = "intake"\n')
+    league = League(tmp_path, config, free_port())
+    league.start()
+    try:
+        token = league.invite("ivy")
+        result = arena("league", "invite", config, "olga", "--organizer")
+        assert result.returncode == 0, result.stderr
+        organizer = {"Authorization": f"Bearer {result.stdout.strip()}"}
+        bot = bot_copy(tmp_path / "ivy-bot", "ivy-bot", extra='build = ["arena-test-build"]\n')
+        upload = league.upload(bot, token)
+        assert upload.returncode == 0, upload.stdout + upload.stderr
+        wait_for("ivy-bot playing", lambda: league.standings().get("ivy-bot", {}).get("games"))
+        before = league.get("/api/bots/ivy-bot")["uploads"][-1]
+
+        tool.write_text(BROKEN)
+        status, body = request(league.url + "/api/bots/ivy-bot/rebuild", b"", organizer,
+                               "POST")
+        assert status == 202 and body["upload"] == before["id"], body
+        after = wait_for("the rebuild done", lambda: (
+            (u := league.get(body["url"]))["status"] in ("active", "failed")
+            and u["updated"] > before["updated"] and u))
+        assert after["status"] == "active" and after["entrant"] == before["entrant"], after
+        assert after["stage"] == "build" and "rebuild failed" in after["reason"], after
+        assert "the toolchain is gone: reinstall it" in after["log"], after
+        page = league.get("/bots/ivy-bot")
+        assert "rebuild failed" in page and "the toolchain is gone: reinstall it" in page
+
+        played = league.standings().get("ivy-bot", {}).get("games", 0)
+        row = wait_for("ivy-bot playing on", lambda: (
+            (r := league.standings().get("ivy-bot", {})).get("games", 0) > played and r))
+        assert row["key"] == before["entrant"] and not row["failures"], row
+    finally:
+        if league.process is not None:
+            assert league.stop() == 0
