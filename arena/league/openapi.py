@@ -133,6 +133,9 @@ SCHEMA: dict[str, Any] = {
             "Standings": {"type": "object", "properties": {
                 "games": {"type": "integer"}, "version": {"type": "integer"},
                 "notes": {"type": "array", "items": {"type": "string"}},
+                "stale": {"type": "boolean", "description": "the table the last run left, "
+                          "served after a restart until the first fresh one (its notes say "
+                          "so)"},
                 "standings": {"type": "array", "items": {"type": "object", "properties": {
                     "key": {"type": "string"}, "name": {"type": "string"},
                     "author": {"type": "string"}, "version": {"type": "string"},

@@ -12,6 +12,12 @@ already encoded, the leaderboard's HTML (the report's own view,
 entrant's rating and interval for the scheduler. A request is sent the last `Table`'s bytes:
 no query, no fit, no encoding.
 
+After each fit the standings process also writes the table to a file beside the store
+(`snapshot_path`, replaced whole: `save_snapshot`), and a server starting on that store serves
+it (`load_snapshot`, marked as from before the restart) until its own first table arrives:
+on a big store that first read of every game takes seconds, and the leaderboard is never
+empty meanwhile.
+
 The order column says, between each entrant and the next one down, whether their order is
 settled (the 95% interval of their difference excludes 0) or about how many more pairs of
 their matchup it would take (the interval shrinks as one over the square root of the games).
@@ -69,10 +75,12 @@ class Table:
     html: str = '<p class="empty" id="no-standings">No standings yet: no games played.</p>'
     ratings: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     """Entrant key -> (rating, half-width of its 95% interval), for the scheduler."""
+    stale: bool = False
+    """The table the last run left (`load_snapshot`), served until this run's first."""
 
     def json(self) -> dict[str, Any]:
         return {"games": self.games, "version": self.version, "standings": list(self.rows),
-                "notes": list(self.notes)}
+                "notes": list(self.notes), "stale": self.stale}
 
     @functools.cached_property
     def body(self) -> bytes:
@@ -84,6 +92,52 @@ class Table:
         """The table as one server-sent event (the leaderboard's new HTML), once per fit."""
         data = json.dumps({"version": self.version, "games": self.games, "html": self.html})
         return f"event: standings\ndata: {data}\n\n"
+
+
+STALE_NOTE = ("From before the restart: these are the standings the last run left, updating "
+              "(the stored games are being read again).")
+SNAPSHOT_FORMAT = 1
+
+
+def snapshot_path(storage: Path) -> Path:
+    """The file beside the store that holds the last table (`save_snapshot`)."""
+    return storage.with_name(storage.name + ".standings.json")
+
+
+def save_snapshot(storage: Path, table: Table) -> None:
+    """Write `table` to `snapshot_path(storage)`, whole or not at all (a temporary file
+    renamed over it: a server reading it, or a kill -9 meanwhile, sees the old or the new)."""
+    path = snapshot_path(storage)
+    data = {"format": SNAPSHOT_FORMAT, "version": table.version, "games": table.games,
+            "rows": list(table.rows), "notes": list(table.notes), "html": table.html,
+            "ratings": {k: list(v) for k, v in table.ratings.items()}}
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        temporary.write_text(json.dumps(data, separators=(",", ":")))
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def load_snapshot(storage: Path) -> Table | None:
+    """The table the last run on `storage` left, marked stale (its notes and HTML say it is
+    from before the restart); None if there is none, or it cannot be read (logged)."""
+    path = snapshot_path(storage)
+    try:
+        data = json.loads(path.read_text())
+        if data.get("format") != SNAPSHOT_FORMAT:
+            raise ValueError(f"format {data.get('format')!r}, not {SNAPSHOT_FORMAT}")
+        return Table(
+            int(data["version"]), int(data["games"]), tuple(data["rows"]),
+            (STALE_NOTE, *data["notes"]),
+            f'<p class="stale" id="standings-stale">{STALE_NOTE}</p>{data["html"]}',
+            {k: (float(r), float(h)) for k, (r, h) in data["ratings"].items()}, stale=True)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        logger.warning("%s: the last standings cannot be read (%s); the table starts empty",
+                       path, exc)
+        return None
 
 
 def order_text(s: Standings, a: str, b: str, pairs: int) -> str:
@@ -119,7 +173,7 @@ class StandingsCache:
         self.authors = authors
         self.active = active
         self.on_change = on_change
-        self.table = Table()
+        self.table = load_snapshot(config.storage) or Table()
         self._publish(self.table)
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -343,6 +397,11 @@ def serve() -> None:
             logger.exception("the standings could not be made")
             answer = f"{type(exc).__name__}: {exc}"
             maker = TableMaker()  # read everything again next time
+        if isinstance(answer, Table):
+            try:
+                save_snapshot(request.storage, answer)
+            except OSError as exc:  # the table is still served; only a restart misses it
+                logger.warning("the standings could not be kept for a restart: %s", exc)
         try:
             _send(stdout, answer)
         except BrokenPipeError:
