@@ -51,22 +51,28 @@ def _sort_attr(value: Any) -> str:
     return f' data-sort="{esc(value)}"'
 
 
-def _td(c: Cell, numeric: bool) -> str:
-    attrs = _sort_attr(c.sort) + (' class="num"' if numeric else "")
+def _td(c: Cell, numeric: bool, kind: str = "") -> str:
+    classes = " ".join(k for k in ("num" if numeric else "", kind) if k)
+    attrs = _sort_attr(c.sort) + (f' class="{esc(classes)}"' if classes else "")
     attrs += f' style="{esc(c.style)}"' if c.style else ""
     attrs += f' title="{esc(c.title)}"' if c.title else ""
     return f"<td{attrs}>{c.html}</td>"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], table_id: str,
-          caption: str = "", numeric: Sequence[bool] | None = None) -> str:
-    """A table that sorts by any column when its header is clicked (assets/report.js)."""
+          caption: str = "", numeric: Sequence[bool] | None = None,
+          kinds: Sequence[str] | None = None) -> str:
+    """A table that sorts by any column when its header is clicked (assets/report.js).
+    `kinds`: a class per column, on its header and cells ("minor": hidden at a phone's
+    width, report.css)."""
     numeric = numeric or [False] * len(headers)
-    head = "".join(f'<th scope="col" data-type="{"num" if n else "text"}" tabindex="0">'
-                   f"{esc(h)}</th>" for h, n in zip(headers, numeric, strict=True))
+    kinds = kinds or [""] * len(headers)
+    head = "".join(f'<th scope="col" data-type="{"num" if n else "text"}" tabindex="0"'
+                   + (f' class="{esc(k)}"' if k else "") + f">{esc(h)}</th>"
+                   for h, n, k in zip(headers, numeric, kinds, strict=True))
     body = []
     for row in rows:
-        cells = "".join(_td(c, n) for c, n in zip(row, numeric, strict=True))
+        cells = "".join(_td(c, n, k) for c, n, k in zip(row, numeric, kinds, strict=True))
         body.append(f"<tr>{cells}</tr>")
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
     return (f'<div class="wide"><table class="sortable" id="{esc(table_id)}">{cap}<thead>'

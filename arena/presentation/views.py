@@ -129,15 +129,22 @@ def leaderboard(rows: Sequence[LeaderboardRow], table_id: str = "standings-table
                *(["K-Elo"] if incremental else []), *(["Order vs next"] if order else [])]
     numeric = [True, False, *([False] if author else []), False, True, True, True, True, True,
                True, True, *([True] if incremental else []), *([False] if order else [])]
+    # at a phone's width the table keeps what ranks (rank, entrant with its author beneath,
+    # rating, interval, games, order): the columns a reader finds on the bot's page go
+    minor = {"Author", "Version", "Wins", "Win %", "Margin", "Forfeits", "K-Elo"}
+    kinds = ["minor" if h in minor else "" for h in headers]
     body = [_leaderboard_cells(r, author, incremental, order) for r in rows]
-    return table(headers, body, table_id, numeric=numeric)
+    return table(headers, body, table_id, numeric=numeric, kinds=kinds)
 
 
 def _leaderboard_cells(r: LeaderboardRow, author: bool, incremental: bool,
                        order: bool) -> list[Cell]:
     rank = "-" if r.rank is None else ("=" if r.shared else "") + str(r.rank)
     played = r.games > 0
-    cells = [cell(rank, r.rank), link(r.href, r.name)]
+    name = link(r.href, r.name)
+    if author:  # shown beneath the name only where the Author column is hidden (report.css)
+        name = Cell(f'{name.html}<span class="stacked">{esc(r.author)}</span>', name.sort)
+    cells = [cell(rank, r.rank), name]
     cells += [cell(r.author)] if author else []
     cells += [cell(r.version), cell(r.rating_text, r.rating),
               cell(r.interval_text, r.interval), cell(r.games), cell(r.wins),

@@ -120,8 +120,35 @@ def test_the_pages_fit_a_phone_and_a_desktop_in_both_themes(league: League, brow
                         body.send_keys(key)
                     assert_cards_drawn(browser)
                 assert background(browser) == BACKGROUND[theme], (name, width, theme)
-                fits_and_is_clean(browser, f"{name} {width} {theme}")
                 full_page_screenshot(browser, shots / f"{name}-{width}-{theme}.png", width)
+                fits_and_is_clean(browser, f"{name} {width} {theme}")
+                if name == "leaderboard":
+                    assert_leaderboard_fits(browser, width)
+
+
+def assert_leaderboard_fits(driver, width: int) -> None:
+    """The leaderboard whole in the window, with no sideways scrolling of the page or of its
+    own box: at a phone's width its minor columns hidden (Author, Version, Wins, Win %,
+    Margin, Forfeits; the author shown beneath the entrant instead), at a desktop's every
+    column shown; its box carries the scroll cue (the shadows a table
+    too wide for it would show at its edges)."""
+    seen = driver.execute_script("""
+        const table = document.getElementById('standings-table');
+        const box = table.parentElement;
+        const shown = Array.from(table.querySelectorAll('thead th'))
+          .filter(th => th.getClientRects().length > 0).map(th => th.textContent);
+        const stacked = Array.from(table.querySelectorAll('td .stacked'))
+          .filter(span => span.getClientRects().length > 0).map(span => span.textContent);
+        return {stacked: stacked, page: document.scrollingElement.scrollWidth, inner: window.innerWidth,
+                box: [box.scrollWidth, box.clientWidth], right: box.getBoundingClientRect().right,
+                shown: shown, cue: getComputedStyle(box).backgroundImage};""")
+    assert seen["page"] <= seen["inner"], seen
+    assert seen["box"][0] <= seen["box"][1] and seen["right"] <= seen["inner"], seen
+    minor = {"Author", "Version", "Wins", "Win %", "Margin", "Forfeits"}
+    assert {"Rank", "Entrant", "Elo", "Games", "Order vs next"} <= set(seen["shown"]), seen
+    assert (minor & set(seen["shown"])) == (set() if width < 720 else minor), seen
+    assert ("house" in seen["stacked"]) == (width < 720), seen  # the house bots' author
+    assert seen["cue"].count("gradient") == 4, seen
 
 
 def assert_cards_drawn(driver) -> None:
