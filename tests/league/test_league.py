@@ -255,7 +255,7 @@ def test_the_standings_answer_their_table_to_get_and_head_and_405_to_a_post(leag
     import urllib.request
 
     table = league.get("/api/standings")
-    assert set(table) == {"games", "version", "standings", "notes"}
+    assert set(table) == {"games", "version", "standings", "notes", "stale"}
     head = urllib.request.Request(league.url + "/api/standings", method="HEAD")
     with urllib.request.urlopen(head) as response:
         assert response.status == 200 and response.read() == b""
