@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -141,6 +141,8 @@ class Rebuild:
     fallback: Callable[[Accounts, Details], None] | None = None
     """If the new build fails, records the failure and puts the version built before back
     in play (its build restored first); None: the failure is recorded as an upload's."""
+    set_aside: bool = False
+    """Whether its build was set aside (a bot with no build has none to put back)."""
 
 
 def _tail(text: str) -> str:
@@ -217,7 +219,8 @@ class IntakeQueue:
                 self.fresh.pop(upload)
                 return
             with contextlib.suppress(IntakeFailed):  # then take_bot says why
-                forget_build(archive, self.policy, keep=rebuild.fallback is not None)
+                self.fresh[upload] = replace(rebuild, set_aside=forget_build(
+                    archive, self.policy, keep=rebuild.fallback is not None))
         accounts.set_status(upload, "building")
         try:
             ready = take_bot(archive, self.policy, build=True)
@@ -253,12 +256,13 @@ class IntakeQueue:
 
     def _failed(self, accounts: Accounts, upload: int, details: Details) -> None:
         """Record a failed intake; that of a rebuild with a fallback puts the build from
-        before back and lets the fallback record it."""
+        before back (if it had one) and lets the fallback record it."""
         rebuild = self.fresh.pop(upload, None)
         row = accounts.upload(upload)
         if rebuild is not None and rebuild.fallback is not None and row is not None:
             try:
-                restored = restore_build(self.config.uploads / row.file, self.policy)
+                restored = not rebuild.set_aside or restore_build(
+                    self.config.uploads / row.file, self.policy)
             except IntakeFailed:
                 restored = False
             if restored:
