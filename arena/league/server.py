@@ -166,6 +166,15 @@ class League:
         return Entrant(self.config.tournament.with_limits(ready.manifest), ready.version,
                        source=f"upload {upload.id}", snapshot=ready.snapshot.folder)
 
+    def _key_of(self, upload: Upload) -> str | None:
+        """The entrant key an upload's bytes would have (None: its snapshot or manifest
+        fails): an upload that failed has the build of an active one with the same bytes."""
+        try:
+            ready = take_bot(self.config.uploads / upload.file, self.policy, build=False)
+        except ArenaError:
+            return None
+        return entrant_key(ready.manifest.name, ready.version)
+
     def rebuild(self, name: str, upload_id: int | None = None, version: str | None = None
                 ) -> int | None:
         """The organizer has one of a bot's uploads built and checked again from scratch: the
@@ -173,7 +182,8 @@ class League:
         default its active upload (else its newest). It is taken in again as a new upload
         is: once active, it is the bot's active version (the one before retires). While it
         is taken in, the bot's active version stays in the live table unless it is the one
-        rebuilt (the same build: it leaves the table meanwhile, and should its new build
+        rebuilt (the same build, or the same bytes uploaded again: it leaves the table
+        meanwhile, and should its new build
         fail, the build from before is put back and plays on: `_kept`). The upload's id;
         None if no
         uploaded bot has that name; NoSuchUpload (404) if the bot has no such upload; Busy
@@ -183,15 +193,15 @@ class League:
             if not uploads:
                 return None
             upload = _chosen(name, uploads, upload_id, version)
+            key = upload.entrant or self._key_of(upload)  # (one never taken in: its bytes')
             previous = next((u for u in uploads if u.status == "active"
-                             and u.entrant is not None and u.entrant == upload.entrant), None)
+                             and key is not None and u.entrant == key), None)
             if upload.status in PENDING:
                 raise Busy(f"upload {upload.id} of {name!r} is being taken in already: wait "
                            "until it is active or failed")
             accounts.set_status(upload.id, "received")
         with self.lock:
-            playing = upload.entrant is not None and \
-                self.entrants.pop(upload.entrant, None) is not None
+            playing = key is not None and self.entrants.pop(key, None) is not None
             if playing:
                 self.generation += 1
             out = self.generation
@@ -201,7 +211,7 @@ class League:
         def quiet() -> bool:
             """Wait until no game runs the old build (the league's games are of a later
             generation, no practice game plays it); False if the server stops first."""
-            while self.in_play < out or str(upload.entrant) in self.practice.playing:
+            while self.in_play < out or str(key) in self.practice.playing:
                 if self.stopping.wait(0.2):
                     return False
             return True

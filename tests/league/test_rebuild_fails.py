@@ -66,3 +66,51 @@ def test_a_failed_rebuild_keeps_the_version_from_before(tmp_path: Path,
     finally:
         if league.process is not None:
             assert league.stop() == 0
+
+
+def test_rebuilding_a_failed_upload_of_the_active_bytes_keeps_them_playing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """An upload that failed for the machine's sake (its toolchain broken), the same bytes
+    uploaded again once it was fixed and active: the organizer's rebuild of the failed one,
+    the toolchain broken again, fails, and the active version's build (the same one) is not
+    lost under its games: they go on with no failure."""
+    tool = tmp_path / "toolchain" / "bin" / "arena-test-build"
+    tool.parent.mkdir(parents=True)
+    tool.write_text(BROKEN)
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tool.parent}{os.pathsep}{os.environ['PATH']}")
+    config = write_config(tmp_path)
+    config.write_text(config.read_text() + '\n[intake]\nfolder = "intake"\n')
+    league = League(tmp_path, config, free_port())
+    league.start()
+    try:
+        token = league.invite("ivy")
+        result = arena("league", "invite", config, "olga", "--organizer")
+        assert result.returncode == 0, result.stderr
+        organizer = {"Authorization": f"Bearer {result.stdout.strip()}"}
+        bot = bot_copy(tmp_path / "ivy-bot", "ivy-bot", extra='build = ["arena-test-build"]\n')
+        assert league.upload(bot, token).returncode == 1  # failed: the toolchain is broken
+        tool.write_text(WORKS)
+        again = league.upload(bot, token)
+        assert again.returncode == 0, again.stdout + again.stderr
+        failed, active = league.get("/api/bots/ivy-bot")["uploads"]
+        assert (failed["status"], failed["entrant"], active["status"]) == (
+            "failed", None, "active"), (failed, active)
+        wait_for("ivy-bot playing", lambda: league.standings().get("ivy-bot", {}).get("games"))
+
+        tool.write_text(BROKEN)
+        status, body = request(league.url + f"/api/bots/ivy-bot/rebuild?upload={failed['id']}",
+                               b"", organizer, "POST")
+        assert status == 202 and body["upload"] == failed["id"], body
+        after = wait_for("the rebuild done", lambda: (
+            (u := league.get(body["url"]))["status"] in ("active", "failed")
+            and u["updated"] > failed["updated"] and u))
+        assert after["status"] == "failed" and "the toolchain is gone" in after["log"], after
+        assert league.get(f"/api/uploads/{active['id']}")["status"] == "active"
+        played = league.standings().get("ivy-bot", {}).get("games", 0)
+        row = wait_for("ivy-bot playing on", lambda: (
+            (r := league.standings().get("ivy-bot", {})).get("games", 0) > played + 2 and r))
+        assert row["key"] == active["entrant"] and not row["failures"], row
+    finally:
+        if league.process is not None:
+            assert league.stop() == 0
