@@ -147,7 +147,8 @@ def escape_game(tmp: Path, attacks: str, isolation: Isolation) -> Escape:
            "REFEREE_UID": str(os.getuid()), "HOST_PORT": str(listener.getsockname()[1]),
            "NAMESPACES": ",".join(f"{n}={os.readlink(f'/proc/self/ns/{n}')}"
                                   for n in NAMESPACES),
-           "IPC_KEY": str(ipc_key), "OPEN_FILES": "64"}
+           "IPC_KEY": str(ipc_key), "PARTNER_PORTS": ",".join(map(str, free_ports(4))),
+           "OPEN_FILES": "64"}
     if outside is not None:
         env["OUTSIDE"] = "{}:{}".format(*outside.getsockname())
     with pytest.MonkeyPatch.context() as patch:
@@ -164,6 +165,16 @@ def escape_game(tmp: Path, attacks: str, isolation: Isolation) -> Escape:
         for name, lines in reports(output).items():
             found.setdefault(name, []).extend(lines)
     return Escape(record, found, folders, secret, listener, outside, left)
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` tcp ports of the loopback free a moment ago (the kernel's choice): unsandboxed,
+    the bots of games at once (another suite beside this one) share the machine's ports."""
+    sockets = [listening("127.0.0.1") for _ in range(count)]
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
 
 
 def listening(address: str) -> socket.socket:

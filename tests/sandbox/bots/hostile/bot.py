@@ -11,8 +11,10 @@ TICHU_TEST_SECRET_DIR (stands for the tournament folder: SQLite, records, the de
 TICHU_TEST_REFEREE_PID, TICHU_TEST_REFEREE_UID, TICHU_TEST_NAMESPACES (the referee's own,
 `name=ns:[inode]`, ','-separated), TICHU_TEST_HOST_PORT (a tcp port listening on the
 machine's loopback), TICHU_TEST_OUTSIDE (`address:port` listening on an address of the
-machine that is not its loopback), TICHU_TEST_IPC_KEY (a number: the System V keys and POSIX
-queue names it leaves its partner are made from it), TICHU_TEST_MARK (a word for the
+machine that is not its loopback), TICHU_TEST_IPC_KEY (a number: the System V keys, POSIX
+queue names, files and abstract socket names it leaves its partner are made from it, so that
+unsandboxed games at once do not meet), TICHU_TEST_PARTNER_PORTS (four free tcp ports,
+','-separated: each seat listens on its own for its partner; default 31000 to 31003), TICHU_TEST_MARK (a word for the
 processes it leaves, so the test can look for them), TICHU_TEST_MULTI_GAME (say `multi_game`
 at hello, and play every game of the session).
 """
@@ -287,6 +289,8 @@ START = {"proc_token": proc_tokens, "processes": processes, "read_folders": read
 
 IPC_CREAT, IPC_EXCL, IPC_RMID = 0o1000, 0o2000, 0
 IPC_KEY = int(os.environ.get("TICHU_TEST_IPC_KEY", "0"))
+PARTNER_PORTS = [int(p) for p in
+                 os.environ.get("TICHU_TEST_PARTNER_PORTS", "31000,31001,31002,31003").split(",")]
 
 
 def checked(result, what):
@@ -343,14 +347,14 @@ def remove_ipc():
 
 
 def leave_for_partner():
-    for path in (f"/tmp/tichu-seat-{seat}", f"/dev/shm/tichu-seat-{seat}"):
+    for path in (f"/tmp/tichu-{IPC_KEY}-seat-{seat}", f"/dev/shm/tichu-{IPC_KEY}-seat-{seat}"):
         with open(path, "w") as f:
             f.write(TOKEN)
     listener = socket.socket()
-    listener.bind(("127.0.0.1", 31000 + seat))
+    listener.bind(("127.0.0.1", PARTNER_PORTS[seat]))
     listener.listen(4)
     abstract = socket.socket(socket.AF_UNIX)
-    abstract.bind(f"\0tichu-seat-{seat}")
+    abstract.bind(f"\0tichu-{IPC_KEY}-seat-{seat}")
     abstract.listen(4)
     kept.extend([listener, abstract])
     if IPC_KEY:
@@ -359,7 +363,8 @@ def leave_for_partner():
 
 def reach_partner():
     partner = (seat + 2) % 4
-    for path in (f"/tmp/tichu-seat-{partner}", f"/dev/shm/tichu-seat-{partner}"):
+    for path in (f"/tmp/tichu-{IPC_KEY}-seat-{partner}",
+                 f"/dev/shm/tichu-{IPC_KEY}-seat-{partner}"):
         attempt("partner_file", lambda path=path: open(path).read())
     if IPC_KEY:
         for kind in IPC_KINDS:
@@ -372,8 +377,10 @@ def reach_partner():
         kept.append(s)
         return address
 
-    attempt("partner_tcp", lambda: connect(socket.AF_INET, ("127.0.0.1", 31000 + partner)))
-    attempt("partner_abstract", lambda: connect(socket.AF_UNIX, f"\0tichu-seat-{partner}"))
+    attempt("partner_tcp", lambda: connect(socket.AF_INET,
+                                            ("127.0.0.1", PARTNER_PORTS[partner])))
+    attempt("partner_abstract",
+            lambda: connect(socket.AF_UNIX, f"\0tichu-{IPC_KEY}-seat-{partner}"))
 
 
 # ----- attacks on the limits: they end the game ------------------------------------------------
@@ -483,6 +490,9 @@ def main():
             reply = {"type": "reply", "id": message["id"], "option": 0}
         sock.send(msgpack.packb(reply))
     remove_ipc()
+    for path in (f"/tmp/tichu-{IPC_KEY}-seat-{seat}", f"/dev/shm/tichu-{IPC_KEY}-seat-{seat}"):
+        if "partner" in ATTACKS and os.path.exists(path):
+            os.unlink(path)  # unsandboxed, the machine's own /tmp and /dev/shm keep them
     sock.close()
     context.term()
 
