@@ -267,6 +267,19 @@ def test_dragon_is_a_single_only_the_highest_single():
     assert rejected("Tj Js Qp Kt Dragon") == "special-card-alone"
 
 
+def test_the_special_cards_refusals_say_the_rule_in_words():
+    """A bot's author reads the words in its forfeit (the rule id alone is for programs):
+    each refusal says the rule it applies, as RULES.md puts it."""
+    for text, on, words in [
+            ("Dog 2j", None, "the Dog and the Dragon are only played alone"),
+            ("Tj Js Qp Kt Dragon", None, "the Dog and the Dragon are only played alone"),
+            ("Phoenix", combo("Dragon"), "the Phoenix can never be played on the Dragon")]:
+        with pytest.raises(IllegalAction) as info:
+            combo(text, 0, on)
+        assert info.value.message == words
+        assert str(info.value) == f"{info.value.rule}: {words}"
+
+
 def test_dragon_is_only_beaten_by_bombs():
     dragon = combo("Dragon")
     assert not beats(combo("At"), dragon)
