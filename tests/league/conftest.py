@@ -1,5 +1,10 @@
 """A league served by a real `arena league serve` process for the tests of this folder, and
-the helpers that talk to it (standard library HTTP only: what any client has)."""
+the helpers that talk to it (standard library HTTP only: what any client has).
+
+A league's server plays games for as long as it is up, so each server costs CPU for its whole
+life: the tests of this folder share one (`league`, per test process) wherever they need no
+server of their own, and each uses names of its own (authors, bots) instead of a fresh
+server; a server plays one game at a time (`-j 1`) unless its test is about more."""
 
 from __future__ import annotations
 
@@ -23,6 +28,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena.cli"]
+PRACTICE_PER_DAY = 3
+"""The shared league's `practice_per_day` (test_practice asks for one more)."""
 WAIT = 180.0
 """The longest a test waits for the league to get somewhere (a bound against a hang, not a
 timing assertion)."""
@@ -34,8 +41,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def write_config(folder: Path, isolation: str = "auto") -> Path:
-    """A small league: the random and heuristic bots as house entrants, short games."""
+def write_config(folder: Path, isolation: str = "auto", extra: str = "",
+                 uploads_per_hour: int = 40) -> Path:
+    """A small league: the random and heuristic bots as house entrants, short games; `extra`:
+    more lines at the end (in its `[league]` table, unless they open a table of their own)."""
     config = folder / "league.toml"
     config.write_text(f"""
 [tournament]
@@ -47,13 +56,13 @@ isolation = "{isolation}"
 pin_cpus = false
 
 [league]
-uploads_per_hour = 40
+uploads_per_hour = {uploads_per_hour}
 upload_megabytes = 1
 placement_pairs = 1
 batch_pairs = 1
 check_games = 1
 check_target = 100
-""")
+""" + extra)
     return config
 
 
@@ -123,6 +132,9 @@ class League:
     process: subprocess.Popen[str] | None = None
     options: tuple[str, ...] = ()
     """More options of `arena league serve`."""
+    jobs: int = 1
+    """Game workers (`-j`): one keeps a game in play at all times, which is what a test waits
+    for; each more is another game's CPU for as long as the server is up."""
     _logged: int = 0  # the server log's length when the running server was started
 
     @property
@@ -137,7 +149,7 @@ class League:
             with open(self.folder / "serve.log", "a") as log:
                 self.process = subprocess.Popen(
                     [*ARENA, "league", "serve", str(self.config), "--port", str(self.port),
-                     "-j", "2", *self.options], cwd=ROOT, stdout=subprocess.DEVNULL,
+                     "-j", str(self.jobs), *self.options], cwd=ROOT, stdout=subprocess.DEVNULL,
                     stderr=log, text=True, start_new_session=True)
             try:
                 wait_for("serving", self.up, 60)
@@ -192,13 +204,35 @@ class League:
         return {row["name"]: row for row in self.get("/api/standings")["standings"]}
 
 
-@pytest.fixture(scope="module")
-def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
-    folder = tmp_path_factory.mktemp("league")
-    served = League(folder, write_config(folder), free_port())
-    served.start()
+@contextlib.contextmanager
+def served(folder: Path, extra: str = "", isolation: str = "auto", uploads_per_hour: int = 40,
+           options: tuple[str, ...] = (), jobs: int = 1) -> Iterator[League]:
+    """A league served from `folder` (`write_config`'s, with `extra` lines) while the block
+    runs; stopped after it, if still up, and stopped cleanly (exit 0) if the block ended
+    without an error."""
+    config = write_config(folder, isolation, extra, uploads_per_hour)
+    league = League(folder, config, free_port(), options=options, jobs=jobs)
+    league.start()
     try:
-        yield served
+        yield league
     finally:
-        if served.process is not None:
-            served.stop()
+        code = league.stop() if league.process is not None else 0
+    assert code == 0, league.log()
+
+
+SHARED = f"""practice_per_day = {PRACTICE_PER_DAY}
+
+[intake]
+folder = "intake"
+"""
+"""The shared league's config lines: test_practice's daily limit, and a bot cache of its own
+(test_rebuild finds its bot's build in there)."""
+
+
+@pytest.fixture(scope="package")
+def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
+    """The league the tests of this folder share (one per test process, stopped after its last
+    test of this folder). A test may stop and start it again, or kill it (-9) and start it
+    again: the next test finds it up."""
+    with served(tmp_path_factory.mktemp("league"), SHARED) as shared:
+        yield shared

@@ -1,8 +1,9 @@
 """The league end to end, against one real server process: authors invited, bots uploaded
 (a folder, an archive, one failing its build, one failing check-bot), games in the
 standings, a second version retiring the first, and every refusal with its status code and
-nothing changed. The tests of this module share a server (one per test process), in any
-order: each uploads what it needs unless it is there already (`active`)."""
+nothing changed. The tests of this module share a server (`league`: one per test process,
+with the other modules of this folder), in any order: each uploads what it needs unless it is
+there already (`active`)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ from tests.league.conftest import (
     League,
     arena,
     bot_copy,
-    free_port,
     multipart,
     request,
+    served,
     wait_for,
     write_config,
 )
@@ -77,8 +78,10 @@ def test_an_uploaded_folder_is_built_checked_and_plays(league: League, tokens, t
     row = wait_for("alice-bot in the table with games",
                    lambda: league.standings().get("alice-bot", {}).get("games"))
     assert row
-    opponents = {o["opponent"]: o for o in league.get("/api/bots/alice-bot")["opponents"]}
-    assert {"random", "heuristic"} & set(opponents)
+    # (its first games may be against another test's bot: the league is shared)
+    opponents = wait_for("alice-bot's games against a house bot", lambda: (
+        (o := {o["opponent"]: o for o in league.get("/api/bots/alice-bot")["opponents"]})
+        and {"random", "heuristic"} & set(o) and o))
     assert all(0 <= o["wins"] <= o["games"] for o in opponents.values())
     assert 'id="opponents-table"' in league.get("/bots/alice-bot")
     history = wait_for("two points of the heuristic's rating history", lambda: (
@@ -275,8 +278,10 @@ def test_the_upload_form_refuses_a_cross_site_post(league: League, tokens, tmp_p
 
 def test_stopping_cleanly_stores_every_game_once(league: League):
     wait_for("a game", lambda: league.get("/api/standings")["games"])
-    assert league.stop() == 0
-    league.start()  # for the tests after this one
+    try:
+        assert league.stop() == 0
+    finally:
+        league.start()  # for the tests after this one
     with sqlite3.connect(league.folder / "league.sqlite") as db:
         pairs = db.execute("SELECT pair_id, count(*) FROM games GROUP BY pair_id").fetchall()
         stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
@@ -313,17 +318,11 @@ def test_a_game_in_progress_shows_only_public_events(league: League):
 
 
 def test_too_many_uploads_in_an_hour_get_429(tmp_path: Path):
-    config = write_config(tmp_path)
-    config.write_text(config.read_text().replace("uploads_per_hour = 40", "uploads_per_hour = 1"))
-    served = League(tmp_path, config, free_port())
-    served.start()
-    try:
-        token = served.invite("gina")
+    with served(tmp_path, uploads_per_hour=1) as league:
+        token = league.invite("gina")
         archive = tar_of(bot_copy(tmp_path / "g", "gina-bot"), tmp_path / "g.tar.gz")
         fields = {"name": "gina-bot", "archive": ("g.tar.gz", archive.read_bytes())}
-        assert _post(served, fields, token)[0] == 202
-        status, body = _post(served, fields, token)
+        assert _post(league, fields, token)[0] == 202
+        status, body = _post(league, fields, token)
         assert status == 429 and "uploads_per_hour" in body["error"]
-        assert uploads(served) == 1
-    finally:
-        served.stop()
+        assert uploads(league) == 1

@@ -10,7 +10,6 @@ import json
 import signal
 import sqlite3
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,37 +18,15 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from arena.rules.events import PUBLIC
-from tests.league.conftest import (
-    League,
-    arena,
-    bot_copy,
-    free_port,
-    request,
-    wait_for,
-    write_config,
-)
+from tests.league.conftest import PRACTICE_PER_DAY, League, arena, bot_copy, request, wait_for
 from tests.presentation.conftest import browser  # noqa: F401 (a fixture)
 from tests.presentation.test_report_look import fits_and_is_clean, full_page_screenshot
 
-LIMIT = 3
+LIMIT = PRACTICE_PER_DAY
 SLOW_BOT = (Path(__file__).resolve().parents[2] / "bots" / "random" / "bot.py").read_text(
 ).replace("    def decide(self, request):\n",
           "    def decide(self, request):\n        __import__('time').sleep(0.05)\n")
 """The random bot, a little slower at each decision: its games last long enough to watch."""
-
-
-@pytest.fixture(scope="module")
-def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
-    folder = tmp_path_factory.mktemp("practice")
-    config = write_config(folder)
-    config.write_text(config.read_text() + f"practice_per_day = {LIMIT}\n")
-    served = League(folder, config, free_port())
-    served.start()
-    try:
-        yield served
-    finally:
-        if served.process is not None:
-            served.stop()
 
 
 @pytest.fixture(scope="module")
@@ -246,27 +223,22 @@ def test_arena_practice_follows_the_game_to_its_replay(league: League, tokens, t
     assert result.returncode != 0 and "404" in result.stderr
 
 
-def test_a_practice_game_cut_by_kill_9_is_played_at_the_next_start(tmp_path):
+def test_a_practice_game_cut_by_kill_9_is_played_at_the_next_start(league: League, tmp_path):
     """kill -9 of the whole league while a practice game is played: the same command again
     plays it (it was granted: it is not lost), once."""
-    config = write_config(tmp_path)
-    served = League(tmp_path, config, free_port())
-    served.start()
+    token = league.invite("quinn")  # an author of its own: the others' daily limits are used
+    bot = ready(league, {"quinn": token}, "quinn", tmp_path)
+    status, granted = ask(league, token, {"bot": bot, "opponent": "heuristic"})
+    assert status == 202, granted
     try:
-        token = served.invite("pat")
-        tokens = {"pat": token}
-        bot = ready(served, tokens, "pat", tmp_path)
-        status, granted = ask(served, token, {"bot": bot, "opponent": "heuristic"})
-        assert status == 202, granted
-        wait_for("the practice game playing", lambda: served.get(granted["url"])["status"]
+        wait_for("the practice game playing", lambda: league.get(granted["url"])["status"]
                  == "playing")
-        served.stop(signal.SIGKILL)
-        served.start()
-        done = wait_for("the practice game over", lambda: (
-            (p := served.get(granted["url"]))["status"] in ("done", "failed") and p))
-        assert done["status"] == "done", done
-        assert stored(served, "league.sqlite.practice", done["game_id"]) == 1
-        assert stored(served, "league.sqlite", done["game_id"]) == 0
+        league.stop(signal.SIGKILL)
     finally:
-        if served.process is not None:
-            served.stop()
+        if league.process is None:
+            league.start()  # (the shared league: up again for the tests after this one)
+    done = wait_for("the practice game over", lambda: (
+        (p := league.get(granted["url"]))["status"] in ("done", "failed") and p))
+    assert done["status"] == "done", done
+    assert stored(league, "league.sqlite.practice", done["game_id"]) == 1
+    assert stored(league, "league.sqlite", done["game_id"]) == 0

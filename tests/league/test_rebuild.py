@@ -7,15 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.league.conftest import (
-    League,
-    arena,
-    bot_copy,
-    free_port,
-    request,
-    wait_for,
-    write_config,
-)
+from tests.league.conftest import League, arena, bot_copy, request, wait_for
 
 STAMP = ('build = ["python", "-c", "import secrets; '
          "open('stamp', 'w').write(secrets.token_hex(16))\"]\n")
@@ -29,45 +21,38 @@ def stamp(intake: Path) -> str:
     return stamps[0].read_text()
 
 
-def test_the_organizer_rebuilds_a_version(tmp_path: Path):
-    config = write_config(tmp_path)
-    config.write_text(config.read_text() + '\n[intake]\nfolder = "intake"\n')
-    league = League(tmp_path, config, free_port())
-    league.start()
-    try:
-        token = league.invite("ivy")
-        result = arena("league", "invite", config, "olga", "--organizer")
-        assert result.returncode == 0, result.stderr
-        organizer = result.stdout.strip()
-        upload = league.upload(bot_copy(tmp_path / "ivy-bot", "ivy-bot", extra=STAMP), token)
-        assert upload.returncode == 0, upload.stdout + upload.stderr
-        wait_for("ivy-bot playing", lambda: league.standings().get("ivy-bot", {}).get("games"))
-        first = stamp(tmp_path / "intake")
-        url = league.url + "/api/bots/ivy-bot/rebuild"
+def test_the_organizer_rebuilds_a_version(league: League, tmp_path: Path):
+    """(On the shared league, whose bot cache is its folder's `intake`.)"""
+    token = league.invite("ivy")
+    result = arena("league", "invite", league.config, "olga", "--organizer")
+    assert result.returncode == 0, result.stderr
+    organizer = result.stdout.strip()
+    upload = league.upload(bot_copy(tmp_path / "ivy-bot", "ivy-bot", extra=STAMP), token)
+    assert upload.returncode == 0, upload.stdout + upload.stderr
+    wait_for("ivy-bot playing", lambda: league.standings().get("ivy-bot", {}).get("games"))
+    first = stamp(league.folder / "intake")
+    url = league.url + "/api/bots/ivy-bot/rebuild"
 
-        status, body = request(url, b"", {"Authorization": f"Bearer {token}"}, "POST")
-        assert status == 403 and "organizer" in body["error"]
-        status, body = request(league.url + "/api/bots/nobody/rebuild", b"",
-                               {"Authorization": f"Bearer {organizer}"}, "POST")
-        assert status == 404, body
-        assert stamp(tmp_path / "intake") == first  # refused: nothing rebuilt
+    status, body = request(url, b"", {"Authorization": f"Bearer {token}"}, "POST")
+    assert status == 403 and "organizer" in body["error"]
+    status, body = request(league.url + "/api/bots/nobody/rebuild", b"",
+                           {"Authorization": f"Bearer {organizer}"}, "POST")
+    assert status == 404, body
+    assert stamp(league.folder / "intake") == first  # refused: nothing rebuilt
 
-        action = league.get("/openapi.json")["paths"]["/api/bots/{name}/{action}"]["post"]
-        assert "rebuild" in action["parameters"][1]["schema"]["enum"]
-        before = league.get("/api/bots/ivy-bot")["uploads"][-1]
-        status, body = request(url, b"", {"Authorization": f"Bearer {organizer}"}, "POST")
-        assert status == 202 and body["upload"] == before["id"], body
-        status, again = request(url, b"", {"Authorization": f"Bearer {organizer}"}, "POST")
-        assert status == 409 and "being taken in" in again["error"]
-        after = wait_for("the rebuild done", lambda: (
-            (u := league.get(body["url"]))["status"] in ("active", "failed")
-            and u["updated"] > before["updated"] and u))
-        assert after["status"] == "active", after
-        assert stamp(tmp_path / "intake") != first  # built afresh, not from the cache
-        played = league.standings().get("ivy-bot", {}).get("games", 0)
-        row = wait_for("ivy-bot playing again", lambda: (
-            (r := league.standings().get("ivy-bot", {})).get("games", 0) > played and r))
-        assert not row["failures"], row  # no game of it lost its build under it
-    finally:
-        if league.process is not None:
-            assert league.stop() == 0
+    action = league.get("/openapi.json")["paths"]["/api/bots/{name}/{action}"]["post"]
+    assert "rebuild" in action["parameters"][1]["schema"]["enum"]
+    before = league.get("/api/bots/ivy-bot")["uploads"][-1]
+    status, body = request(url, b"", {"Authorization": f"Bearer {organizer}"}, "POST")
+    assert status == 202 and body["upload"] == before["id"], body
+    status, again = request(url, b"", {"Authorization": f"Bearer {organizer}"}, "POST")
+    assert status == 409 and "being taken in" in again["error"]
+    after = wait_for("the rebuild done", lambda: (
+        (u := league.get(body["url"]))["status"] in ("active", "failed")
+        and u["updated"] > before["updated"] and u))
+    assert after["status"] == "active", after
+    assert stamp(league.folder / "intake") != first  # built afresh, not from the cache
+    played = league.standings().get("ivy-bot", {}).get("games", 0)
+    row = wait_for("ivy-bot playing again", lambda: (
+        (r := league.standings().get("ivy-bot", {})).get("games", 0) > played and r))
+    assert not row["failures"], row  # no game of it lost its build under it
