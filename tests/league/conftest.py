@@ -41,15 +41,21 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+HOUSE = ("random", "heuristic")
+"""A league's house bots (bundled bots)."""
+
+
 def write_config(folder: Path, isolation: str = "auto", extra: str = "",
-                 uploads_per_hour: int = 40) -> Path:
-    """A small league: the random and heuristic bots as house entrants, short games; `extra`:
-    more lines at the end (in its `[league]` table, unless they open a table of their own)."""
+                 uploads_per_hour: int = 40, house: tuple[str, ...] = HOUSE) -> Path:
+    """A small league: the random and heuristic bots as house entrants (or `house`: with one,
+    the league plays no game until an upload is taken in), short games; `extra`: more lines at
+    the end (in its `[league]` table, unless they open a table of their own)."""
     config = folder / "league.toml"
+    entrants = ", ".join(f'"{ROOT / "bots" / name}"' for name in house)
     config.write_text(f"""
 [tournament]
 name = "test-league"
-entrants = ["{ROOT / 'bots' / 'random'}", "{ROOT / 'bots' / 'heuristic'}"]
+entrants = [{entrants}]
 target = 100
 storage = "league.sqlite"
 isolation = "{isolation}"
@@ -206,11 +212,12 @@ class League:
 
 @contextlib.contextmanager
 def served(folder: Path, extra: str = "", isolation: str = "auto", uploads_per_hour: int = 40,
-           options: tuple[str, ...] = (), jobs: int = 1) -> Iterator[League]:
+           house: tuple[str, ...] = HOUSE, options: tuple[str, ...] = (),
+           jobs: int = 1) -> Iterator[League]:
     """A league served from `folder` (`write_config`'s, with `extra` lines) while the block
     runs; stopped after it, if still up, and stopped cleanly (exit 0) if the block ended
     without an error."""
-    config = write_config(folder, isolation, extra, uploads_per_hour)
+    config = write_config(folder, isolation, extra, uploads_per_hour, house)
     league = League(folder, config, free_port(), options=options, jobs=jobs)
     league.start()
     try:

@@ -1,17 +1,22 @@
 """The league's pages in headless Chromium (Debian's chromium and chromium-driver through
 selenium, as tests/presentation drives them): the leaderboard updates itself as games finish,
 without a reload; a bot page and a replay page render with no console error; the leaderboard,
-a bot page and a replay fit a phone's width and a desktop's, in both themes (screenshots)."""
+a bot page and a replay fit a phone's width and a desktop's, in both themes (screenshots).
+One Chromium serves the module's tests (a start costs seconds of CPU), each given it as a
+fresh one would be (`browser`)."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from typing import Any
 
+import pytest
 from selenium.webdriver.common.by import By
 
 from tests.intake import tar_of
 from tests.league.conftest import League, bot_copy, wait_for
-from tests.presentation.conftest import browser  # noqa: F401 (a fixture)
+from tests.presentation.conftest import CHROMIUM_FLAGS, module_browser  # noqa: F401 (a fixture)
 from tests.presentation.test_report_look import (
     BACKGROUND,
     MID_TRICK,
@@ -23,6 +28,24 @@ from tests.presentation.test_report_look import (
     full_page_screenshot,
     set_theme,
 )
+
+WINDOW = next(tuple(map(int, f.split("=")[1].split(","))) for f in CHROMIUM_FLAGS
+              if f.startswith("--window-size="))
+
+
+@pytest.fixture
+def browser(module_browser: Any, league: League) -> Iterator[Any]:  # noqa: F811
+    """The module's Chromium as a fresh one is: no cookie or storage of the league's pages,
+    the system's theme, the first window size, a blank page and its console read."""
+    driver = module_browser
+    driver.get(league.url + "/api/standings")  # (the league's origin, to clear its storage)
+    driver.delete_all_cookies()
+    driver.execute_script("window.localStorage.clear(); window.sessionStorage.clear();")
+    driver.get("about:blank")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    driver.set_window_size(*WINDOW)
+    driver.get_log("browser")
+    yield driver
 
 
 def _heading(driver) -> str:
@@ -39,7 +62,7 @@ def _errors(driver) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
-def test_the_leaderboard_updates_itself_without_a_reload(league: League, browser):  # noqa: F811
+def test_the_leaderboard_updates_itself_without_a_reload(league: League, browser):
     browser.get(league.url + "/")
     first = _board(browser)["version"]
     browser.execute_script("window.notReloaded = true;")
@@ -66,7 +89,7 @@ def _board(driver) -> dict:
 
 
 def test_a_bot_page_and_a_replay_render_without_console_errors(league: League,
-                                                               browser):  # noqa: F811
+                                                               browser):
     games = wait_for("a game", lambda: league.get("/api/games?limit=1")["games"])
     browser.get(league.url + "/bots/heuristic")
     assert "heuristic" in browser.find_element("tag name", "h1").text
@@ -76,7 +99,7 @@ def test_a_bot_page_and_a_replay_render_without_console_errors(league: League,
     assert not _errors(browser)
 
 
-def test_the_upload_form_takes_a_bot(league: League, browser, tmp_path):  # noqa: F811
+def test_the_upload_form_takes_a_bot(league: League, browser, tmp_path):
     token = league.invite("frank")
     archive = tar_of(bot_copy(tmp_path / "frank-bot", "frank-bot"), tmp_path / "frank.tar.gz")
     browser.get(league.url + "/upload")
@@ -91,7 +114,7 @@ def test_the_upload_form_takes_a_bot(league: League, browser, tmp_path):  # noqa
     assert token not in browser.page_source
 
 
-def test_the_pages_fit_a_phone_and_a_desktop_in_both_themes(league: League, browser,  # noqa: F811
+def test_the_pages_fit_a_phone_and_a_desktop_in_both_themes(league: League, browser,
                                                            tmp_path_factory):
     """The leaderboard, a bot's page and a replay at a phone's width (390 px) and a desktop's
     (1280 px), light and dark: no wider than the window, the theme's colours, cards drawn in

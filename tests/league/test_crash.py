@@ -94,7 +94,8 @@ def test_kill_9_during_intake_leaves_no_process_of_it(tmp_path: Path, stage: str
             "import sys\n", f"import subprocess\nimport sys\nsubprocess.Popen(['sleep', "
             f"'{marker}'])\n", 1)
         bot = bot_copy(tmp_path / "kim-bot", "kim-bot", body)
-    league = League(tmp_path, write_config(tmp_path), free_port())
+    # one house bot: no league game is played, the upload's intake is all that runs
+    league = League(tmp_path, write_config(tmp_path, house=("random",)), free_port())
     league.start()
     try:
         result = league.upload(bot, league.invite("kim"), "--no-follow")
@@ -124,8 +125,8 @@ def test_what_an_unsandboxed_build_left_at_kill_9_ends_at_the_next_start(tmp_pat
     marker = str(secrets.randbelow(10**9) + 10**9)
     bot = bot_copy(tmp_path / "kim-bot", "kim-bot",
                    extra=f'build = ["sh", "-c", "sleep {marker} & sleep 600"]\n')
-    league = League(tmp_path, write_config(tmp_path, isolation="none"), free_port(),
-                    options=("--allow-unsandboxed",))
+    league = League(tmp_path, write_config(tmp_path, isolation="none", house=("random",)),
+                    free_port(), options=("--allow-unsandboxed",))  # (no league game)
     league.start()
     try:
         result = league.upload(bot, league.invite("kim"), "--no-follow")

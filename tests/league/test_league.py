@@ -318,7 +318,7 @@ def test_a_game_in_progress_shows_only_public_events(league: League):
 
 
 def test_too_many_uploads_in_an_hour_get_429(tmp_path: Path):
-    with served(tmp_path, uploads_per_hour=1) as league:
+    with served(tmp_path, uploads_per_hour=1, house=("random",)) as league:  # (no games)
         token = league.invite("gina")
         archive = tar_of(bot_copy(tmp_path / "g", "gina-bot"), tmp_path / "g.tar.gz")
         fields = {"name": "gina-bot", "archive": ("g.tar.gz", archive.read_bytes())}
