@@ -38,10 +38,10 @@ def browser(module_browser: Any, league: League) -> Iterator[Any]:  # noqa: F811
     """The module's Chromium as a fresh one is: no cookie or storage of the league's pages,
     the system's theme, the first window size, a blank page and its console read."""
     driver = module_browser
-    driver.get(league.url + "/api/standings")  # (the league's origin, to clear its storage)
-    driver.delete_all_cookies()
-    driver.execute_script("window.localStorage.clear(); window.sessionStorage.clear();")
     driver.get("about:blank")
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": league.url,
+                                                         "storageTypes": "all"})
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
     driver.set_window_size(*WINDOW)
     driver.get_log("browser")
