@@ -203,6 +203,12 @@ class League:
         assert result.returncode == 0, result.stderr
         return result.stdout.strip()
 
+    def organizer(self, name: str = "olga") -> dict[str, str]:
+        """The header of a new organizer token (`arena league invite --organizer`)."""
+        result = arena("league", "invite", self.config, name, "--organizer")
+        assert result.returncode == 0, result.stderr
+        return {"Authorization": f"Bearer {result.stdout.strip()}"}
+
     def upload(self, path: Path, token: str, *extra: str) -> subprocess.CompletedProcess[str]:
         return arena("upload", path, "--server", self.url, "--token", token, *extra)
 

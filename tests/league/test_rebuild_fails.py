@@ -10,38 +10,35 @@ from pathlib import Path
 
 import pytest
 
-from tests.league.conftest import (
-    League,
-    arena,
-    bot_copy,
-    free_port,
-    request,
-    wait_for,
-    write_config,
-)
+from tests.league.conftest import bot_copy, request, served, wait_for
 
 WORKS = "#!/bin/sh\necho the toolchain builds\n"
 BROKEN = "#!/bin/sh\necho the toolchain is gone: reinstall it >&2\nexit 3\n"
+INTAKE = '[intake]\nfolder = "intake"\n'
+
+
+def toolchain(folder: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> Path:
+    """The machine's build tool `arena-test-build` (running `script`), on the PATH of the
+    servers started after: a test breaks and mends it by writing it again."""
+    tool = folder / "toolchain" / "bin" / "arena-test-build"
+    tool.parent.mkdir(parents=True)
+    tool.write_text(script)
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tool.parent}{os.pathsep}{os.environ['PATH']}")
+    return tool
+
+
+def ivy_bot(folder: Path) -> Path:
+    return bot_copy(folder / "ivy-bot", "ivy-bot", extra='build = ["arena-test-build"]\n')
 
 
 def test_a_failed_rebuild_keeps_the_version_from_before(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch):
-    tool = tmp_path / "toolchain" / "bin" / "arena-test-build"  # the machine's, on PATH
-    tool.parent.mkdir(parents=True)
-    tool.write_text(WORKS)
-    tool.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{tool.parent}{os.pathsep}{os.environ['PATH']}")
-    config = write_config(tmp_path)
-    config.write_text(config.read_text() + '\n[intake]\nfolder = "intake"\n')
-    league = League(tmp_path, config, free_port())
-    league.start()
-    try:
+    tool = toolchain(tmp_path, monkeypatch, WORKS)
+    with served(tmp_path, INTAKE) as league:
         token = league.invite("ivy")
-        result = arena("league", "invite", config, "olga", "--organizer")
-        assert result.returncode == 0, result.stderr
-        organizer = {"Authorization": f"Bearer {result.stdout.strip()}"}
-        bot = bot_copy(tmp_path / "ivy-bot", "ivy-bot", extra='build = ["arena-test-build"]\n')
-        upload = league.upload(bot, token)
+        organizer = league.organizer()
+        upload = league.upload(ivy_bot(tmp_path), token)
         assert upload.returncode == 0, upload.stdout + upload.stderr
         wait_for("ivy-bot playing", lambda: league.standings().get("ivy-bot", {}).get("games"))
         before = league.get("/api/bots/ivy-bot")["uploads"][-1]
@@ -63,9 +60,6 @@ def test_a_failed_rebuild_keeps_the_version_from_before(tmp_path: Path,
         row = wait_for("ivy-bot playing on", lambda: (
             (r := league.standings().get("ivy-bot", {})).get("games", 0) > played and r))
         assert row["key"] == before["entrant"] and not row["failures"], row
-    finally:
-        if league.process is not None:
-            assert league.stop() == 0
 
 
 def test_rebuilding_a_failed_upload_of_the_active_bytes_keeps_them_playing(
@@ -74,21 +68,11 @@ def test_rebuilding_a_failed_upload_of_the_active_bytes_keeps_them_playing(
     uploaded again once it was fixed and active: the organizer's rebuild of the failed one,
     the toolchain broken again, fails, and the active version's build (the same one) is not
     lost under its games: they go on with no failure."""
-    tool = tmp_path / "toolchain" / "bin" / "arena-test-build"
-    tool.parent.mkdir(parents=True)
-    tool.write_text(BROKEN)
-    tool.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{tool.parent}{os.pathsep}{os.environ['PATH']}")
-    config = write_config(tmp_path)
-    config.write_text(config.read_text() + '\n[intake]\nfolder = "intake"\n')
-    league = League(tmp_path, config, free_port())
-    league.start()
-    try:
+    tool = toolchain(tmp_path, monkeypatch, BROKEN)
+    with served(tmp_path, INTAKE) as league:
         token = league.invite("ivy")
-        result = arena("league", "invite", config, "olga", "--organizer")
-        assert result.returncode == 0, result.stderr
-        organizer = {"Authorization": f"Bearer {result.stdout.strip()}"}
-        bot = bot_copy(tmp_path / "ivy-bot", "ivy-bot", extra='build = ["arena-test-build"]\n')
+        organizer = league.organizer()
+        bot = ivy_bot(tmp_path)
         assert league.upload(bot, token).returncode == 1  # failed: the toolchain is broken
         tool.write_text(WORKS)
         again = league.upload(bot, token)
@@ -111,6 +95,3 @@ def test_rebuilding_a_failed_upload_of_the_active_bytes_keeps_them_playing(
         row = wait_for("ivy-bot playing on", lambda: (
             (r := league.standings().get("ivy-bot", {})).get("games", 0) > played + 2 and r))
         assert row["key"] == active["entrant"] and not row["failures"], row
-    finally:
-        if league.process is not None:
-            assert league.stop() == 0
