@@ -68,7 +68,8 @@ GAMES_NICE = 2
 (`arena bench league --entrants 100 --stored-games 100000`, a shared 2-core machine): at 5,
 the standings' p99 fell from 211-443 ms to 132-146 ms but the league's games/s to 0.7-0.8x
 the tournament's, other jobs' processes taking the CPU the games left; at 2, p99 168 ms and
-1.54x."""
+1.54x (those figures with the benchmark's first clients, urllib threads: README, "Run a
+league", has the later ones)."""
 UPLOAD_FOLDER = "upload:"
 """An uploaded bot's `folder` in the store: its versions retire one another by it."""
 
@@ -183,11 +184,10 @@ class League:
         is: once active, it is the bot's active version (the one before retires). While it
         is taken in, the bot's active version stays in the live table unless it is the one
         rebuilt (the same build, or the same bytes uploaded again: it leaves the table
-        meanwhile, and should its new build
-        fail, the build from before is put back and plays on: `_kept`). The upload's id;
-        None if no
-        uploaded bot has that name; NoSuchUpload (404) if the bot has no such upload; Busy
-        if it is being taken in already."""
+        meanwhile, and should its new build fail, the build from before is put back and
+        plays on: `_kept`). The upload's id; None if no uploaded bot has that name;
+        NoSuchUpload (404) if the bot has no such upload; Busy if it is being taken in
+        already."""
         with Accounts(self.config.storage) as accounts:
             uploads = accounts.uploads(name)
             if not uploads:
