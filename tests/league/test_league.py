@@ -188,18 +188,15 @@ def test_a_revoked_token_no_longer_uploads(league: League, tmp_path):
 
 def test_the_organizer_disables_and_enables_a_bot(league: League, tokens, tmp_path):
     active(league, tokens, "bob", "bob-bot", tmp_path)
-    result = arena("league", "invite", league.config, "olga", "--organizer")
-    assert result.returncode == 0
-    organizer = result.stdout.strip()
+    organizer = league.organizer()
     url = league.url + "/api/bots/bob-bot/"
     status, body = request(url + "disable", b"", {"Authorization": f"Bearer {tokens['bob']}"},
                            "POST")
     assert status == 403 and "organizer" in body["error"]
-    status, body = request(url + "disable", b"", {"Authorization": f"Bearer {organizer}"},
-                           "POST")
+    status, body = request(url + "disable", b"", organizer, "POST")
     assert status == 200, body
     wait_for("bob-bot out of the table", lambda: "bob-bot" not in league.standings())
-    status, _ = request(url + "enable", b"", {"Authorization": f"Bearer {organizer}"}, "POST")
+    status, _ = request(url + "enable", b"", organizer, "POST")
     assert status == 200
     wait_for("bob-bot back", lambda: "bob-bot" in league.standings())
 

@@ -138,9 +138,7 @@ def test_practice_refusals_get_their_status_and_record_nothing(league: League, t
     status, _ = request(league.url + "/api/practice", b"{", {
         "Authorization": f"Bearer {tokens['pat']}"}, "POST")
     assert status == 400
-    result = arena("league", "invite", league.config, "olga", "--organizer")
-    assert result.returncode == 0, result.stderr
-    organizer = {"Authorization": f"Bearer {result.stdout.strip()}"}
+    organizer = league.organizer()
     url = league.url + "/api/bots/pat-bot/"
     assert request(url + "disable", b"", organizer, "POST")[0] == 200
     try:

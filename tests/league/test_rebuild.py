@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.league.conftest import League, arena, bot_copy, request, wait_for
+from tests.league.conftest import League, bot_copy, request, wait_for
 
 STAMP = ('build = ["python", "-c", "import secrets; '
          "open('stamp', 'w').write(secrets.token_hex(16))\"]\n")
@@ -24,9 +24,7 @@ def stamp(intake: Path) -> str:
 def test_the_organizer_rebuilds_a_version(league: League, tmp_path: Path):
     """(On the shared league, whose bot cache is its folder's `intake`.)"""
     token = league.invite("ivy")
-    result = arena("league", "invite", league.config, "olga", "--organizer")
-    assert result.returncode == 0, result.stderr
-    organizer = result.stdout.strip()
+    organizer = league.organizer()
     upload = league.upload(bot_copy(tmp_path / "ivy-bot", "ivy-bot", extra=STAMP), token)
     assert upload.returncode == 0, upload.stdout + upload.stderr
     wait_for("ivy-bot playing", lambda: league.standings().get("ivy-bot", {}).get("games"))
@@ -36,16 +34,16 @@ def test_the_organizer_rebuilds_a_version(league: League, tmp_path: Path):
     status, body = request(url, b"", {"Authorization": f"Bearer {token}"}, "POST")
     assert status == 403 and "organizer" in body["error"]
     status, body = request(league.url + "/api/bots/nobody/rebuild", b"",
-                           {"Authorization": f"Bearer {organizer}"}, "POST")
+                           organizer, "POST")
     assert status == 404, body
     assert stamp(league.folder / "intake") == first  # refused: nothing rebuilt
 
     action = league.get("/openapi.json")["paths"]["/api/bots/{name}/{action}"]["post"]
     assert "rebuild" in action["parameters"][1]["schema"]["enum"]
     before = league.get("/api/bots/ivy-bot")["uploads"][-1]
-    status, body = request(url, b"", {"Authorization": f"Bearer {organizer}"}, "POST")
+    status, body = request(url, b"", organizer, "POST")
     assert status == 202 and body["upload"] == before["id"], body
-    status, again = request(url, b"", {"Authorization": f"Bearer {organizer}"}, "POST")
+    status, again = request(url, b"", organizer, "POST")
     assert status == 409 and "being taken in" in again["error"]
     after = wait_for("the rebuild done", lambda: (
         (u := league.get(body["url"]))["status"] in ("active", "failed")
