@@ -15,6 +15,8 @@ batch_pairs = 2               # pairs given to each worker per round of the sche
 check_games = 1               # games of check-bot an upload plays against the random bot
 check_target = 200            # their target score
 practice_per_day = 5          # practice games an author may ask for in 24 hours (429 above)
+games_per_minute = 60         # optional; at most this many rated games start a minute (default:
+                              # no limit, each worker starts its next batch at once)
 uploads = "league.uploads"    # optional; where uploads are kept, relative to this file
                               # (default: storage name + ".uploads")
 ```
@@ -41,7 +43,7 @@ from arena.tournament.config import (
 
 _LEAGUE_KEYS = {"upload_megabytes", "uploads_per_hour", "intakes", "placement_pairs",
                 "batch_pairs", "check_games", "check_target", "uploads",
-                "practice_per_day"}
+                "practice_per_day", "games_per_minute"}
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class LeagueConfig:
     check_target: int = 200
     practice_per_day: int = 5
     """Unrated practice games an author may ask for in any 24 hours (`practice.py`)."""
+    games_per_minute: int | None = None
+    """At most this many rated games start a minute (`scheduler.Pace`); None: no limit."""
     uploads: Path = Path()
     """Where uploaded archives are kept (one file per upload, named by its id)."""
 
@@ -96,4 +100,6 @@ def load_league(path: str | Path, bots: bool = True) -> LeagueConfig:
         check_games=count_key(file, section, "league.check_games", 1),
         check_target=count_key(file, section, "league.check_target", 200),
         practice_per_day=count_key(file, section, "league.practice_per_day", 5),
+        games_per_minute=(count_key(file, section, "league.games_per_minute", 1)
+                          if "games_per_minute" in section else None),
         uploads=(file.parent / uploads).resolve())

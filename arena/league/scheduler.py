@@ -17,13 +17,15 @@ The policy (README, "Run a league"), a pure function of the pairs played and the
 in a server's life; a pair found half-stored at start (the server was killed during it)
 plays its missing game first, on the same deals (the tournament's replay of unfinished
 games). A pair handed out but never stored leaves its index unused: the deals are secret, so
-a gap changes nothing.
+a gap changes nothing. `Pace` spaces the batches' starts where the league's config caps
+its games a minute (a league sharing its machine: each game's bots and referee take CPU).
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from arena.tournament.schedule import Deals, ScheduledGame
@@ -69,6 +71,38 @@ def choose(active: Sequence[str], pairs: Mapping[Matchup, int],
     return min(matchups, key=weight)
 
 
+class Pace:
+    """Spaces the starts of the league's batches so that at most `per_minute` games start a
+    minute, on average (None: no limit): each batch handed out moves the earliest start of the
+    next on by its games' share of a minute. Shared by the workers of a server (thread-safe)
+    and kept across its generations of entrants."""
+
+    POLL = 0.1
+    """How often a waiting worker looks whether the league stopped or its entrants changed."""
+
+    def __init__(self, per_minute: int | None) -> None:
+        self.per_minute = per_minute
+        self.next_start = float("-inf")
+        self.lock = threading.Lock()
+
+    def wait(self, stop: Callable[[], bool]) -> None:
+        """Until a batch may start (at once without a limit), or `stop()` turns true."""
+        while self.per_minute is not None and not stop():
+            with self.lock:
+                left = self.next_start - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(min(left, self.POLL))
+
+    def started(self, games: int) -> None:
+        """`games` games were handed out now: the next batch waits for their share."""
+        if self.per_minute is None:
+            return
+        with self.lock:
+            self.next_start = max(self.next_start, time.monotonic()) + \
+                60.0 * games / self.per_minute
+
+
 class LeagueSource:
     """Hands out batches to the workers as they ask (a `workers.Source`), until the entrants
     change or the league stops: then [] ends the workers' run, and the league starts the
@@ -77,7 +111,7 @@ class LeagueSource:
     def __init__(self, active: Sequence[str], deals: Deals, pairs: Mapping[Matchup, int],
                  half_done: Mapping[Matchup, Sequence[ScheduledGame]],
                  ratings: Callable[[], Mapping[str, Interval]], placement_pairs: int,
-                 batch_pairs: int, stop: Callable[[], bool]) -> None:
+                 batch_pairs: int, stop: Callable[[], bool], pace: Pace | None = None) -> None:
         self.active = list(active)
         self.deals = deals
         self.pairs = dict(pairs)
@@ -86,12 +120,20 @@ class LeagueSource:
         self.placement_pairs = placement_pairs
         self.batch_pairs = batch_pairs
         self.stop = stop
+        self.pace = pace or Pace(None)
         self.busy: dict[int, Matchup] = {}  # worker: the matchup it plays
         self.lock = threading.Lock()
 
     def next(self, worker: int) -> list[tuple[ScheduledGame, ...]]:
         with self.lock:
             self.busy.pop(worker, None)
+        self.pace.wait(self.stop)
+        batch = self._chosen(worker)
+        self.pace.started(sum(map(len, batch)))
+        return batch
+
+    def _chosen(self, worker: int) -> list[tuple[ScheduledGame, ...]]:
+        with self.lock:
             if self.stop():
                 return []
             for matchup, games in list(self.half_done.items()):

@@ -39,7 +39,7 @@ from arena.league.accounts import PENDING, Accounts, Upload
 from arena.league.config import LeagueConfig
 from arena.league.practice import Practice
 from arena.league.reaper import reap
-from arena.league.scheduler import LeagueSource, stored_pairs
+from arena.league.scheduler import LeagueSource, Pace, stored_pairs
 from arena.league.standings import StandingsCache
 from arena.league.uploads import Busy, Details, IntakeQueue, NoSuchUpload, Rebuild
 from arena.referee.match import Entrant
@@ -94,6 +94,8 @@ class League:
         self.lock = threading.Lock()
         self.in_play = -1
         """The generation of entrants the games being played were started with."""
+        self.pace = Pace(config.games_per_minute)
+        """The rated games' cap a minute, across the workers and generations."""
         self.games_played = 0
         self.changed = threading.Condition()
         """Notified when a game is stored or the table changes (the pages' events)."""
@@ -305,7 +307,7 @@ class League:
             source = LeagueSource(
                 sorted(entrants), deals, following, half,
                 lambda: self.standings.table.ratings, self.config.placement_pairs,
-                self.config.batch_pairs, changed)
+                self.config.batch_pairs, changed, self.pace)
             executor = None if remote is None else \
                 functools.partial(_play_on, remote, source=source)
             try:

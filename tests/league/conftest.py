@@ -4,7 +4,9 @@ the helpers that talk to it (standard library HTTP only: what any client has).
 A league's server plays games for as long as it is up, so each server costs CPU for its whole
 life: the tests of this folder share one (`league`, per test process) wherever they need no
 server of their own, and each uses names of its own (authors, bots) instead of a fresh
-server; a server plays one game at a time (`-j 1`) unless its test is about more."""
+server; a server plays one game at a time (`-j 1`) unless its test is about more, and at most
+`GAMES_PER_MINUTE` games a minute unless its test wants games in play at every moment (a
+league of 100-point games played back to back took 1.6 of this machine's 2 cores)."""
 
 from __future__ import annotations
 
@@ -41,15 +43,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+GAMES_PER_MINUTE = 60
+"""The test leagues' `games_per_minute`: a game a second (each takes a fraction of one), what
+the tests wait for, at a sixth of the CPU of games back to back."""
+
 HOUSE = ("random", "heuristic")
 """A league's house bots (bundled bots)."""
 
 
 def write_config(folder: Path, isolation: str = "auto", extra: str = "",
-                 uploads_per_hour: int = 40, house: tuple[str, ...] = HOUSE) -> Path:
+                 uploads_per_hour: int = 40, house: tuple[str, ...] = HOUSE,
+                 games_per_minute: int | None = GAMES_PER_MINUTE) -> Path:
     """A small league: the random and heuristic bots as house entrants (or `house`: with one,
-    the league plays no game until an upload is taken in), short games; `extra`: more lines at
-    the end (in its `[league]` table, unless they open a table of their own)."""
+    the league plays no game until an upload is taken in), short games, at most
+    `games_per_minute` (None: games back to back); `extra`: more lines at the end (in its
+    `[league]` table, unless they open a table of their own)."""
+    pace = "" if games_per_minute is None else f"games_per_minute = {games_per_minute}\n"
     config = folder / "league.toml"
     entrants = ", ".join(f'"{ROOT / "bots" / name}"' for name in house)
     config.write_text(f"""
@@ -68,7 +77,7 @@ placement_pairs = 1
 batch_pairs = 1
 check_games = 1
 check_target = 100
-""" + extra)
+""" + pace + extra)
     return config
 
 

@@ -28,7 +28,8 @@ def counts(folder: Path) -> tuple[int, list[tuple[str, int]], list[str]]:
 
 @pytest.mark.slow
 def test_kill_9_mid_games_and_mid_upload_loses_and_doubles_nothing(tmp_path: Path):
-    league = League(tmp_path, write_config(tmp_path), free_port(), jobs=2)  # games at once
+    league = League(tmp_path, write_config(tmp_path, games_per_minute=None), free_port(),
+                    jobs=2)  # games at once, back to back: a kill -9 lands in some
     league.start()
     try:
         token = league.invite("alice")

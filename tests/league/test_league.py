@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -18,6 +19,7 @@ from arena.rules.events import PUBLIC
 from tests.intake import member, tar_of, tar_with
 from tests.intake.conftest import tar_bomb
 from tests.league.conftest import (
+    GAMES_PER_MINUTE,
     League,
     arena,
     bot_copy,
@@ -58,6 +60,22 @@ def test_the_house_bots_play_and_the_standings_show_them(league: League):
     row = table["heuristic"]
     assert row["author"] == "house" and row["version"] and row["rating"] is not None
     assert {"interval", "failures", "order_vs_next", "games"} <= set(row)
+
+
+def test_the_league_starts_at_most_its_games_a_minute(league: League):
+    """The test leagues' `games_per_minute` (a game a second; unpaced, these short games
+    came five a second): over a few seconds, no more games are stored than the cap lets
+    start, and the two batches booked when the count began (the one in play and the next:
+    two games each at `-j 1`, `batch_pairs = 1`)."""
+    def stored() -> int:
+        with sqlite3.connect(league.folder / "league.sqlite") as db:
+            return int(db.execute("SELECT count(*) FROM games").fetchone()[0])
+
+    wait_for("a stored game", stored)
+    first, start = stored(), time.monotonic()
+    time.sleep(6.0)
+    games, seconds = stored() - first, time.monotonic() - start
+    assert games <= seconds * GAMES_PER_MINUTE / 60 + 4, (games, seconds)
 
 
 def test_tokens_are_stored_only_as_hashes(league: League, tokens: dict[str, str]):

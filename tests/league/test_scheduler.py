@@ -4,8 +4,9 @@ order is least settled, nobody starved, each pair index once, half-stored pairs 
 from __future__ import annotations
 
 import itertools
+import time
 
-from arena.league.scheduler import LeagueSource, choose, overlap, stored_pairs
+from arena.league.scheduler import LeagueSource, Pace, choose, overlap, stored_pairs
 from arena.tournament.schedule import Deals
 
 DEALS = Deals.secret(bytes(32))
@@ -50,3 +51,29 @@ def test_the_source_hands_each_pair_index_out_once_and_completes_half_pairs():
     assert not set(handed) & done
     assert source.next(0) and LeagueSource(["a@1", "b@1"], DEALS, {}, {}, dict, 1, 1,
                                            lambda: True).next(0) == []
+
+
+def test_the_pace_spaces_the_batches_by_their_games_share_of_a_minute():
+    pace = Pace(per_minute=600)  # a tenth of a second a game
+    source = LeagueSource(["a@1", "b@1"], DEALS, {}, {}, dict, 1, 2, lambda: False, pace)
+    before = time.monotonic()
+    assert len(source.next(0)) == 2  # two pairs: four games
+    first = pace.next_start
+    assert before + 0.4 <= first <= time.monotonic() + 0.4
+    source.next(1)  # waits for the first batch's share, then books its own
+    assert time.monotonic() >= first and pace.next_start >= first + 0.4
+
+
+def test_a_paced_worker_waits_until_the_league_stops_or_changes():
+    pace = Pace(per_minute=1)
+    pace.started(2)  # the next batch in two minutes
+    looks = []
+
+    def stop() -> bool:
+        looks.append(time.monotonic())
+        return len(looks) > 3
+
+    source = LeagueSource(["a@1", "b@1"], DEALS, {}, {}, dict, 1, 1, stop, pace)
+    assert source.next(0) == []  # stopped while waiting: no batch
+    assert len(looks) >= 4 and looks[-1] - looks[0] >= 2 * Pace.POLL
+    assert Pace(None).wait(lambda: False) is None  # no limit: no wait
