@@ -21,14 +21,17 @@ import pytest
 
 from arena.botkit.scaffold import LANGUAGES
 from arena.cli.bots import LANGUAGES as CLI_LANGUAGES
+from arena.cli.main import COST_LANGUAGES
 from arena.cli.tournaments import FORMATS as CLI_FORMATS
 from arena.faults import ForfeitKind
 from arena.presentation.tables import FORMATS, standings_table
 from arena.ratings.standings import compute_standings
 from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
 from arena.rules import ComboType, DecisionKind
+from arena.referee.manifest import load_manifest
 from arena.rules.cards import RANK_CHARS
 from arena.sandbox import handoff, jail
+from arena.tournament.bench import BUNDLED_BOTS
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import EntrantRow, GameRow, Store
 from protocol import sdk
@@ -113,6 +116,14 @@ def test_the_sandbox_hands_a_bot_the_endpoint_variable_the_sdk_reads():
 def test_the_cli_offers_the_formats_and_languages_it_hands_on():
     assert CLI_FORMATS == FORMATS
     assert CLI_LANGUAGES == LANGUAGES
+
+
+def test_bench_game_cost_offers_the_languages_of_its_bundled_bots():
+    """`arena bench game-cost --language` names what the benchmark plays: by default every
+    language of BUNDLED_BOTS, each by a bundled bot of that language."""
+    assert COST_LANGUAGES == tuple(BUNDLED_BOTS)
+    for language, bot in BUNDLED_BOTS.items():
+        assert load_manifest(ROOT / "bots" / bot).language == language
 
 
 def test_features_md_documents_the_one_hot_orders_the_protocol_names():

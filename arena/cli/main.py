@@ -167,24 +167,38 @@ def bench_coordinator_cmd(sizes: str, pairs: int, bootstrap: int, bootstrap_up_t
         echo(line)
 
 
+COST_LANGUAGES = ("python", "c", "node", "java")
+"""The languages `arena bench game-cost` measures (`arena.tournament.bench.BUNDLED_BOTS`'s,
+named here so that the command line imports no benchmark; tests/test_vocabulary.py pins it)."""
+
+
 @bench.command("game-cost")
 @click.option("--target", "targets", type=click.IntRange(min=1), multiple=True,
               help="Target score of the games; repeat it to compare targets.  [default: 1000]")
 @click.option("--pairs", default=4, show_default=True, type=click.IntRange(min=1),
               help="Duplicate pairs per matchup (each set of bot processes plays this many "
                    "games).")
-def bench_game_cost_cmd(targets: tuple[int, ...], pairs: int) -> None:
+@click.option("--language", "languages", type=click.Choice(COST_LANGUAGES), multiple=True,
+              help="A language to measure; repeat it for more (at least two).  [default: "
+                   f"{', '.join(COST_LANGUAGES)}]")
+def bench_game_cost_cmd(targets: tuple[int, ...], pairs: int,
+                        languages: tuple[str, ...]) -> None:
     """Measure each bundled language's share of a game's seconds, as `arena tournament
     --plan` assumes for a bot that has not played: a round robin of the random bots of
-    python, c, node and java at each target, one worker; the source of the plan's defaults."""
+    python, c, node and java (or the --language ones) at each target, one worker; the
+    source of the plan's defaults."""
     import os
 
     from arena.tournament.bench import bench_game_costs
 
+    if len(set(languages)) == 1:
+        raise click.BadParameter("a round robin needs two languages at least",
+                                 param_hint="--language")
     root = Path(__file__).resolve().parents[2] / "bots"
     echo(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (1, 5, 15 min)")
     figures = bench_game_costs(root, targets or (1000,), pairs,
-                               note=lambda text: echo(text, err=True))
+                               note=lambda text: echo(text, err=True),
+                               languages=languages or COST_LANGUAGES)
     for line in figures.lines():
         echo(line)
 

@@ -403,10 +403,12 @@ class _Notes:
 
 def bench_game_costs(bots: Path, targets: Sequence[int], pairs: int = 4,
                      folder: Path | None = None,
-                     note: Callable[[str], None] | None = None) -> GameCostFigures:
-    """Play a round robin between the bundled bots of `BUNDLED_BOTS` (folders of `bots`) at
-    each target, one worker at a time, at the isolation a tournament uses (`auto`); fit each
-    language's share of a game's seconds. A bot whose build fails is left out, named. The
+                     note: Callable[[str], None] | None = None,
+                     languages: Sequence[str] = tuple(BUNDLED_BOTS)) -> GameCostFigures:
+    """Play a round robin between the bundled bots of `BUNDLED_BOTS` (folders of `bots`; those
+    of `languages`) at each target, one worker at a time, at the isolation a tournament uses
+    (`auto`); fit each language's share of a game's seconds. A bot whose build fails is left
+    out, named. The
     runs' stores go to a scratch folder under `folder` (default: a temporary one), removed
     afterwards; builds are intake's, kept in its cache as a tournament keeps them."""
     scratch = Path(tempfile.mkdtemp(prefix="arena-bench-cost-", dir=folder))
@@ -414,7 +416,8 @@ def bench_game_costs(bots: Path, targets: Sequence[int], pairs: int = 4,
     left_out: dict[str, str] = {}
     try:
         for target in targets:
-            config = _cost_league(scratch / f"target-{target}", bots, target, pairs)
+            config = _cost_league(scratch / f"target-{target}", bots, target, pairs,
+                                  languages)
             load = os.getloadavg()[0]
             if note is not None:
                 note(f"target {target}: playing (load average {load:.1f}) ...")
@@ -441,10 +444,13 @@ def _target_costs(config: TournamentConfig, target: int, load: float) -> TargetC
                        (load, os.getloadavg()[0]))
 
 
-def _cost_league(folder: Path, bots: Path, target: int, pairs: int) -> TournamentConfig:
-    """The config of one target's round robin between the bundled bots, in `folder`."""
+def _cost_league(folder: Path, bots: Path, target: int, pairs: int,
+                 languages: Sequence[str]) -> TournamentConfig:
+    """The config of one target's round robin between the bundled bots of `languages`, in
+    `folder`."""
     folder.mkdir(parents=True)
-    entrants = ", ".join(json.dumps(str(bots / name)) for name in BUNDLED_BOTS.values())
+    entrants = ", ".join(json.dumps(str(bots / BUNDLED_BOTS[language]))
+                         for language in BUNDLED_BOTS if language in languages)
     path = folder / "costs.toml"
     path.write_text(f'[tournament]\nname = "bench-cost-{target}"\nentrants = [{entrants}]\n'
                     f"games_per_matchup = {2 * pairs}\ntarget = {target}\nseed = 1\n"
