@@ -26,9 +26,9 @@ from arena.cli.tournaments import FORMATS as CLI_FORMATS
 from arena.faults import ForfeitKind
 from arena.presentation.tables import FORMATS, standings_table
 from arena.ratings.standings import compute_standings
+from arena.referee.manifest import load_manifest
 from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
 from arena.rules import ComboType, DecisionKind
-from arena.referee.manifest import load_manifest
 from arena.rules.cards import RANK_CHARS
 from arena.sandbox import handoff, jail
 from arena.tournament.bench import BUNDLED_BOTS
@@ -121,7 +121,7 @@ def test_the_cli_offers_the_formats_and_languages_it_hands_on():
 def test_bench_game_cost_offers_the_languages_of_its_bundled_bots():
     """`arena bench game-cost --language` names what the benchmark plays: by default every
     language of BUNDLED_BOTS, each by a bundled bot of that language."""
-    assert COST_LANGUAGES == tuple(BUNDLED_BOTS)
+    assert tuple(BUNDLED_BOTS) == COST_LANGUAGES
     for language, bot in BUNDLED_BOTS.items():
         assert load_manifest(ROOT / "bots" / bot).language == language
 
