@@ -64,9 +64,9 @@ def invoke(*args: str):
 
 
 def local_run_without_dask(config: Path) -> str:
-    """A local `-j 2` run in a fresh interpreter; what it says, and whether Dask was loaded."""
+    """A local `-j 1` run in a fresh interpreter; what it says, and whether Dask was loaded."""
     code = ("import sys\nfrom arena.cli.main import main\n"
-            "try:\n    main(['tournament', sys.argv[1], '-j', '2', '--no-standings'])\n"
+            "try:\n    main(['tournament', sys.argv[1], '-j', '1', '--no-standings'])\n"
             "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
             "print('dask loaded:', sorted(m for m in ('dask', 'distributed') "
             "if m in sys.modules))\n")
@@ -82,16 +82,16 @@ def test_local_2_stores_the_schedule_with_the_results_of_a_local_run_which_impor
     for folder in (local, remote):
         folder.mkdir()
         entrants = three_bots(folder)
-    configs = [write_config(f, entrants, games=4, target=200, seed=7, extra=COORDINATOR)
+    configs = [write_config(f, entrants, games=2, target=200, seed=7, extra=COORDINATOR)
                for f in (local, remote)]
     assert "dask loaded: []" in local_run_without_dask(configs[0])
 
     result = invoke(str(configs[1]), "--cluster", "local:2")
     assert result.exit_code == 0, result.output
-    assert "12 games played" in result.output and "2 workers" in result.output
+    assert "6 games played" in result.output and "2 workers" in result.output
     assert "shipping 3 entrants to the cluster" in result.output
     rows = game_rows(remote / "t.sqlite")
-    assert rows == game_rows(local / "t.sqlite") and len(rows) == 12
+    assert rows == game_rows(local / "t.sqlite") and len(rows) == 6
     for row in rows:  # records name the entrants' folders as the coordinator knows them
         record = read_record(remote / row[9])
         assert record.game_id == row[0] and tuple(record.scores) == (row[4], row[5])
@@ -115,7 +115,7 @@ def test_mixed_partners_on_a_cluster_store_what_a_local_run_does(tmp_path):
         config.write_text(config.read_text().replace("games_per_matchup = 2\n",
                                                      'partners = "mixed"\ncycles = 1\n'))
         configs.append(config)
-    assert invoke(str(configs[0]), "-j", "2").exit_code == 0
+    assert invoke(str(configs[0]), "-j", "1").exit_code == 0
     result = invoke(str(configs[1]), "--cluster", "local:1")
     assert result.exit_code == 0, result.output
     assert "6 games played" in result.output

@@ -80,7 +80,7 @@ def test_arena_play_draws_a_seed_no_bot_can_learn_unless_one_is_given(tmp_path):
 
 def test_the_same_store_deals_the_same_again_and_a_new_store_new_deals(tmp_path, two_bots):
     config = write_config(tmp_path, ["random", "heuristic"], games=2, target=100)
-    assert tournament(config, "-j", "2").exit_code == 0
+    assert tournament(config, "-j", "1").exit_code == 0
     seeds = game_seeds(tmp_path / "t.sqlite")
     with sqlite3.connect(tmp_path / "t.sqlite") as db:  # lose a game, as a killed run does
         db.execute("DELETE FROM games WHERE game_index = 1")
@@ -89,7 +89,7 @@ def test_the_same_store_deals_the_same_again_and_a_new_store_new_deals(tmp_path,
     assert game_seeds(tmp_path / "t.sqlite") == seeds
 
     (tmp_path / "t.sqlite").rename(tmp_path / "old.sqlite")
-    assert tournament(config, "-j", "2").exit_code == 0
+    assert tournament(config, "-j", "1").exit_code == 0
     fresh = game_seeds(tmp_path / "t.sqlite")
     assert fresh.keys() == seeds.keys() and set(fresh.values()).isdisjoint(seeds.values())
 

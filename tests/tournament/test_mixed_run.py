@@ -55,7 +55,7 @@ def test_a_mixed_tournament_runs_resumes_after_a_kill_and_rates_individuals(tmp_
     assert no_bots_left(*bots), "bot processes outlived the killed runner"
     stored = game_rows(db)
     assert 3 <= len(stored) < total
-    result = CliRunner().invoke(main, ["tournament", str(config), "-j", "2"])
+    result = CliRunner().invoke(main, ["tournament", str(config), "-j", "1"])
     assert result.exit_code == 0, result.output
     assert f"{total - len(stored)} games played" in result.output
     rows = game_rows(db)

@@ -92,7 +92,8 @@ def test_workers_stopped_or_killed_alone_end_the_run_clearly_and_it_resumes(tmp_
     assert "was stopped by a SIGTERM that this run did not send" in err, err
     assert "was killed by SIGKILL" in err and "were not played (pair" in err, err
     assert "run the same command again to resume" in err and "Traceback" not in err
-    resumed = CliRunner().invoke(main, ["tournament", str(config), "--no-standings"])
+    resumed = CliRunner().invoke(main, ["tournament", str(config), "-j", "1",
+                                        "--no-standings"])
     assert resumed.exit_code == 0, resumed.output
     assert_records_agree(tmp_path, 8)
 
