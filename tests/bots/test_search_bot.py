@@ -31,12 +31,29 @@ def _entrant(folder: Path, isolation: Isolation) -> Entrant:
     return Entrant(ready.manifest, ready.version, source=str(folder))
 
 
+THRIFTY_MS = "20"
+
+
+def thrifty_search(folder: Path) -> Path:
+    """The search bot thinking at most 20 ms a decision (its own `--budget-ms`, 100 in its
+    bot.toml), copied to `folder` or lowered there if already copied: for the tests that it
+    plays whole games, where how long it thinks is not what is tested (a fifth of the CPU)."""
+    if not folder.exists():
+        shutil.copytree(BOTS / "search", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    manifest = folder / "bot.toml"
+    text = manifest.read_text()
+    assert '"--budget-ms", "100"' in text, text
+    manifest.write_text(text.replace('"--budget-ms", "100"', f'"--budget-ms", "{THRIFTY_MS}"'))
+    return folder
+
+
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("isolation", [Isolation.SANDBOX, Isolation.NONE])
-def test_search_plays_a_game_against_the_heuristic(isolation):
+def test_search_plays_a_game_against_the_heuristic(isolation, tmp_path):
     if isolation is Isolation.SANDBOX:
         need_sandbox()
-    spec = GameSpec(f"search-{isolation.value}", 21, (_entrant(BOTS / "search", isolation),
+    search = thrifty_search(tmp_path / "search")
+    spec = GameSpec(f"search-{isolation.value}", 21, (_entrant(search, isolation),
                                                       _entrant(BOTS / "heuristic", isolation)),
                     target=300)
     record = run_game(spec, isolation=isolation)
@@ -153,6 +170,7 @@ def test_search_plays_sandboxed_without_root():
         folders = [work / "search", work / "heuristic"]
         for name, folder in zip(("search", "heuristic"), folders, strict=True):
             shutil.copytree(BOTS / name, folder, ignore=shutil.ignore_patterns("__pycache__"))
+        thrifty_search(folders[0])
         for path in [work, *work.rglob("*")]:
             os.chown(path, NOBODY, NOBODY)
         work.chmod(0o755)
