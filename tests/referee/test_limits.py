@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(120)
 LIMITED = """
 [limits]
 memory_mb = 512
-cpu_seconds = 2
+cpu_seconds = 1
 open_files = 64
 """
 
