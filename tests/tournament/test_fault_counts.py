@@ -24,7 +24,7 @@ def test_a_game_where_both_teams_fail_is_void_and_counted_against_both(tmp_path)
     _dud(tmp_path / "dud", "dud")
     _dud(tmp_path / "flop", "flop")
     config = write_config(tmp_path, ["random", "dud", "flop"], games=2, target=100)
-    result = CliRunner().invoke(main, ["tournament", str(config), "--no-standings"])
+    result = CliRunner().invoke(main, ["tournament", str(config), "-j", "1", "--no-standings"])
     assert result.exit_code == 0, result.output
 
     standings = CliRunner().invoke(main, ["standings", str(config), "--format", "json"])
