@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.referee import wire
-from arena.referee.match import GameSpec, run_game
+from arena.referee.match import GameSpec, Match
 from arena.referee.record import Termination
 from arena.rules import Game, IllegalAction
 from arena.rules.selfplay import random_player
@@ -143,11 +143,18 @@ def test_the_referee_survives_any_frame_in_place_of_a_reply(monkeypatch_frames, 
 
 @pytest.fixture
 def monkeypatch_frames(faulty_bot, random_bot):
-    def play(frame: bytes):
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setenv("TICHU_TEST_FAULT", "frame")
-            patch.setenv("TICHU_TEST_FAULT_AT", "4")
-            patch.setenv("TICHU_TEST_FRAME", frame.hex())
-            return run_game(GameSpec("fuzz", 1, (random_bot, faulty_bot), target=100,
-                                     time=honest_time(decision=1.0, grace=0.1)))
-    return play
+    """Plays a game where the faulty bot sends the frame: every example a game of one match,
+    as a tournament plays a pair's games, so the random bots' processes (multi_game) are
+    started once and go on from game to game whatever the frame did to the last one; the
+    faulty bot's (single-game) start anew each game, with the frame in their environment.
+    (A match of fresh processes for each of the 12 games cost 2 s more CPU.)"""
+    with Match(random_bot, faulty_bot) as match:
+        def play(frame: bytes):
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setenv("TICHU_TEST_FAULT", "frame")
+                patch.setenv("TICHU_TEST_FAULT_AT", "4")
+                patch.setenv("TICHU_TEST_FRAME", frame.hex())
+                return match.play(GameSpec("fuzz", 1, (random_bot, faulty_bot), target=100,
+                                           time=honest_time(decision=1.0, grace=0.1)),
+                                  last=False)
+        yield play
