@@ -76,3 +76,36 @@ def module_browser():
     """One browser for a module's tests (each leaves it as it found it: no stored state)."""
     with chromium() as driver:
         yield driver
+
+
+WINDOW = (1400, 1000)
+"""The window of a fresh browser (`--window-size` in CHROMIUM_FLAGS)."""
+
+
+@pytest.fixture(scope="package")
+def package_chromium():
+    """One Chromium for the report tests of this folder (under xdist: one per worker): a
+    start costs about a second of CPU, as much as several page loads."""
+    with chromium() as driver:
+        yield driver
+
+
+def as_new(driver: Any) -> None:
+    """Undo what a test may change in a browser it shares: the window's size, the emulated
+    colour scheme, the theme stored for the report's pages (file://); and empty the console,
+    so that each test sees only its own pages' messages."""
+    driver.get("about:blank")
+    driver.set_window_size(*WINDOW)
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+    driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": "file://",
+                                                          "storageTypes": "all"})
+    driver.get_log("browser")
+
+
+@pytest.fixture
+def shared_browser(package_chromium):
+    """The folder's Chromium, as a fresh one would be for this test (`as_new`); a test that
+    installs a script to run on every page removes it itself."""
+    as_new(package_chromium)
+    yield package_chromium
+    as_new(package_chromium)

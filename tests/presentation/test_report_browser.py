@@ -69,7 +69,9 @@ def screenshot(driver, path: Path) -> None:
     assert len(data) > 40_000
 
 
-def test_a_person_reads_the_standings_sorts_and_replays_a_game(report, browser, tmp_path):
+def test_a_person_reads_the_standings_sorts_and_replays_a_game(report, shared_browser,
+                                                               tmp_path):
+    browser = shared_browser
     browser.get((report / "index.html").as_uri())
     facts = browser.find_element(By.ID, "facts").text
     recorded = probe().level.value  # the isolation the games were played at (auto: the best)
@@ -184,10 +186,13 @@ def hand_made_game() -> dict:
             "isolation": "not recorded", "events": events}
 
 
-def test_the_viewer_shows_calls_exchange_wish_bombs_dog_and_dragon(report, browser, tmp_path):
+def test_the_viewer_shows_calls_exchange_wish_bombs_dog_and_dragon(report, shared_browser,
+                                                                   tmp_path):
     import base64
     import gzip
     import json
+
+    browser = shared_browser
 
     site = tmp_path / "site"
     shutil.copytree(report, site)
@@ -219,9 +224,10 @@ def test_the_viewer_shows_calls_exchange_wish_bombs_dog_and_dragon(report, brows
 
 
 @pytest.mark.parametrize("width", [1280, 390])
-def test_no_page_is_wider_than_the_window(report, browser, width):
+def test_no_page_is_wider_than_the_window(report, shared_browser, width):
     """Wide tables (hand statistics, the crosstable) scroll in their own box: the page
     itself fits a 1280 px desktop window and a 390 px phone."""
+    browser = shared_browser
     browser.set_window_size(width, 900)
     inner = browser.execute_script("return window.innerWidth")
     pages = ["index.html", "games.html", "replay.html",

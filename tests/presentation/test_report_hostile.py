@@ -99,8 +99,18 @@ def nothing_ran(browser) -> None:
         "return Array.from(document.scripts).every(function (s) { return s.src; })")
 
 
-def test_no_page_runs_a_payload_and_each_shows_as_text(site, browser):
-    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
+def test_no_page_runs_a_payload_and_each_shows_as_text(site, shared_browser):
+    browser = shared_browser
+    hook = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
+    try:
+        payloads_show_as_text(site, browser)
+    finally:  # the browser is shared: the next test's pages run without the hook
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", hook)
+
+
+def payloads_show_as_text(site: dict, browser) -> None:
+    """Every page of the report, and the replays of the faulted games: no payload ran, and
+    the bot's strings show as text where a person reads them."""
     out = site["folder"]
     pages = [out / "index.html", out / "games.html", *sorted((out / "entrants").iterdir())]
     assert out / "entrants" / f"{slug(site['hostile'])}.html" in pages

@@ -115,8 +115,8 @@ MID_TRICK = [Keys.ARROW_DOWN] * 2 + [Keys.ARROW_RIGHT] * 3
 """The third trick of the first round, some cards played."""
 
 
-def test_the_pages_fit_a_phone_and_a_desktop_in_both_themes(site, module_browser, shots):
-    browser = module_browser
+def test_the_pages_fit_a_phone_and_a_desktop_in_both_themes(site, shared_browser, shots):
+    browser = shared_browser
     folder = site["folder"]
     browser.get_log("browser")  # (start from an empty console)
     for theme in THEMES:
@@ -136,8 +136,8 @@ def test_the_pages_fit_a_phone_and_a_desktop_in_both_themes(site, module_browser
             full_page_screenshot(browser, shots / f"replay-{width}-{theme}.png", width)
 
 
-def test_cards_show_in_their_suit_colour_and_the_specials_each_their_own(site, module_browser):
-    browser = module_browser
+def test_cards_show_in_their_suit_colour_and_the_specials_each_their_own(site, shared_browser):
+    browser = shared_browser
     # round start, 8 dealt, Grand Tichu, 6 dealt, the exchange: 4 x 14 cards in hand
     open_replay(browser, site["folder"], site["game"], [Keys.ARROW_RIGHT] * 16)
     hands = browser.find_elements(By.CSS_SELECTOR, "#table .hand .card")
@@ -164,8 +164,8 @@ def test_cards_show_in_their_suit_colour_and_the_specials_each_their_own(site, m
         assert face.get_attribute("aria-label") == label
 
 
-def test_the_theme_toggle_switches_and_is_remembered(site, module_browser):
-    browser = module_browser
+def test_the_theme_toggle_switches_and_is_remembered(site, shared_browser):
+    browser = shared_browser
     folder = site["folder"]
     set_theme(browser, "light")
     browser.get((folder / "index.html").as_uri())
@@ -219,11 +219,11 @@ class _LiveHandler(http.server.SimpleHTTPRequestHandler):
             self.wfile.flush()
 
 
-def test_a_live_game_shows_public_information_and_follows_the_pushes(site, module_browser, shots):
+def test_a_live_game_shows_public_information_and_follows_the_pushes(site, shared_browser, shots):
     """The page opens on the table after the first trick; the server pushes the table a
     dozen events later; no hand of any seat shows, only the cards left; the seats' names
     (here script payloads) show as text."""
-    browser = module_browser
+    browser = shared_browser
     record = play_record("live", 7, ["a@1", "b@1"], set(), target=300)
     events = record.events
     first = next(k for k, e in enumerate(events) if e["kind"] == "trick") + 1

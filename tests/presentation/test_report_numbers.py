@@ -23,7 +23,8 @@ SEED = 4635684920050757010  # as a double, 4635684920050757000 (the issue's own 
 pytestmark = pytest.mark.timeout(120)
 
 
-def test_the_replay_viewer_shows_a_64_bit_seed_exactly(tmp_path, browser):
+def test_the_replay_viewer_shows_a_64_bit_seed_exactly(tmp_path, shared_browser):
+    browser = shared_browser
     copy_bot("random", tmp_path / "random")
     copy_bot("heuristic", tmp_path / "heuristic")
     config = write_config(tmp_path, ["random", "heuristic"])
