@@ -104,8 +104,8 @@ def as_new(driver: Any) -> None:
 
 @pytest.fixture
 def shared_browser(package_chromium):
-    """The folder's Chromium, as a fresh one would be for this test (`as_new`); a test that
-    installs a script to run on every page removes it itself."""
+    """The folder's Chromium, as a fresh one would be for this test (`as_new`, before it, not
+    after: a navigation costs CPU); a test that installs a script to run on every page
+    removes it itself."""
     as_new(package_chromium)
-    yield package_chromium
-    as_new(package_chromium)
+    return package_chromium
