@@ -318,7 +318,7 @@ def test_nothing_a_bot_writes_survives_into_its_next_process(tmp_path, monkeypat
     ("fill_disk", "disk_mb = 8", "disk limit 8 MB reached"),
     ("fork_bomb", "processes = 32", "process limit 32 reached"),
     ("memory_hog", "memory_mb = 256", "memory limit 256 MB exceeded"),
-    ("cpu_burn", "cpu_seconds = 2", "CPU time limit 2 s exceeded"),
+    ("cpu_burn", "cpu_seconds = 1", "CPU time limit 1 s exceeded"),
 ])
 def test_a_bot_over_a_limit_is_stopped_and_its_crash_names_the_limit(tmp_path, monkeypatch,
                                                                      attack, limits, named):
