@@ -107,7 +107,7 @@ def escape_time() -> TimeControl:
 
 
 def limit_time() -> TimeControl:
-    """A resource limit must stop the bot before a clock does, however busy the machine (2 s
+    """A resource limit must stop the bot before a clock does, however busy the machine (1 s
     of CPU time may take far longer than 5 s of wall time when the CPUs are shared): a
     decision limit of 120 s, or what honest bots need at the pace now, if more."""
     return honest_time(hello=20.0, decision=120.0, bank=240.0)
