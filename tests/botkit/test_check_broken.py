@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from arena.botkit.check import Status, check_bot
+from arena.botkit.check import CheckReport, Status, check_bot
 from arena.cli.main import main
 from arena.cli.output import HARNESS_FAILURE
 from tests.botkit.conftest import BOTS, broken_bot
@@ -36,12 +37,24 @@ EXPECTED = {
 }
 
 
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory):
+    """check-bot (no games) of the broken bot of a fault, made once for the module: several
+    tests read the same report (each start of a bot process costs CPU)."""
+
+    @functools.cache
+    def check(fault: str) -> tuple[Path, CheckReport]:
+        folder = broken_bot(fault, tmp_path_factory.mktemp(fault))
+        return folder, check_bot(folder, games=0)
+
+    return check
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("fault", sorted(EXPECTED))
-def test_each_fault_is_reported_on_its_item(fault: str, tmp_path) -> None:
+def test_each_fault_is_reported_on_its_item(fault: str, checked) -> None:
     item_name, got, section = EXPECTED[fault]
-    folder = broken_bot(fault, tmp_path)
-    report = check_bot(folder, games=0)
+    folder, report = checked(fault)
     assert not report.ok
     item = report.item(item_name)
     assert item.status is Status.FAIL, report.lines()
@@ -94,12 +107,12 @@ def test_a_canonical_bot_passes_the_canonical_item_for_hello_and_replies() -> No
 
 
 @pytest.mark.timeout(60)
-def test_illegal_action_messages_name_cards_and_ranks(tmp_path) -> None:
-    held = check_bot(broken_bot("exchange_not_held", tmp_path), games=0).item("exchange").got
+def test_illegal_action_messages_name_cards_and_ranks(checked) -> None:
+    held = checked("exchange_not_held")[1].item("exchange").got
     assert re.search(r"card-not-held: (2j|3j|4j|5j)( (2j|3j|4j|5j))* (is|are) not in the "
                      r"hand \(", held), held
     assert "card 0" not in held
-    wish = check_bot(broken_bot("pass_on_wish", tmp_path), games=0).item("wish").got
+    wish = checked("pass_on_wish")[1].item("wish").got
     assert "the wish for the rank K is in force" in wish and "13" not in wish, wish
 
 

@@ -100,7 +100,8 @@ def every_entry(folder: Path):
 
 # ----- what a build leaves in its folder ------------------------------------------------------
 
-DEEP = 2500
+DEEP = 2100
+"""Past the recursion limit (1,000) and, as d/d/..., past a path's longest (4,096 bytes)."""
 NEST = (f"import os, sys\nfor _ in range({DEEP}):\n    os.mkdir('d')\n    os.chdir('d')\n"
         "open('f', 'w').write('bottom')\nos.chmod('.', 0o777)\n")
 
@@ -109,7 +110,7 @@ NEST = (f"import os, sys\nfor _ in range({DEEP}):\n    os.mkdir('d')\n    os.chd
 @pytest.mark.parametrize("fails", [False, True], ids=["built", "failed"])
 def test_folders_nested_past_the_recursion_limit_are_made_read_only_or_removed(
         tmp_path, level, fails):
-    """2,500 folders deep (5,000-character paths): os.walk and shutil.rmtree recursed into
+    """2,100 folders deep (4,200-character paths): os.walk and shutil.rmtree recursed into
     a RecursionError, out of take_bot (the whole run), and the tree was left in the cache,
     so every later run crashed the same way."""
     bot = make_bot(tmp_path / "bot", ["python", "-c", NEST + ("sys.exit(1)" if fails else "")])
