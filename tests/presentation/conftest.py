@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.requirements import missing
+from tests.tournament.conftest import copy_bot, write_config
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -109,3 +110,25 @@ def shared_browser(package_chromium):
     removes it itself."""
     as_new(package_chromium)
     return package_chromium
+
+
+@pytest.fixture(scope="package")
+def crash_tournament(tmp_path_factory) -> Path:
+    """A real round robin (random, heuristic, and a bot that crashes in each of its games,
+    tests/botkit/bots/broken `crash_in_game`), played once for the folder's modules that read
+    one (the report in a browser, `arena failures`): its config. Each game starts its bots'
+    processes, sandboxed where the machine allows: the CPU of a tournament is theirs."""
+    from click.testing import CliRunner
+
+    from arena.cli.main import main
+    from tests.botkit.conftest import broken_bot
+
+    folder = tmp_path_factory.mktemp("tournament")
+    copy_bot("random", folder / "random")
+    copy_bot("heuristic", folder / "heuristic")
+    broken_bot("crash_in_game", folder)
+    config = write_config(folder, ["random", "heuristic", "crash_in_game"], games=2,
+                          target=300)
+    played = CliRunner().invoke(main, ["tournament", str(config), "--no-standings", "-j", "2"])
+    assert played.exit_code == 0, played.output
+    return config

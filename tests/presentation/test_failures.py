@@ -10,9 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
+from arena.referee.record import Termination
 from arena.tournament.store import Store
-from tests.botkit.conftest import broken_bot
-from tests.tournament.conftest import copy_bot, write_config
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -20,14 +19,10 @@ CRASHER = "broken-crash-in-game"
 
 
 @pytest.fixture(scope="module")
-def tournament(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("failures")
-    copy_bot("random", folder / "random")
-    broken_bot("crash_in_game", folder)
-    config = write_config(folder, ["random", "crash_in_game"], games=2, target=300)
-    played = CliRunner().invoke(main, ["tournament", str(config), "--no-standings", "-j", "2"])
-    assert played.exit_code == 0, played.output
-    return config
+def tournament(crash_tournament) -> Path:
+    """The folder's round robin: the crashing bot plays 4 games (2 against random, 2 against
+    heuristic) and crashes in each; random plays 4 too, and never fails."""
+    return crash_tournament
 
 
 def run(*args: str) -> str:
@@ -38,33 +33,34 @@ def run(*args: str) -> str:
 
 def test_arena_failures_lists_each_crash_with_the_bots_last_words(tournament):
     out = run("failures", CRASHER, "--tournament", str(tournament))
-    assert out.count(": crash by broken-crash-in-game ") == 2, out
+    assert out.count(": crash by broken-crash-in-game ") == 4, out
     assert "the bot process exited with code 4" in out
-    assert out.count("  | AssertionError: crash on purpose \\x1b[31m(in red)\\x1b[0m") == 2
+    assert out.count("  | AssertionError: crash on purpose \\x1b[31m(in red)\\x1b[0m") == 4
     assert "\x1b" not in out  # the bot's escape is shown, never sent to the terminal
-    assert out.rstrip().endswith(f"{CRASHER}: 2 failures in 2 games.")
+    assert out.rstrip().endswith(f"{CRASHER}: 4 failures in 4 games.")
 
 
 def test_an_innocent_bot_has_none_and_an_unknown_name_is_a_usage_error(tournament):
     assert run("failures", "random", "--tournament", str(tournament)).strip() == \
-        "random: 0 failures in 2 games."
+        "random: 0 failures in 4 games."
     unknown = CliRunner().invoke(main, ["failures", "nobody", "--tournament", str(tournament)])
     assert unknown.exit_code == 2 and "no entrant named 'nobody'" in unknown.output
 
 
 def test_arena_replay_shows_the_crashed_seats_output(tournament):
     with Store(tournament.with_name("t.sqlite"), create=False) as store:
-        record = store.record_path(store.games()[0].record)
+        crashed = next(g for g in store.games() if g.termination == Termination.CRASH.value)
+        record = store.record_path(crashed.record)
     out = run("replay", str(record), "--summary")
     assert "Termination: crash by seat" in out
     assert "output, last lines:\n  | Traceback (most recent call last):" in out
     assert "  | AssertionError: crash on purpose \\x1b[31m(in red)\\x1b[0m" in out
 
 
-def test_the_entrant_page_shows_the_output_escaped(tournament):
-    site = tournament.parent / "site"
+def test_the_entrant_page_shows_the_output_escaped(tournament, tmp_path):
+    site = tmp_path / "site"
     run("report", str(tournament), "-o", str(site))
     page = next((site / "entrants").glob(f"{CRASHER}@*.html")).read_text()
-    assert page.count('<pre class="output"') == 2
+    assert page.count('<pre class="output"') == 4
     assert "AssertionError: crash on purpose \x1b[31m(in red)" not in page
     assert "AssertionError: crash on purpose" in page

@@ -20,25 +20,15 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from arena.cli.main import main
 from arena.sandbox import probe
-from tests.botkit.conftest import broken_bot
-from tests.tournament.conftest import copy_bot, write_config
 
 pytestmark = pytest.mark.timeout(240)
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
-    """A real round robin (random, heuristic, a bot that crashes in game) and its report."""
-    folder = tmp_path_factory.mktemp("tournament")
-    copy_bot("random", folder / "random")
-    copy_bot("heuristic", folder / "heuristic")
-    broken_bot("crash_in_game", folder)
-    config = write_config(folder, ["random", "heuristic", "crash_in_game"], games=2,
-                          target=300)
-    played = CliRunner().invoke(main, ["tournament", str(config), "--no-standings", "-j", "2"])
-    assert played.exit_code == 0, played.output
-    out = folder / "site"
-    built = CliRunner().invoke(main, ["report", str(config), "-o", str(out)])
+def report(crash_tournament, tmp_path_factory) -> Path:
+    """The report of a real round robin (random, heuristic, a bot that crashes in game)."""
+    out = tmp_path_factory.mktemp("report") / "site"
+    built = CliRunner().invoke(main, ["report", str(crash_tournament), "-o", str(out)])
     assert built.exit_code == 0, built.output
     return out
 
