@@ -35,8 +35,10 @@ How each limit of `BuildLimits` is enforced ("as root": at level sandbox, with c
 The disk watcher totals the folder (`tree.tree_bytes`: each entry counts its size (st_size)
 or its allocated blocks (st_blocks*512), whichever is more, and at least 4 KiB; hard links
 once; no link followed) and the space used in /tmp and /dev/shm, and stops the build once the
-total grown since the start passes `disk_mb`; when the build is over, the folder is measured
-once more. Every 20 ms it looks at what costs nothing (the usage of /tmp, /dev/shm and of the
+total grown since the start reaches `disk_mb` (a file written to RLIMIT_FSIZE, the last byte
+refused, is at the limit: the build is stopped at once, not once the file system allocates
+the file's blocks, which here came 30 s later and pushed it past); when the build is over,
+the folder is measured once more. Every 20 ms it looks at what costs nothing (the usage of /tmp, /dev/shm and of the
 folder's file system); it walks the folder as often as a tenth of a CPU allows, and at once
 when the folder's file system grew by half of what the build has left (whoever wrote it).
 Between two looks the build goes on writing, so the folder can overshoot `disk_mb` by what
@@ -414,7 +416,7 @@ class _Watcher(threading.Thread):
 
     def _look(self) -> bool:
         used, full = self.build.scratch()
-        if full or self._grown + used > self.limit:
+        if full or self._grown + used >= self.limit:
             return True
         system = _used(self.build.folder)
         left = self.limit - self._grown - used
@@ -430,12 +432,12 @@ class _Watcher(threading.Thread):
         self._grown = total - self.build.before
         cost = time.thread_time() - began
         self._next = time.monotonic() + cost * (1 / WATCH_SHARE - 1)
-        return total > budget
+        return total >= budget
 
     def over(self) -> bool:
-        """Whether the folder grew by more than the limit (once no process of the build is
-        left: its scratch space is gone)."""
-        return tree.tree_bytes(self.build.folder) - self.build.before > self.limit
+        """Whether the folder grew by the limit (once no process of the build is left: its
+        scratch space is gone)."""
+        return tree.tree_bytes(self.build.folder) - self.build.before >= self.limit
 
 
     def message(self) -> str:
