@@ -16,6 +16,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -35,6 +36,18 @@ PRACTICE_PER_DAY = 3
 WAIT = 180.0
 """The longest a test waits for the league to get somewhere (a bound against a hang, not a
 timing assertion)."""
+
+
+@contextlib.contextmanager
+def database(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection to a running league's SQLite file, closed after the block: a test process
+    keeps none open while the server is killed and started again (an open connection shares
+    its process's view of the store's WAL index with the next one)."""
+    db = sqlite3.connect(path)
+    try:
+        yield db
+    finally:
+        db.close()
 
 
 def free_port() -> int:

@@ -6,7 +6,6 @@ game worker of its own, and every game is stored once with its record."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.intake import CACHE_VAR
-from tests.league.conftest import ROOT, League, free_port, wait_for, write_config
+from tests.league.conftest import ROOT, League, database, free_port, wait_for, write_config
 from tests.requirements import need_module
 from tests.tournament.conftest import children, reap
 
@@ -67,7 +66,7 @@ def test_a_league_served_with_cluster_plays_and_stores_its_games_on_the_dask_wor
     assert code == 0, league.log()
     assert f"on the cluster at {address}" in league.log()
     assert any((worker_cache / "snapshots").iterdir()), "the worker took no bot in"
-    with sqlite3.connect(tmp_path / "league.sqlite") as db:
+    with database(tmp_path / "league.sqlite") as db:
         stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
         pairs = db.execute("SELECT pair_id, count(*) FROM games GROUP BY pair_id").fetchall()
         records = [r[0] for r in db.execute("SELECT record FROM games")]

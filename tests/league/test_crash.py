@@ -9,17 +9,24 @@ import contextlib
 import os
 import secrets
 import signal
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from arena.league.reaper import mark_of, marked
-from tests.league.conftest import ROOT, League, bot_copy, free_port, wait_for, write_config
+from tests.league.conftest import (
+    ROOT,
+    League,
+    bot_copy,
+    database,
+    free_port,
+    wait_for,
+    write_config,
+)
 
 
 def counts(folder: Path) -> tuple[int, list[tuple[str, int]], list[str]]:
-    with sqlite3.connect(folder / "league.sqlite") as db:
+    with database(folder / "league.sqlite") as db:
         stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
         pairs = db.execute("SELECT pair_id, count(*) FROM games GROUP BY pair_id").fetchall()
         records = [r[0] for r in db.execute("SELECT record FROM games")]

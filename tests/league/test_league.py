@@ -8,7 +8,6 @@ there already (`active`)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -23,6 +22,7 @@ from tests.league.conftest import (
     League,
     arena,
     bot_copy,
+    database,
     multipart,
     request,
     served,
@@ -34,7 +34,7 @@ PAYLOAD = "<script>alert('pwned')</script>"
 
 
 def uploads(league: League) -> int:
-    with sqlite3.connect(league.folder / "league.sqlite") as db:
+    with database(league.folder / "league.sqlite") as db:
         return int(db.execute("SELECT count(*) FROM league_uploads").fetchone()[0])
 
 
@@ -68,7 +68,7 @@ def test_the_league_starts_at_most_its_games_a_minute(league: League):
     start, and the two batches booked when the count began (the one in play and the next:
     two games each at `-j 1`, `batch_pairs = 1`)."""
     def stored() -> int:
-        with sqlite3.connect(league.folder / "league.sqlite") as db:
+        with database(league.folder / "league.sqlite") as db:
             return int(db.execute("SELECT count(*) FROM games").fetchone()[0])
 
     wait_for("a stored game", stored)
@@ -297,7 +297,7 @@ def test_stopping_cleanly_stores_every_game_once(league: League):
         assert league.stop() == 0
     finally:
         league.start()  # for the tests after this one
-    with sqlite3.connect(league.folder / "league.sqlite") as db:
+    with database(league.folder / "league.sqlite") as db:
         pairs = db.execute("SELECT pair_id, count(*) FROM games GROUP BY pair_id").fetchall()
         stored = db.execute("SELECT count(*) FROM games").fetchone()[0]
     assert all(n <= 2 for _, n in pairs)

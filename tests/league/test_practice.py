@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import urllib.request
 from pathlib import Path
 
@@ -18,7 +17,15 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from arena.rules.events import PUBLIC
-from tests.league.conftest import PRACTICE_PER_DAY, League, arena, bot_copy, request, wait_for
+from tests.league.conftest import (
+    PRACTICE_PER_DAY,
+    League,
+    arena,
+    bot_copy,
+    database,
+    request,
+    wait_for,
+)
 from tests.presentation.conftest import browser  # noqa: F401 (a fixture)
 from tests.presentation.test_report_look import fits_and_is_clean, full_page_screenshot
 
@@ -54,12 +61,12 @@ def ask(league: League, token: str | None, body: object) -> tuple[int, dict]:
 
 
 def practices(league: League) -> int:
-    with sqlite3.connect(league.folder / "league.sqlite") as db:
+    with database(league.folder / "league.sqlite") as db:
         return int(db.execute("SELECT count(*) FROM league_practice").fetchone()[0])
 
 
 def stored(league: League, store: str, game_id: str) -> int:
-    with sqlite3.connect(league.folder / store) as db:
+    with database(league.folder / store) as db:
         return int(db.execute("SELECT count(*) FROM games WHERE game_id = ?",
                               (game_id,)).fetchone()[0])
 
@@ -161,7 +168,7 @@ def test_an_author_gets_429_past_the_daily_limit(league: League, tokens, tmp_pat
                for _ in range(LIMIT + 1)]
     assert [s for s, _ in answers] == [202] * LIMIT + [429], answers
     assert "practice_per_day" in answers[-1][1]["error"]
-    with sqlite3.connect(league.folder / "league.sqlite") as db:
+    with database(league.folder / "league.sqlite") as db:
         assert db.execute("SELECT count(*) FROM league_practice WHERE author = 'ruth'"
                           ).fetchone()[0] == LIMIT
 
