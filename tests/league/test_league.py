@@ -63,7 +63,7 @@ def test_the_house_bots_play_and_the_standings_show_them(league: League):
 
 
 def test_the_league_starts_at_most_its_games_a_minute(league: League):
-    """The test leagues' `games_per_minute` (a game a second; unpaced, these short games
+    """The test leagues' `games_per_minute` (a game every 2 s; unpaced, these short games
     came five a second): over a few seconds, no more games are stored than the cap lets
     start, and the two batches booked when the count began (the one in play and the next:
     two games each at `-j 1`, `batch_pairs = 1`)."""
