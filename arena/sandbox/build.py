@@ -38,8 +38,8 @@ once; no link followed) and the space used in /tmp and /dev/shm, and stops the b
 total grown since the start reaches `disk_mb` (a file written to RLIMIT_FSIZE, the last byte
 refused, is at the limit: the build is stopped at once, not once the file system allocates
 the file's blocks, which here came 30 s later and pushed it past); when the build is over,
-the folder is measured once more. Every 20 ms it looks at what costs nothing (the usage of /tmp, /dev/shm and of the
-folder's file system); it walks the folder as often as a tenth of a CPU allows, and at once
+the folder is measured once more. Every 20 ms it looks at what costs nothing (the usage of
+/tmp, /dev/shm and of the folder's file system); it walks the folder as often as a tenth of a CPU allows, and at once
 when the folder's file system grew by half of what the build has left (whoever wrote it).
 Between two looks the build goes on writing, so the folder can overshoot `disk_mb` by what
 the build writes during one walk and one interval: at page-cache speed (1-3 GB/s) some tens

@@ -408,9 +408,9 @@ def bench_game_costs(bots: Path, targets: Sequence[int], pairs: int = 4,
     """Play a round robin between the bundled bots of `BUNDLED_BOTS` (folders of `bots`; those
     of `languages`) at each target, one worker at a time, at the isolation a tournament uses
     (`auto`); fit each language's share of a game's seconds. A bot whose build fails is left
-    out, named. The
-    runs' stores go to a scratch folder under `folder` (default: a temporary one), removed
-    afterwards; builds are intake's, kept in its cache as a tournament keeps them."""
+    out, named. The runs' stores go to a scratch folder under `folder` (default: a temporary
+    one), removed afterwards; builds are intake's, kept in its cache as a tournament keeps
+    them."""
     scratch = Path(tempfile.mkdtemp(prefix="arena-bench-cost-", dir=folder))
     measured = []
     left_out: dict[str, str] = {}
