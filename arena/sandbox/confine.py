@@ -239,11 +239,22 @@ def memfd(name: str, data: bytes) -> int:
     return fd
 
 
+# Runs right after `setpriv --pdeathsig`: if the process that started it died before setpriv
+# asked for the signal, the kernel never sends it (the process was already reparented), so
+# the command does not run at all. $PPID is read when the shell starts, after the request.
+_PARENT_CHECK = '[ "$PPID" = "$0" ] || exit 125; exec "$@"'
+
+
 def dies_with_parent(argv: list[str]) -> list[str]:
     """`argv` run so that the kernel kills it (SIGKILL) if the process that started it dies,
-    even by SIGKILL, when no clean-up code can run (util-linux `setpriv --pdeathsig`)."""
+    even by SIGKILL, when no clean-up code can run (util-linux `setpriv --pdeathsig`). It
+    must be started by this process: if this process is gone by the time the request for
+    the signal is made, `argv` is not run (exit status 125)."""
     setpriv = shutil.which("setpriv")
-    return [setpriv, "--pdeathsig", "KILL", "--", *argv] if setpriv else argv
+    if setpriv is None:
+        return argv
+    return [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _PARENT_CHECK,
+            str(os.getpid()), *argv]
 
 
 def _check_readable(folder: Path) -> None:
