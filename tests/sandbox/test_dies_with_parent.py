@@ -20,12 +20,14 @@ from tests.requirements import missing
 ROOT = Path(__file__).resolve().parents[2]
 
 # The starter: runs the command `dies_with_parent` gives for argv (its first argument, as
-# JSON) through `sh -c $2` with the command's words after, prints the command, waits.
+# JSON) through `sh -c $2` with the command's words after and its own pid in $STARTER,
+# prints the command, waits.
 STARTER = """
-import json, subprocess, sys, time
+import json, os, subprocess, sys, time
 from arena.sandbox.confine import dies_with_parent
 argv = dies_with_parent(json.loads(sys.argv[1]))
-subprocess.Popen(["sh", "-c", sys.argv[2], "starter", *argv])
+subprocess.Popen(["sh", "-c", sys.argv[2], "starter", *argv],
+                 env={**os.environ, "STARTER": str(os.getpid())})
 print(json.dumps(argv), flush=True)
 time.sleep(600)
 """
@@ -85,7 +87,7 @@ def test_a_program_whose_starter_died_before_it_asked_for_the_signal_does_not_ru
     on). Made certain here: the forked child waits until its starter is gone, then execs."""
     marker = str(secrets.randbelow(10**9) + 10**9)
     ran, reached = tmp_path / "ran", tmp_path / "reached"
-    wait_for_orphan = f'while kill -0 $PPID 2>/dev/null; do sleep 0.02; done; : > {reached}; exec "$@"'
+    wait_for_orphan = f'while kill -0 $STARTER 2>/dev/null; do sleep 0.02; done; : > {reached}; exec "$@"'
     with started(["sh", "-c", f": > {ran}; exec sleep {marker}"], wait_for_orphan,
                  marker) as starter:
         starter.kill()
