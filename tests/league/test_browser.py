@@ -7,6 +7,7 @@ fresh one would be (`browser`)."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -164,14 +165,17 @@ def assert_leaderboard_fits(driver, width: int) -> None:
           .filter(span => span.getClientRects().length > 0).map(span => span.textContent);
         return {stacked: stacked, page: document.scrollingElement.scrollWidth, inner: window.innerWidth,
                 box: [box.scrollWidth, box.clientWidth], right: box.getBoundingClientRect().right,
-                shown: shown, cue: getComputedStyle(box).backgroundImage};""")
-    assert seen["page"] <= seen["inner"], seen
-    assert seen["box"][0] <= seen["box"][1] and seen["right"] <= seen["inner"], seen
+                shown: shown, cue: getComputedStyle(box).backgroundImage,
+                table: box.outerHTML};""")
+    # the whole of what was seen, the table's HTML too, if it fails (pytest would cut a dict)
+    said = json.dumps(seen, indent=1)
+    assert seen["page"] <= seen["inner"], said
+    assert seen["box"][0] <= seen["box"][1] and seen["right"] <= seen["inner"], said
     minor = {"Author", "Version", "Wins", "Win %", "Margin", "Forfeits"}
-    assert {"Rank", "Entrant", "Elo", "Games", "Order vs next"} <= set(seen["shown"]), seen
-    assert (minor & set(seen["shown"])) == (set() if width < 720 else minor), seen
-    assert ("house" in seen["stacked"]) == (width < 720), seen  # the house bots' author
-    assert seen["cue"].count("gradient") == 4, seen
+    assert {"Rank", "Entrant", "Elo", "Games", "Order vs next"} <= set(seen["shown"]), said
+    assert (minor & set(seen["shown"])) == (set() if width < 720 else minor), said
+    assert ("house" in seen["stacked"]) == (width < 720), said  # the house bots' author
+    assert seen["cue"].count("gradient") == 4, said
 
 
 def assert_cards_drawn(driver) -> None:
