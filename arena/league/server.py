@@ -399,6 +399,9 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
         league = League(config, count, isolation, say)
         shutil.rmtree(league.live, ignore_errors=True)  # games a kill -9 left unfinished
         league.live.mkdir(parents=True)
+        for upload in league.intake.undo_cut_rebuilds():
+            say(f"upload {upload}: its rebuild was cut short by the last server's end; the "
+                "build it had is back (ask for the rebuild again if need be)")
         league._restore(store)
         app = make_app(league)
         server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",

@@ -165,7 +165,23 @@ class IntakeQueue:
         self.fresh: dict[int, Rebuild] = {}
         """Uploads to rebuild from scratch."""
 
+    def undo_cut_rebuilds(self) -> list[int]:
+        """Before the server starts anything: the uploads whose build an organizer's rebuild
+        had set aside when the server was killed get that build back. The rebuild is undone
+        (the organizer may ask again): the bot's active version plays with the build it had,
+        and the upload, taken in again at `start`, finds it built. Without this, the build
+        set aside would stay on disk for ever, and that version would be built anew, or
+        lost if its build now fails. The uploads concerned."""
+        undone = []
+        with Accounts(self.config.storage) as accounts:
+            for upload in accounts.uploads(status=PENDING):
+                with contextlib.suppress(IntakeFailed):  # (its intake will say why)
+                    if restore_build(self.config.uploads / upload.file, self.policy):
+                        undone.append(upload.id)
+        return undone
+
     def start(self) -> None:
+        """Take in again the uploads a stopped server left received, building or checking."""
         with Accounts(self.config.storage) as accounts:
             for upload in accounts.uploads(status=PENDING):
                 self.queue.put(upload.id)

@@ -1,11 +1,13 @@
 """A failed rebuild, against a real server: the organizer rebuilds a bot's active version
 after the machine's toolchain broke; the new build fails, the build from before is put back
 and the version stays active and in the live table, playing on, and its bot page shows the
-failure with its log's tail."""
+failure with its log's tail. A rebuild cut by a kill -9 of the server is undone at its next
+start."""
 
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ from tests.league.conftest import bot_copy, request, served, wait_for
 
 WORKS = "#!/bin/sh\necho the toolchain builds\n"
 BROKEN = "#!/bin/sh\necho the toolchain is gone: reinstall it >&2\nexit 3\n"
+HANGS = "#!/bin/sh\nexec sleep 600\n"
 INTAKE = '[intake]\nfolder = "intake"\n'
 
 
@@ -95,3 +98,37 @@ def test_rebuilding_a_failed_upload_of_the_active_bytes_keeps_them_playing(
         row = wait_for("ivy-bot playing on", lambda: (
             (r := league.standings().get("ivy-bot", {})).get("games", 0) > played + 2 and r))
         assert row["key"] == active["entrant"] and not row["failures"], row
+
+
+def test_a_rebuild_cut_by_kill_9_is_undone_at_the_next_start(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch):
+    """The server killed (-9) while the organizer's rebuild of a bot's active version builds
+    (its build set aside meanwhile), the toolchain broken by the next start: that start puts
+    the build from before back, saying so, and leaves nothing set aside on disk; the version
+    is active again with that build and plays on (it is not built anew, which would fail)."""
+    tool = toolchain(tmp_path, monkeypatch, WORKS)
+    with served(tmp_path, INTAKE) as league:
+        assert league.upload(ivy_bot(tmp_path), league.invite("ivy")).returncode == 0
+        wait_for("ivy-bot playing", lambda: league.standings().get("ivy-bot", {}).get("games"))
+        before = league.get("/api/bots/ivy-bot")["uploads"][-1]
+
+        tool.write_text(HANGS)
+        status, body = request(league.url + "/api/bots/ivy-bot/rebuild", b"",
+                               league.organizer(), "POST")
+        assert status == 202 and body["upload"] == before["id"], body
+        wait_for("the rebuild building", lambda: league.get(body["url"])["status"] == "building")
+        builds = tmp_path / "intake" / "builds"
+        assert list(builds.glob("*.aside")), list(builds.iterdir())  # the build set aside
+        league.stop(signal.SIGKILL)
+
+        tool.write_text(BROKEN)
+        league.start()
+        after = wait_for("the upload taken in again", lambda: (
+            (u := league.get(body["url"]))["status"] in ("active", "failed") and u))
+        assert after["status"] == "active" and after["entrant"] == before["entrant"], after
+        assert "rebuild was cut short" in league.log(), league.log()
+        assert not list(builds.glob("*.aside*")), list(builds.iterdir())
+        played = league.standings().get("ivy-bot", {}).get("games", 0)
+        row = wait_for("ivy-bot playing on", lambda: (
+            (r := league.standings().get("ivy-bot", {})).get("games", 0) > played and r))
+        assert row["key"] == before["entrant"] and not row["failures"], row
