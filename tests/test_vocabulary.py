@@ -113,6 +113,12 @@ def test_the_sandbox_hands_a_bot_the_endpoint_variable_the_sdk_reads():
     assert sdk.TOKEN_VAR.startswith(jail.PASSED_PREFIX)
 
 
+def test_the_hand_off_in_c_names_the_variable_and_tag_of_the_python_one():
+    source = Path(handoff.__file__).with_name("handoff.c").read_text()
+    assert f'#define ENDPOINT_VAR "{handoff.ENDPOINT_VAR}"' in source
+    assert f'#define TAG "{handoff._TAG.decode()}"' in source  # what receive_listener expects
+
+
 def test_the_cli_offers_the_formats_and_languages_it_hands_on():
     assert CLI_FORMATS == FORMATS
     assert CLI_LANGUAGES == LANGUAGES

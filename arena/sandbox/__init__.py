@@ -4,7 +4,8 @@ It owns the isolation levels and the probe of what this machine gives (`machine.
 by `arena doctor`), the resource limits and their ceiling (`limits.py`), and the confinement
 of one bot process (`confine.py`): a bubblewrap sandbox (`jail.py`) with a uid (`uids.py`),
 cgroups (`cgroups.py`) and a seccomp filter (`seccomp.py`) of its own, reached by the
-referee through a listener handed out of it (`handoff.py`); or, where the machine gives no
+referee through a listener handed out of it (`handoff.py`, or its twin in C, `handoff.c`,
+compiled once per machine where a C compiler is); or, where the machine gives no
 sandbox, a process group with rlimits. It also runs a bot's build command at the same level
 (`build.py`), in a folder it may write, walked without following links (`tree.py`). It
 knows nothing of Tichu, the protocol or ZeroMQ: the referee starts bot processes through

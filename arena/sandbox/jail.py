@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.sandbox.handoff import ENDPOINT_VAR
+from arena.sandbox.handoff import compiled as compiled_handoff
 
 SYSTEM = (Path("/usr"),)
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -64,15 +65,20 @@ def bwrap_argv(bwrap: str, folder: Path, command: list[str], disk_mb: int | None
                uid: int | None, fds: JailFds, port: int, named: str | None = None
                ) -> list[str]:
     """The full command: bubblewrap, then (as root) the switch to `uid`, then the hand-off
-    of the referee's connection (`handoff.py`), which execs `command` in `folder`. `named`:
-    the program as the bot named it (`runtime_paths`), if `command[0]` is it looked up."""
-    python = Path(os.path.realpath(sys.executable))
+    of the referee's connection (`handoff.py`, or its twin in C where one could be
+    compiled), which execs `command` in `folder`. `named`: the program as the bot named it
+    (`runtime_paths`), if `command[0]` is it looked up."""
+    program = compiled_handoff()
+    if program is not None:  # handoff.py's twin in C: a tenth of a Python start's CPU
+        handoff, start = Path(program), [program]
+    else:
+        python = Path(os.path.realpath(sys.executable))
+        handoff, start = HANDOFF, [str(python), "-I", "-S", str(HANDOFF)]
     args = [bwrap, *namespace_args(uid is not None)]
-    args += sandbox_view(folder, named or command[0], disk_mb, fds, extra=(HANDOFF,))
+    args += sandbox_view(folder, named or command[0], disk_mb, fds, extra=(handoff,))
     if uid is not None:
         args += switch_user(uid)
-    return args + [str(python), "-I", "-S", str(HANDOFF), str(fds.handoff), str(port), "--",
-                   *command]
+    return args + [*start, str(fds.handoff), str(port), "--", *command]
 
 
 def sandbox_view(folder: Path, program: str, disk_mb: int | None, fds: JailFds, *,
