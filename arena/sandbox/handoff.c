@@ -6,10 +6,10 @@
    TICHU_ENDPOINT=tcp://127.0.0.1:PORT. Exit status 126 (127: COMMAND not found) if COMMAND
    cannot be started, 2 for bad arguments, 1 if the listener cannot be made or sent.
 
-   jail.py compiles it once per machine (`compiled_handoff`) and runs it where it could; it
-   is handoff.py's twin (the same steps, in the same order), which runs where no C compiler
-   is: a Python start costs 9 ms of CPU, this program's a tenth of that, and each bot of each
-   game pays it. */
+   handoff.py compiles it once per machine (`compiled`), and jail.py runs it where it could
+   be; it is handoff.py's twin (the same steps, in the same order), which runs where no C
+   compiler is: a Python start costs 9 ms of CPU, this program's a tenth of that, and each
+   bot of each game pays it. */
 
 #define _GNU_SOURCE
 #include <arpa/inet.h>

@@ -70,9 +70,9 @@ def _compile() -> str | None:
     import tempfile
 
     cc = shutil.which("cc") or shutil.which("gcc")
-    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "handoff.c")
     if cc is None:
         return None
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "handoff.c")
     try:
         with open(source, "rb") as file:
             digest = hashlib.sha256(file.read()).hexdigest()[:16]
