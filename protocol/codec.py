@@ -12,9 +12,8 @@ whose `path` locates it (``"request.observation.hand[3]"``).
 
 from __future__ import annotations
 
-import re
-import threading
-from typing import Any, TypedDict
+import functools
+from _thread import _local as thread_local  # threading.local, without importing threading
 
 import msgpack
 
@@ -39,15 +38,20 @@ MAX_BOT_MESSAGE_BYTES = 16 << 10  # 16 KiB: the largest message a bot may send
 MAX_BOT_ITEMS = 256   # items of one array
 MAX_BOT_FIELDS = 64   # entries of one map
 
+TYPE_CHECKING = False  # typing's, without importing typing: see protocol/__init__.py
+if TYPE_CHECKING:
+    import re
+    from typing import Any, TypedDict
 
-class _Limits(TypedDict, total=False):
-    """Decoder limits, as msgpack.unpackb takes them (an absent one is msgpack's default)."""
+    class _Limits(TypedDict, total=False):
+        """Decoder limits, as msgpack.unpackb takes them (an absent one is msgpack's
+        default)."""
 
-    max_array_len: int
-    max_map_len: int
-    max_str_len: int
-    max_bin_len: int
-    max_ext_len: int
+        max_array_len: int
+        max_map_len: int
+        max_str_len: int
+        max_bin_len: int
+        max_ext_len: int
 
 
 _BOT_LIMITS: _Limits = {"max_array_len": MAX_BOT_ITEMS,
@@ -127,7 +131,7 @@ def pack(message: dict[str, Any]) -> bytes:
     return bounded(packb(message))
 
 
-class _Packer(threading.local):
+class _Packer(thread_local):
     """This thread's msgpack Packer: `msgpack.packb` creates one per call, which costs as much
     as packing a small message does, and a Packer is not safe to share across threads."""
 
@@ -176,17 +180,26 @@ def unpack(data: bytes) -> dict[str, Any]:
 # bool call and a wish that is none or one rank character. Bytes matching it in full hold
 # exactly one message, which holds no repeated key and no value to check beyond the ints'
 # range.
-_CANONICAL_REPLY = re.compile(
-    rb"\x86\xa4type\xa5reply\xa2id"
-    rb"([\x00-\x7f]|\xcc.|\xcd..|\xce....)\xa6option([\x00-\x7f]|\xcc.|\xcd..|\xce....)"
-    rb"\xa6action\xc0\xaacall_tichu([\xc2\xc3])\xa4wish(\xc0|\xa1[23456789TJQKA])", re.DOTALL)
+# (Compiled at the referee's first reply: a bot decodes none, and `re` was a sixth of a
+# Python bot's imports.)
+@functools.cache
+def _canonical_reply() -> re.Pattern[bytes]:
+    import re
+
+    return re.compile(
+        rb"\x86\xa4type\xa5reply\xa2id"
+        rb"([\x00-\x7f]|\xcc.|\xcd..|\xce....)\xa6option([\x00-\x7f]|\xcc.|\xcd..|\xce....)"
+        rb"\xa6action\xc0\xaacall_tichu([\xc2\xc3])\xa4wish(\xc0|\xa1[23456789TJQKA])",
+        re.DOTALL)
+
+
 _RANK_OF = {bytes((0xA1, ord(rank))): rank for rank in RANKS}
 
 
 def _canonical_option_reply(data: bytes | bytearray | memoryview) -> dict[str, Any] | None:
     """The canonical form of a frame holding an option reply in canonical layout
-    (`_CANONICAL_REPLY`), read off its bytes by one match; None for any other frame."""
-    match = _CANONICAL_REPLY.fullmatch(data)
+    (`_canonical_reply`), read off its bytes by one match; None for any other frame."""
+    match = _canonical_reply().fullmatch(data)
     if match is None:
         return None
     id_bytes, option_bytes, call, wish = match.groups()

@@ -9,11 +9,16 @@ a new protocol version.
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
 
-_T = TypeVar("_T")
-Check = Callable[[Any, str], _T]  # a check whose canonical value is a _T
+TYPE_CHECKING = False  # typing's, without importing typing: see protocol/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any, TypeVar
+
+    _T = TypeVar("_T")
+    Check = Callable[[Any, str], _T]  # a check whose canonical value is a _T
+    Field = tuple[str, Check[Any], Any]  # name, check, default (REQUIRED if none)
+
 REQUIRED = object()
 ABSENT = object()  # the default of a field sent only on request: omitted, not filled in
 INT32 = (1 << 31) - 1
@@ -180,9 +185,6 @@ def distinct_cards(n: int) -> Check[list[str]]:
             raise ProtocolError("bad_value", path, "the cards must be distinct")
         return names
     return check
-
-
-Field = tuple[str, Check[Any], Any]  # name, check, default (REQUIRED if none)
 
 
 def record(name: str, fields: Sequence[Field]) -> Check[dict[str, Any]]:

@@ -34,8 +34,6 @@ from __future__ import annotations
 import os
 import random
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from protocol.codec import (
     MAX_MESSAGE_BYTES,
@@ -47,8 +45,11 @@ from protocol.codec import (
     validate,
 )
 
+TYPE_CHECKING = False  # typing's, without importing typing: see protocol/__init__.py
 if TYPE_CHECKING:
     import logging
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 
 def _logger() -> logging.Logger:
@@ -67,7 +68,9 @@ def _debugging() -> bool:
     return logging is not None and logging.getLogger(__name__).isEnabledFor(logging.DEBUG)
 
 
-Message = dict[str, Any]
+Message = dict[str, "Any"]
+"""A protocol message as the SDK hands it to a bot (`Any` named as a string: no `typing` at
+run time)."""
 ENDPOINT_VAR = "TICHU_ENDPOINT"
 TOKEN_VAR = "TICHU_TOKEN"
 TRANSPORT_VAR = "TICHU_SDK_TRANSPORT"  # "pyzmq": connect through libzmq, not protocol.zmtp
