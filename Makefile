@@ -48,9 +48,13 @@ test: $(TRAIN)
 	sh scripts/setup-bots.sh
 	$(PYTEST) -n 4 --dist worksteal -m "not slow"
 
+# The slow tests four at a time too: a soak test and a league wait on their processes most of
+# the time, and the benchmarks under valgrind use a CPU each (beside a CPU-heavy job, -n 4 took
+# 62 s where -n 2 took 75 s). Only the 8 files that mark a test slow are collected
+# (tests/conftest.py, `pytest_ignore_collect`).
 test-slow: $(TRAIN)
 	sh scripts/setup-bots.sh
-	$(PYTEST) -n 2 --dist worksteal -m slow
+	$(PYTEST) -n 4 --dist worksteal -m slow
 
 # Mutation testing of the rules engine and the ratings (README, "Testing"), outside `make test`
 # and CI: it takes hours on two cores, so it runs at the lowest priority, two mutants at a
