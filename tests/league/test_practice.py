@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import signal
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,32 @@ SLOW_BOT = (Path(__file__).resolve().parents[2] / "bots" / "random" / "bot.py").
 ).replace("    def decide(self, request):\n",
           "    def decide(self, request):\n        __import__('time').sleep(0.05)\n")
 """The random bot, a little slower at each decision: its games last long enough to watch."""
+
+
+SLOW_BOTS = ("pat-bot", "ruth-bot", "quinn-bot")
+"""The slow bots this module uploads to the shared league."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _slow_bots_leave_with_this_module(league: League) -> Iterator[None]:
+    """This module's slow bots out of the shared league's rated games after its last test
+    here: a game of one of them lasts 2 to 8 s, and the later tests' bots waited behind those
+    (test_rebuild: 32 s, against 9 s alone); and back in if this worker had taken part of
+    this module's tests before (pytest-xdist may split a module)."""
+    organizer = league.organizer("oscar")  # a name of its own: another invite revokes it
+
+    def organize(name: str, action: str) -> int:
+        status, body = request(f"{league.url}/api/bots/{name}/{action}", b"", organizer, "POST")
+        assert status in (200, 404), body  # 404: not uploaded (yet)
+        return status
+
+    back = [name for name in SLOW_BOTS if organize(name, "enable") == 200]
+    wait_for("the slow bots back in the table", lambda: set(back) <= set(league.standings()))
+    yield
+    active = league.standings()
+    for name in SLOW_BOTS:
+        if name in active:
+            organize(name, "disable")
 
 
 @pytest.fixture(scope="module")
