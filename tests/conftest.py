@@ -71,8 +71,13 @@ worker, on which pytest-xdist keeps a package), and mypy's test, the longest sin
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """`WAITING_FIRST` first, the rest in their order (each xdist worker sorts the same)."""
-    items.sort(key=lambda item: not item.nodeid.startswith(WAITING_FIRST))
+    """`WAITING_FIRST` first, in its order, the rest in theirs (each xdist worker sorts the
+    same)."""
+    def rank(item: pytest.Item) -> int:
+        return next((k for k, first in enumerate(WAITING_FIRST)
+                     if item.nodeid.startswith(first)), len(WAITING_FIRST))
+
+    items.sort(key=rank)
 
 
 @pytest.fixture(autouse=True)
