@@ -2,7 +2,8 @@
 
 In the sandbox nothing outlives the server: bubblewrap dies with its parent and the kernel
 ends its pid namespace (tests/league/test_crash.py kills a server during a build and during
-check-bot to show it). Without one (`--allow-unsandboxed`, isolation none) only a process's
+check-bot to show it), but for a kill that lands in the few milliseconds while bubblewrap
+sets a sandbox up or has just started its command (README, "Run a league"). Without one (`--allow-unsandboxed`, isolation none) only a process's
 first program dies with its parent (`setpriv --pdeathsig`); what it started (a build's
 compiler, a bot's helper) is handed to init and goes on. So the server marks its own
 environment, which every process it starts inherits at level none, with `MARK` (a digest
