@@ -965,6 +965,7 @@ def _process_ended(kind: Termination, seat: int, process: BotProcess, code: int,
                    message: str) -> _BotFault:
     """A process that ended, with its exit code, the end of its output and the limit it went
     over, if it did."""
+    process.read_to_end()
     return _BotFault(kind, seat, message, exit_code=code,
                      output=process.output_tail()[-_OUTPUT_SHOWN:], **_limit(process))
 

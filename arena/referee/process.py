@@ -28,6 +28,7 @@ OUTPUT_TAIL_BYTES = 16 * 1024
 _LIMIT_CHECK_EVERY = 0.1  # seconds between reads of a running bot's limit counters
 _READ_POLL = 0.1  # seconds the output reader waits before looking whether to stop
 _DRAIN = 2.0  # seconds the reader goes on reading a stopped bot's pipe (a daemon may hold it)
+_OUTPUT_WAIT = 0.5  # seconds a fault waits for the output of a bot that ended (read_to_end)
 
 __all__ = ["DEFAULT_LIMITS", "OUTPUT_TAIL_BYTES", "BotProcess", "ResourceLimits"]
 
@@ -165,6 +166,14 @@ class BotProcess:
         if reason is None and self.limits.cpu_seconds and code in (-xcpu, 128 + xcpu):
             reason = f"CPU time limit {self.limits.cpu_seconds} s exceeded"
         return reason
+
+    def read_to_end(self, timeout: float = _OUTPUT_WAIT) -> None:
+        """Wait up to `timeout` s for the output of the ended process to be read to its end
+        (the reader reaches end of file once the bot's sandbox is gone; not while a process
+        the bot left holds the pipe open), so that `output_tail` holds the bot's last words:
+        the process's exit is seen at once, its output a moment later."""
+        if self._reader is not None:
+            self._reader.join(timeout)
 
     def output_tail(self) -> str:
         """The last bytes the bot wrote to stdout/stderr, decoded leniently."""
