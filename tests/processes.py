@@ -1,11 +1,14 @@
 """Finding bot processes from tests: bots run in their own folder (or in intake's snapshot
 or build of it), so their working directory tells them apart, and they carry the running
 test's tag in their environment (tests/conftest.py), so that another test or another arena
-run beside this one, even in the same folders, is never counted."""
+run beside this one, even in the same folders, is never counted. And processes found by
+their command line (`processes_with`, `processes_running`), for a test whose bot starts a
+program named by a marker of its own."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from arena.intake import CACHE_VAR, IntakeRefused, content_hash
@@ -55,3 +58,26 @@ def bot_processes(folder: Path, helpers: bool = True) -> list[int]:
         except OSError:
             continue
     return pids
+
+
+def _command_lines() -> Iterator[tuple[int, list[bytes]]]:
+    """(pid, argv) of every process (one that ended meanwhile left out)."""
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                yield int(proc.name), (proc / "cmdline").read_bytes().split(b"\0")[:-1]
+            except OSError:  # it ended meanwhile
+                continue
+
+
+def processes_with(marker: str) -> list[int]:
+    """The processes whose command line holds `marker` (bubblewrap's too, whose command line
+    holds the command it runs)."""
+    return [pid for pid, argv in _command_lines() if marker.encode() in argv]
+
+
+def processes_running(*argv: str) -> list[int]:
+    """The processes whose command line is `argv`, its program named by any path."""
+    wanted = [word.encode() for word in argv]
+    return [pid for pid, line in _command_lines()
+            if line[:1] and [os.path.basename(line[0]), *line[1:]] == wanted]

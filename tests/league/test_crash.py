@@ -23,6 +23,7 @@ from tests.league.conftest import (
     wait_for,
     write_config,
 )
+from tests.processes import processes_running, processes_with
 
 
 def counts(folder: Path) -> tuple[int, list[tuple[str, int]], list[str]]:
@@ -82,24 +83,8 @@ def linked_or_pending(path: Path) -> bool:
     return path.is_file() or any(path.parent.glob(f"{path.name}.*.pending"))
 
 
-def processes_with(marker: str, exactly: list[str] | None = None) -> list[int]:
-    """The processes whose command line holds `marker` (bubblewrap's too, whose command line
-    holds the command it runs), or is `exactly` that (its program named by any path)."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                argv = (proc / "cmdline").read_bytes().split(b"\0")
-            except OSError:  # it ended meanwhile
-                continue
-            if marker.encode() in argv if exactly is None else (  # the program's name, any path
-                    [os.path.basename(argv[0]), *argv[1:-1]] == [w.encode() for w in exactly]):
-                found.append(int(proc.name))
-    return found
-
-
 def _status(pid: int) -> dict[str, str]:
-    fields = (Path(f"/proc/{pid}/status").read_text().splitlines())
+    fields = Path(f"/proc/{pid}/status").read_text().splitlines()
     return dict(line.split(":\t", 1) for line in fields if ":\t" in line)
 
 
@@ -147,7 +132,7 @@ def test_kill_9_during_intake_leaves_no_process_of_it(tmp_path: Path, stage: str
         wait_for(f"the upload {stage}", lambda: league.get(f"/api/uploads/{upload}")["status"]
                  == stage)
         alive = wait_for("the bot's process, its sandbox set up", lambda: (
-            (found := processes_with(marker, exactly=["sleep", marker]))
+            (found := processes_running("sleep", marker))
             and all(map(sandbox_set_up, found)) and found))
         assert league.process is not None
         os.kill(league.process.pid, signal.SIGKILL)

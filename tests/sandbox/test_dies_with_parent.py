@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.processes import processes_with
 from tests.requirements import missing
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,16 +32,6 @@ subprocess.Popen(["sh", "-c", sys.argv[2], "starter", *argv],
 print(json.dumps(argv), flush=True)
 time.sleep(600)
 """
-
-
-def processes_with(marker: str) -> list[int]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            with contextlib.suppress(OSError):
-                if marker.encode() in (proc / "cmdline").read_bytes().split(b"\0"):
-                    found.append(int(proc.name))
-    return found
 
 
 def until(check, timeout: float = 30.0):
