@@ -11,7 +11,8 @@ the same referee as any bot.
 
 `arena bench` is the one home of the benchmarks: each is a subcommand. `bench.py` holds those
 of the engine, the transport and the sandbox, with the programs they measure in
-`benchbots/`; `bench_playouts.py` that of the search bot's playouts (bots/search); the others sit in the `bench.py` of the package they measure
+`benchbots/`, and `benchwork.py` the referee's work that the transport's instruction count
+runs under callgrind (a module that imports little: valgrind slows the imports too); `bench_playouts.py` that of the search bot's playouts (bots/search); the others sit in the `bench.py` of the package they measure
 (`arena.intake.bench`, `arena.tournament.bench`, `arena.league.bench`, `arena.presentation.bench`,
 `arena.env.bench`). README "Benchmarks" lists them all with what each prints.
 

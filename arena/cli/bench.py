@@ -10,22 +10,17 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import zmq
 from tabulate import tabulate
 
+from arena.cli.benchwork import TRIVIAL as _TRIVIAL
 from arena.errors import ArenaError
-from arena.referee import packing, wire
 from arena.referee.inprocess import Meter, load_bot, play_local_game
 from arena.referee.manifest import folder_hash, load_manifest
 from arena.referee.match import Entrant, GameSpec, Match
-from arena.referee.packing import EventFeed
 from arena.referee.placement import pinned
-from arena.rules import PASS, Decision, Game, Observation
 from arena.rules.selfplay import play_random_games
-from protocol import codec
-from protocol.sdk import Session
 
 
 @dataclass(frozen=True)
@@ -152,7 +147,6 @@ class _Callgrind:
 
 _SLICES = 4  # (a) and (b) alternate in this many slices; (b) plays one game per slice
 _TRIVIAL_TARGET = 300
-_TRIVIAL = Path(__file__).parent / "benchbots" / "trivial"
 
 
 @dataclass(frozen=True)
@@ -312,7 +306,7 @@ class RefereeInstructions:
 # The workload measured under callgrind: trivial games recorded, then (if asked) replayed.
 _REFEREE_WORKLOAD = """
 import sys
-from arena.cli.bench import referee_work
+from arena.cli.benchwork import referee_work
 print("asked", referee_work(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1",
                            int(sys.argv[4])))
 """
@@ -327,59 +321,6 @@ def count_referee_instructions(games: int = 1, seed: int = 0,
     return RefereeInstructions(int(asked[1]), net)
 
 
-class _Replayed:
-    """A finished game's log of events, handed out as it stood at each decision (an
-    EventFeed reads only `log`)."""
-
-    def __init__(self) -> None:
-        self.log: list[tuple[Any, ...]] = []
-
-
-def referee_work(games: int, seed: int = 0, replay: bool = True, target: int = 1000) -> int:
-    """Play `games` in-process games to `target` between trivial bots through the map path
-    (`wire.request_message`: the packing caches stay cold; a seat that may only pass is not
-    asked, as the SDK's bots say `auto_pass`), keeping each asked decision and
-    the bot's packed reply; then, if `replay`, redo the referee's part of each alone, as
-    `Match` does it: the seat's events handed, the request packed and held to the size cap,
-    the reply decoded and read as an action. The number of asked decisions."""
-    make_bot = load_bot(_TRIVIAL)
-    recorded = []
-    for k in range(games):
-        sessions = [Session(make_bot(s), f"token-{s}") for s in range(4)]
-        for seat, session in enumerate(sessions):
-            session.hello()
-            session.handle(wire.welcome_message(seat, "bench", target, ["trivial"] * 4, 1000,
-                                                1000, codec.MAX_MESSAGE_BYTES, True))
-        game = Game(seed + k, target)
-        asked: list[tuple[int, Decision, Observation, int, bytes]] = []
-        while not game.over:
-            seat = game.to_act()[0]
-            decision = game.decision(seat)
-            if decision.only_pass:  # the bot said auto_pass: not asked (see Match)
-                game.apply(seat, PASS)
-                continue
-            observation = game.observation(seat)
-            request = wire.request_message(decision, observation, [], len(asked), 1000)
-            answer = sessions[seat].handle(request)
-            assert answer is not None  # a session answers every request (or raises)
-            reply = codec.pack(answer)
-            asked.append((seat, decision, observation, len(game.log), reply))
-            game.apply(seat, wire.action_from_reply(codec.decode(reply, "bot"), decision))
-        recorded.append((game.log, asked))
-    # the recording (the map path) filled wire.play_map's cache, which the live referee never
-    # reads: emptied, so that the replay packs each play first seen as `Match` does
-    wire.play_map.cache_clear()
-    count = 0
-    for log, asked in recorded if replay else ():
-        replayed = _Replayed()
-        feed = EventFeed(replayed)
-        for request_id, (seat, decision, observation, known, reply) in enumerate(asked):
-            replayed.log += log[len(replayed.log):known]
-            codec.bounded(packing.request_bytes(decision, observation, feed.unsent_bytes(seat),
-                                                request_id, 1000))
-            wire.action_from_reply(codec.decode(reply, "bot"), decision)
-            count += 1
-    return count if replay else sum(len(asked) for _, asked in recorded)
 
 
 def _measure(requests: list[bytes], games: int, round_trips: int,

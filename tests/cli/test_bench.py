@@ -57,7 +57,8 @@ def test_raw_round_trips_send_exactly_the_requests_the_trivial_bot_gets():
 def test_the_referee_work_counted_under_callgrind_replays_every_asked_decision():
     """`arena bench transport --instructions` counts the replay of `referee_work`: it must
     pack a request and read a reply for each decision the referee asks in those games."""
-    from arena.cli.bench import _trivial_requests, referee_work
+    from arena.cli.bench import _trivial_requests
+    from arena.cli.benchwork import referee_work
 
     asked = len(_trivial_requests(range(5, 6), 300))
     assert referee_work(1, 5, True, 300) == referee_work(1, 5, False, 300) == asked > 100
