@@ -106,7 +106,8 @@ if os.fork() == 0:
         beat = "while True:\\n open('heartbeat', 'a').write('x')\\n __import__('time').sleep(0.05)"
         os.execv(sys.executable, [sys.executable, "-c", beat, mark])
     os._exit(0)
-while not os.path.exists("heartbeat"):
+# its first beat written, not only the file created: open() makes the file before the write
+while not os.path.exists("heartbeat") or os.path.getsize("heartbeat") == 0:
     time.sleep(0.01)
 print("the daemon is beating", flush=True)
 """
