@@ -321,8 +321,6 @@ def count_referee_instructions(games: int = 1, seed: int = 0,
     return RefereeInstructions(int(asked[1]), net)
 
 
-
-
 def _measure(requests: list[bytes], games: int, round_trips: int,
              seed: int) -> PlacementFigures:
     """(a) and (b) in interleaved slices (so that both see the machine in the same mood: a
