@@ -115,7 +115,7 @@ def upload(path: str, server: str, token: str, name: str | None, no_follow: bool
                 if status["command"]:
                     echo(f"reproduce it: {status['command']}", one_line=True)
 
-        final = follow(server, upload_id, say)
+        final = follow(server, upload_id, say, token)
     except UploadFailed as exc:
         raise failure(str(exc)) from None
     sys.exit(1 if final["status"] == "failed" else 0)
@@ -148,7 +148,7 @@ def practice(bot: str, opponent: str, server: str, token: str, version: str | No
             return
         final = follow_practice(server, int(granted["id"]), lambda status: echo(
             status["status"] + (f": {status['reason']}" if status["reason"] else ""),
-            one_line=True))
+            one_line=True), token)
     except UploadFailed as exc:
         raise failure(str(exc)) from None
     if final["status"] == "done":

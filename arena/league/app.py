@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import logging
 import math
 import secrets
 import time
@@ -46,8 +47,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.errors import ArenaError
 from arena.league.accounts import PENDING, Accounts, Author, PracticeRow
+from arena.league.guards import (
+    MULTIPART_SLACK,
+    SMALL_BODY,
+    BodyLimit,
+    BodyTooLarge,
+    bounded_int,
+    json_body,
+    meter_of,
+)
 from arena.league.openapi import SCHEMA
 from arena.league.practice import PracticeRefused, practice_storage
+from arena.league.privacy import PUBLIC, PathScrubber, Viewer, game_view, upload_view
 from arena.league.uploads import BadUpload, Busy, NoSuchUpload, store_upload
 from arena.presentation.charts import rating_line
 from arena.presentation.pages import cell, esc, table
@@ -68,6 +79,8 @@ from arena.tournament.store import Store, StoredGame
 
 if TYPE_CHECKING:
     from arena.league.server import League
+
+logger = logging.getLogger(__name__)
 
 SECURITY_HEADERS = [
     (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; "
@@ -164,6 +177,7 @@ def make_app(league: League) -> ASGIApp:
         return Accounts(storage)
 
     practice_store = practice_storage(config)
+    scrub = PathScrubber.for_league(league.policy.root, config.uploads, storage)
 
     def read_store(path: Path = storage) -> Store:
         return Store(path, read_only=True)
@@ -175,7 +189,7 @@ def make_app(league: League) -> ASGIApp:
         # the rest: 405 to another method)
         return Response(league.standings.table.body, media_type="application/json")
 
-    def bot_data(name: str) -> dict[str, Any] | None:
+    def bot_data(name: str, viewer: Viewer = PUBLIC) -> dict[str, Any] | None:
         with accounts() as acc, read_store() as store:
             uploads = acc.uploads(name)
             versions = [e for e in store.entrants() if e.name == name]
@@ -196,12 +210,15 @@ def make_app(league: League) -> ASGIApp:
                           "history": [{"games": g, "rating": r,
                                        "interval": h if math.isfinite(h) else None}
                                       for g, r, h in history[e.key]]} for e in versions],
-            "uploads": [u.public() for u in uploads],
+            "uploads": [upload_view(u, viewer, scrub) for u in uploads],
             "opponents": opponents}
 
-    def bot(request: Request) -> JSONResponse:
+    async def bot(request: Request) -> JSONResponse:
         name = request.path_params["name"]
-        data = bot_data(name)
+        viewer = await viewer_of(request)
+        if isinstance(viewer, JSONResponse):
+            return viewer
+        data = await run_in_threadpool(bot_data, name, viewer)
         if data is None:
             return error(404, f"no bot named {name!r} in this league (GET /api/standings "
                               "lists the entrants)")
@@ -243,13 +260,7 @@ def make_app(league: League) -> ASGIApp:
 
     def _int(request: Request, key: str, default: int) -> int:
         value = request.query_params.get(key)
-        if value is None:
-            return default
-        try:
-            return int(value)
-        except ValueError:
-            raise HTTPException(400, f"query parameter {key!r} must be a whole number, not "
-                                     f"{value!r}") from None
+        return default if value is None else bounded_int(f"query parameter {key!r}", value)
 
     def games(request: Request) -> JSONResponse:
         after = _int(request, "after", 0)
@@ -273,20 +284,46 @@ def make_app(league: League) -> ASGIApp:
                 record = {}
         return found, record
 
-    def game(request: Request) -> JSONResponse:
+    async def game(request: Request) -> JSONResponse:
         game_id = request.path_params["game_id"]
-        found = one_game(game_id)
+        viewer = await viewer_of(request)
+        if isinstance(viewer, JSONResponse):
+            return viewer
+        found = await run_in_threadpool(one_game, game_id)
         if found is None:
             return error(404, f"no stored game {game_id!r} (GET /api/games lists them)")
         stored, record = found
-        return JSONResponse({**game_json(0, stored), "record": record})
+        return JSONResponse({**game_json(0, stored),
+                             "record": await run_in_threadpool(record_view, record, viewer)})
 
-    def upload_status(request: Request) -> JSONResponse:
+    def record_view(record: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+        """A record as `viewer` may see it (`privacy.game_view`)."""
         with accounts() as acc:
-            row = acc.upload(request.path_params["upload"])
+            owners = acc.authors_of()
+        return game_view(record, owners, viewer, scrub)
+
+    async def upload_status(request: Request) -> JSONResponse:
+        viewer = await viewer_of(request)
+        if isinstance(viewer, JSONResponse):
+            return viewer
+        row = await run_in_threadpool(upload_row, request.path_params["upload"])
         if row is None:
             return error(404, f"no upload {request.path_params['upload']}")
-        return JSONResponse(row.public())
+        return JSONResponse(upload_view(row, viewer, scrub))
+
+    def upload_row(upload: int) -> Any:
+        with accounts() as acc:
+            return acc.upload(upload)
+
+    async def viewer_of(request: Request) -> Viewer | JSONResponse:
+        """Who asks: anyone without a token; with one, its author (403 if it is not valid)."""
+        token = _bearer(request)
+        if token is None:
+            return PUBLIC
+        author = await authenticate(token)
+        if isinstance(author, JSONResponse):
+            return author
+        return Viewer(author.name, author.organizer)
 
     async def authenticate(token: str | None) -> Author | JSONResponse:
         if token is None:
@@ -330,7 +367,7 @@ def make_app(league: League) -> ASGIApp:
         length = request.headers.get("content-length")
         if length is None or not length.isdigit():
             return error(411, "send the upload with a Content-Length")
-        if int(length) > config.upload_bytes + 64 * 1024:
+        if int(length) > config.upload_bytes + MULTIPART_SLACK:
             return error(413, f"the upload is larger than the league's limit of "
                               f"{config.upload_bytes // 2**20} MB (league.upload_megabytes)")
         return None
@@ -339,13 +376,13 @@ def make_app(league: League) -> ASGIApp:
         """`refusal`, after reading and dropping the body it was sent with (up to twice the
         upload limit): answered before the body is read, the connection is closed while
         the client still sends, and the client sees a broken pipe, not the refusal."""
-        dropped = 0
+        meter = meter_of(request.scope)
+        if meter is not None:  # dropped as it comes: twice the limit may be read, not kept
+            meter.limit = max(meter.limit, 2 * config.upload_bytes)
         try:
-            async for chunk in request.stream():
-                dropped += len(chunk)
-                if dropped > 2 * config.upload_bytes:
-                    break
-        except ClientDisconnect:  # it gave up: nobody reads the refusal
+            async for _ in request.stream():
+                pass
+        except (ClientDisconnect, BodyTooLarge):  # it gave up, or sent too much to drain
             pass
         return refusal
 
@@ -371,7 +408,7 @@ def make_app(league: League) -> ASGIApp:
                 upload = await run_in_threadpool(
                     _store, author.name, name, archive.filename or "", archive)
             except BadUpload as exc:
-                return error(exc.status, str(exc))
+                return error(exc.status, scrub(str(exc)))
         league.intake.put(upload)
         return JSONResponse({"id": upload, "name": name, "status": "received",
                              "url": f"/api/uploads/{upload}", "page": f"/bots/{name}"},
@@ -428,7 +465,7 @@ def make_app(league: League) -> ASGIApp:
             row = await run_in_threadpool(league.practice.ask, author.name, bot, opponent,
                                           version or None)
         except PracticeRefused as exc:
-            return error(exc.status, str(exc))
+            return error(exc.status, scrub(str(exc)))
         return JSONResponse(practice_json(row), status_code=202)
 
     async def post_practice(request: Request) -> JSONResponse:
@@ -437,26 +474,32 @@ def make_app(league: League) -> ASGIApp:
         if isinstance(author, JSONResponse):
             return author
         length = request.headers.get("content-length", "")
-        if length.isdigit() and int(length) > 4096:
-            return error(413, "a practice request is a small JSON object (4 KB at most)")
-        try:
-            fields = json.loads(await request.body())
-        except ValueError:
-            fields = None
-        return await ask_practice(author, fields)
+        if length.isdigit() and int(length) > SMALL_BODY:
+            return error(413, f"a practice request is a small JSON object ({SMALL_BODY} "
+                              "bytes at most)")
+        return await ask_practice(author, json_body(await request.body()))
 
-    def practice_status(request: Request) -> JSONResponse:
-        practice = request.path_params["practice"]
+    async def practice_status(request: Request) -> JSONResponse:
+        viewer = await viewer_of(request)
+        if isinstance(viewer, JSONResponse):
+            return viewer
+        data = await run_in_threadpool(practice_data, request.path_params["practice"], viewer)
+        if data is None:
+            return error(404, f"no practice game {request.path_params['practice']}")
+        return JSONResponse(data)
+
+    def practice_data(practice: int, viewer: Viewer) -> dict[str, Any] | None:
+        """A practice game's status and, once over, its game as `viewer` may see it."""
         row = practice_row(practice)
         if row is None:
-            return error(404, f"no practice game {practice}")
-        data = practice_json(row)
+            return None
+        data = {**practice_json(row), "reason": scrub(row.reason)}
         found = one_game(row.game_id, practice_store) if row.status == "done" and \
             row.game_id else None
         if found is not None:
             data["game"] = {**game_json(0, found[0]), "url": data["url"],
-                            "replay": data["replay"], "record": found[1]}
-        return JSONResponse(data)
+                            "replay": data["replay"], "record": record_view(found[1], viewer)}
+        return data
 
     async def rebuild(name: str, request: Request) -> JSONResponse:
         """An organizer's rebuild; `?upload=ID` or `?version=V` names the upload to rebuild
@@ -485,6 +528,12 @@ def make_app(league: League) -> ASGIApp:
 
     def openapi(request: Request) -> JSONResponse:
         return JSONResponse(SCHEMA)
+
+    def body_limit(method: str, path: str) -> int:
+        """The largest body a request may send (`guards.BodyLimit`): an upload's, or small."""
+        if method == "POST" and path in ("/api/bots", "/upload"):
+            return config.upload_bytes + MULTIPART_SLACK
+        return SMALL_BODY
 
     # ----- pages -----------------------------------------------------------------------------
 
@@ -524,9 +573,9 @@ def make_app(league: League) -> ASGIApp:
         return frame("Games", f"<h1>The last {len(listed)} games</h1>"
                      + games_table(game_rows(listed)))
 
-    def bot_page(request: Request) -> HTMLResponse:
+    def bot_page(request: Request, viewer: Viewer = PUBLIC) -> HTMLResponse:
         name = request.path_params["name"]
-        data = bot_data(name)
+        data = bot_data(name, viewer)
         if data is None:
             raise HTTPException(404, f"no bot named {name!r}")
         parts = [f"<h1>{esc(name)}</h1><p>Author: {esc(data['author'])}</p>",
@@ -538,7 +587,8 @@ def make_app(league: League) -> ASGIApp:
                          f'<strong class="status">{esc(u["status"])}</strong>'
                          + (f" at {esc(u['stage'])}: {esc(u['reason'])}" if u["reason"] else "")
                          + "</p>"
-                         + (f"<pre>{esc(u['log'])}</pre>" if u["log"] else "")
+                         + (f"<pre>{esc(u['log'])}</pre>" if u["log"] and
+                            viewer.sees(u["author"]) else "")
                          + (f"<p>Reproduce it on your machine: <code>{esc(u['command'])}</code>"
                             "</p>" if u["command"] else "") + "</div>")
         parts.append("<h2>Versions</h2><ul>")
@@ -580,9 +630,37 @@ def make_app(league: League) -> ASGIApp:
         csrf = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
         if data["uploads"]:
             parts.append(practice_form_html(name, csrf))
+            if viewer is PUBLIC:
+                parts.append(sign_in_html(name, csrf))
         response = frame(name, "".join(parts))
         response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
         return response
+
+    def sign_in_html(name: str, csrf: str) -> str:
+        """The form showing the bot's author its build logs (their token needed)."""
+        return ('<h2>Your build logs</h2><p>Build logs and the commands that reproduce a '
+                "failure are shown to the bot's author only.</p>"
+                f'<form method="post" action="/bots/{esc(quote(name))}" id="sign-in-form">'
+                f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
+                '<p><label>Token <input type="password" name="token" required '
+                'autocomplete="off"></label></p>'
+                '<p><button type="submit">Show my logs</button></p></form>')
+
+    async def signed_in_bot_page(request: Request) -> Response:
+        """The bot's page with what its author (or the organizer) may see: the form is
+        CSRF-checked as the upload form is, and the token must be valid."""
+        cookie = request.cookies.get(CSRF_COOKIE, "")
+        form = await request.form(max_files=0, max_fields=8)
+        sent, token = form.get("csrf"), form.get("token")
+        if not cookie or not isinstance(sent, str) or not hmac.compare_digest(
+                cookie.encode(), sent.encode()):
+            return error(403, "the form is stale or was sent from another site: open the "
+                              "bot's page again and send it from there")
+        author = await authenticate(token if isinstance(token, str) and token else None)
+        if isinstance(author, JSONResponse):
+            return author
+        return await run_in_threadpool(bot_page, request, Viewer(author.name,
+                                                                 author.organizer))
 
     def practice_form_html(name: str, csrf: str) -> str:
         """The form asking for a practice game of bot `name` (its author's token needed)."""
@@ -750,7 +828,7 @@ def make_app(league: League) -> ASGIApp:
         replay = f"/practice/{row.id}/replay"
         said = {"queued": " It waits for its turn (practice games are played one at a time): "
                           "the table fills when it starts.",
-                "playing": "", "failed": f" It failed: {row.reason}",
+                "playing": "", "failed": f" It failed: {scrub(row.reason)}",
                 "done": " It is over."}[row.status]
 
         def short(key: str) -> str:
@@ -834,10 +912,23 @@ def make_app(league: League) -> ASGIApp:
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        if request.url.path.startswith("/api/"):
-            return error(exc.status_code, str(exc.detail))
-        return HTMLResponse(page("Error", f"<h1>{exc.status_code}</h1><p>{esc(exc.detail)}</p>",
-                                 assets="/assets", nav=nav), status_code=exc.status_code)
+        return error_page(request, exc.status_code, scrub(str(exc.detail)))
+
+    def error_page(request: Request, status: int, message: str) -> Response:
+        """An error as JSON (the API, the event streams, the scripts) or as a page."""
+        path = request.url.path
+        if path.startswith("/api/") or path.endswith(("/events", ".js", ".json")) or \
+                request.method != "GET":
+            return error(status, message)
+        return HTMLResponse(page("Error", f"<h1>{status}</h1><p>{esc(message)}</p>",
+                                 assets="/assets", nav=nav), status_code=status)
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        """Any error no handler caught: logged with its traceback, answered 500 with a
+        sentence (never the server's text or paths)."""
+        logger.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return error_page(request, 500, "the league failed to answer this request (its "
+                                        "organizer finds the details in the server's log)")
 
     assets = StaticFiles(directory=str(resources.files("arena.presentation") / "assets"))
     routes = [
@@ -847,8 +938,8 @@ def make_app(league: League) -> ASGIApp:
         Route("/api/bots/{name}", bot),
         Route("/api/bots/{name}/{action}", admin, methods=["POST"]),
         Route("/api/practice", post_practice, methods=["POST"]),
-        Route("/api/practice/{practice:int}", practice_status),
-        Route("/api/uploads/{upload:int}", upload_status),
+        Route("/api/practice/{practice:id}", practice_status),
+        Route("/api/uploads/{upload:id}", upload_status),
         Route("/api/games", games),
         Route("/api/games/{game_id:path}", game),
         Route("/", index),
@@ -859,20 +950,22 @@ def make_app(league: League) -> ASGIApp:
         Route("/live", live_list),
         Route("/live/{game_id}/events", live_stream),
         Route("/live/{game_id}", live_page),
-        Route("/bots/{name}", bot_page),
+        Route("/bots/{name}", bot_page, methods=["GET"]),
+        Route("/bots/{name}", signed_in_bot_page, methods=["POST"]),
         Route("/practice", practice_form, methods=["POST"]),
-        Route("/practice/{practice:int}", practice_page),
-        Route("/practice/{practice:int}/events", practice_stream),
-        Route("/practice/{practice:int}/replay", practice_replay),
-        Route("/practice/{practice:int}/replay.js", practice_replay_data),
+        Route("/practice/{practice:id}", practice_page),
+        Route("/practice/{practice:id}/events", practice_stream),
+        Route("/practice/{practice:id}/replay", practice_replay),
+        Route("/practice/{practice:id}/replay.js", practice_replay_data),
         Route("/upload", upload_page, methods=["GET"]),
         Route("/upload", upload_form, methods=["POST"]),
         Route("/assets/league.js", league_js),
         Mount("/assets", assets),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
-    app.add_middleware(SecurityHeaders)
-    return StandingsFirst(app, league)
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
+                                                      Exception: server_error})
+    guarded = SecurityHeaders(BodyLimit(app, body_limit))
+    return StandingsFirst(guarded, league)
 
 
 def _opponents(store: Store, keys: list[str]) -> list[dict[str, Any]]:

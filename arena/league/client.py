@@ -100,25 +100,30 @@ def practice(server: str, token: str, bot: str, opponent: str,
 
 
 def follow_practice(server: str, practice_id: int, say: Callable[[dict[str, Any]], None],
-                    timeout: float = 3600.0, poll: float = 0.5) -> dict[str, Any]:
-    """Poll the practice game's status, telling `say` each new one, until done or failed."""
+                    token: str | None = None, timeout: float = 3600.0, poll: float = 0.5
+                    ) -> dict[str, Any]:
+    """Poll the practice game's status, telling `say` each new one, until done or failed
+    (with the author's `token`, their bot's output is in the game's record)."""
     return _follow(f"{server.rstrip('/')}/api/practice/{practice_id}", PRACTICE_FINAL, say,
-                   timeout, poll, f"practice game {practice_id}")
+                   timeout, poll, f"practice game {practice_id}", token)
 
 
 def follow(server: str, upload_id: int, say: Callable[[dict[str, Any]], None],
-           timeout: float = 3600.0, poll: float = 0.5) -> dict[str, Any]:
-    """Poll the upload's status, telling `say` each new one, until it is final."""
+           token: str | None = None, timeout: float = 3600.0, poll: float = 0.5
+           ) -> dict[str, Any]:
+    """Poll the upload's status, telling `say` each new one, until it is final (with the
+    author's `token`, a failed upload's build log and command are in it)."""
     return _follow(f"{server.rstrip('/')}/api/uploads/{upload_id}", FINAL, say, timeout, poll,
-                   f"upload {upload_id}")
+                   f"upload {upload_id}", token)
 
 
 def _follow(url: str, final: tuple[str, ...], say: Callable[[dict[str, Any]], None],
-            timeout: float, poll: float, what: str) -> dict[str, Any]:
+            timeout: float, poll: float, what: str, token: str | None) -> dict[str, Any]:
     seen = None
     deadline = time.monotonic() + timeout
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
     while True:
-        status = _request(url)
+        status = _request(url, headers=headers)
         if status["status"] != seen:
             seen = status["status"]
             say(status)
