@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -233,10 +234,24 @@ class League:
         self.process = None
         return code
 
-    def get(self, path: str) -> Any:
-        status, body = request(self.url + path)
+    def get(self, path: str, token: str | None = None) -> Any:
+        """The answer to GET `path` (200 asserted), sent with `token` if given."""
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        status, body = request(self.url + path, headers=headers)
         assert status == 200, (path, status, body)
         return body
+
+    def signed_in(self, bot: str, token: str) -> str:
+        """The bot's page as its author (or the organizer) sees it: its sign-in form sent
+        with `token`, and the CSRF cookie and field the page set."""
+        with urllib.request.urlopen(f"{self.url}/bots/{bot}", timeout=60) as response:
+            cookie = response.headers["set-cookie"].split(";")[0]
+        csrf = cookie.partition("=")[2]
+        body = urllib.parse.urlencode({"csrf": csrf, "token": token}).encode()
+        status, page = request(f"{self.url}/bots/{bot}", body, {
+            "Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"}, "POST")
+        assert status == 200, (status, page)
+        return str(page)
 
     def invite(self, author: str) -> str:
         result = arena_here("league", "invite", self.config, author)

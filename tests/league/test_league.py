@@ -125,11 +125,11 @@ def test_a_failing_build_is_explained_and_escaped(league: League, tokens, tmp_pa
     result = league.upload(bot, tokens["carol"])
     assert result.returncode == 1, result.stdout + result.stderr
     assert "failed" in result.stdout and "arena check-bot" in result.stdout
-    data = league.get("/api/bots/carol-broken")
+    data = league.get("/api/bots/carol-broken", tokens["carol"])
     failed = data["uploads"][-1]
     assert failed["status"] == "failed" and failed["stage"] == "build"
     assert failed["command"].startswith("arena check-bot ")
-    page = league.get("/bots/carol-broken")
+    page = league.signed_in("carol-broken", tokens["carol"])
     assert "<script>alert" not in page and "&lt;script&gt;alert" in page
     assert "carol-broken" not in league.standings()
 

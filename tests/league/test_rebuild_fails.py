@@ -51,13 +51,15 @@ def test_a_failed_rebuild_keeps_the_version_from_before(tmp_path: Path,
                                "POST")
         assert status == 202 and body["upload"] == before["id"], body
         after = wait_for("the rebuild done", lambda: (
-            (u := league.get(body["url"]))["status"] in ("active", "failed")
+            (u := league.get(body["url"], token))["status"] in ("active", "failed")
             and u["updated"] > before["updated"] and u))
         assert after["status"] == "active" and after["entrant"] == before["entrant"], after
         assert after["stage"] == "build" and "rebuild failed" in after["reason"], after
         assert "the toolchain is gone: reinstall it" in after["log"], after
-        page = league.get("/bots/ivy-bot")
+        page = league.signed_in("ivy-bot", token)
         assert "rebuild failed" in page and "the toolchain is gone: reinstall it" in page
+        public = league.get("/bots/ivy-bot")  # the log is the author's alone
+        assert "rebuild failed" in public and "the toolchain is gone" not in public
 
         played = league.standings().get("ivy-bot", {}).get("games", 0)
         row = wait_for("ivy-bot playing on", lambda: (
@@ -90,7 +92,7 @@ def test_rebuilding_a_failed_upload_of_the_active_bytes_keeps_them_playing(
                                b"", organizer, "POST")
         assert status == 202 and body["upload"] == failed["id"], body
         after = wait_for("the rebuild done", lambda: (
-            (u := league.get(body["url"]))["status"] in ("active", "failed")
+            (u := league.get(body["url"], token))["status"] in ("active", "failed")
             and u["updated"] > failed["updated"] and u))
         assert after["status"] == "failed" and "the toolchain is gone" in after["log"], after
         assert league.get(f"/api/uploads/{active['id']}")["status"] == "active"
