@@ -253,7 +253,8 @@ def make_app(league: League) -> ASGIApp:
         return {"id": g.game_id, "cursor": rowid, "pair": g.pair_id, "pair_index": g.pair_index,
                 "game_index": g.game_index, "teams": list(g.teams), "scores": list(g.scores),
                 "winner": g.winner, "rounds": g.rounds, "termination": g.termination,
-                "fault_seat": g.fault_seat, "fault_message": g.fault_message,
+                "fault_seat": g.fault_seat, "fault_message": scrub(g.fault_message or "")
+                or None,
                 "seconds": g.seconds, "finished_at": g.finished_at,
                 "url": f"/api/games/{quote(g.game_id, safe='')}",
                 "replay": f"/games/{quote(g.game_id, safe='')}"}
@@ -564,7 +565,7 @@ def make_app(league: League) -> ASGIApp:
                                     g.pair_index, g.game_index, (teams[0], teams[1]),
                                     g.scores, winner, g.rounds, g.termination,
                                     "" if g.fault_seat is None else
-                                    f"seat {g.fault_seat}: {g.fault_message or ''}",
+                                    f"seat {g.fault_seat}: {scrub(g.fault_message or '')}",
                                     g.seconds, g.finished_at))
         return rows
 

@@ -12,6 +12,11 @@ from typing import Any
 _ERROR = {"description": "An error a person can act on",
           "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
 
+_OPTIONAL_TOKEN: list[dict[str, list[str]]] = [{}, {"token": []}]
+"""Anyone may ask; a token shows its author's private parts too (403 if it is not valid)."""
+_ID = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
+"""An id or cursor: past SQLite's integers it is a 400."""
+
 
 def _ok(description: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
@@ -39,10 +44,13 @@ SCHEMA: dict[str, Any] = {
                         "page": {"type": "string"}}}),
                 **{code: _ERROR for code in ("400", "401", "403", "409", "411", "413", "429")}}}},
         "/api/bots/{name}": {"get": {
-            "summary": "A bot's versions, uploads (status, build log, failure) and standing",
+            "summary": "A bot's versions, uploads (status, failure) and standing; with its "
+                       "author's or the organizer's token, the build logs too",
+            "security": _OPTIONAL_TOKEN,
             "parameters": [{"name": "name", "in": "path", "required": True,
                             "schema": {"type": "string"}}],
-            "responses": {"200": _ok("The bot", {"type": "object"}), "404": _ERROR}}},
+            "responses": {"200": _ok("The bot", {"type": "object"}), "403": _ERROR,
+                          "404": _ERROR}}},
         "/api/bots/{name}/{action}": {"post": {
             "summary": "An organizer's action: disable (out of the live table), enable, or "
                        "rebuild (an upload taken in again: built afresh and checked; by "
@@ -81,23 +89,27 @@ SCHEMA: dict[str, Any] = {
                            {"$ref": "#/components/schemas/Practice"}),
                 **{code: _ERROR for code in ("400", "401", "403", "404", "413", "429")}}}},
         "/api/practice/{id}": {"get": {
-            "summary": "One practice game's status, and once done its game and record",
+            "summary": "One practice game's status, and once done its game and record (each "
+                       "seat's stderr only with that bot's author's or the organizer's token)",
+            "security": _OPTIONAL_TOKEN,
             "parameters": [{"name": "id", "in": "path", "required": True,
-                            "schema": {"type": "integer"}}],
+                            "schema": _ID}],
             "responses": {"200": _ok("The practice game",
                                      {"$ref": "#/components/schemas/Practice"}),
-                          "404": _ERROR}}},
+                          **{code: _ERROR for code in ("400", "403", "404")}}}},
         "/api/uploads/{id}": {"get": {
-            "summary": "One upload's status",
+            "summary": "One upload's status (its build log and command only with its "
+                       "author's or the organizer's token)",
+            "security": _OPTIONAL_TOKEN,
             "parameters": [{"name": "id", "in": "path", "required": True,
-                            "schema": {"type": "integer"}}],
+                            "schema": _ID}],
             "responses": {"200": _ok("The upload", {"$ref": "#/components/schemas/Upload"}),
-                          "404": _ERROR}}},
+                          **{code: _ERROR for code in ("400", "403", "404")}}}},
         "/api/games": {"get": {
             "summary": "Stored games in the order stored, paged by `after` (a cursor)",
             "parameters": [
                 {"name": "bot", "in": "query", "schema": {"type": "string"}},
-                {"name": "after", "in": "query", "schema": {"type": "integer", "default": 0}},
+                {"name": "after", "in": "query", "schema": {**_ID, "default": 0}},
                 {"name": "limit", "in": "query",
                  "schema": {"type": "integer", "default": 50, "maximum": 200}}],
             "responses": {"200": _ok("A page of games", {
@@ -105,10 +117,13 @@ SCHEMA: dict[str, Any] = {
                     "games": {"type": "array", "items": {"type": "object"}},
                     "next": {"type": ["integer", "null"]}}}), "400": _ERROR}}},
         "/api/games/{id}": {"get": {
-            "summary": "One stored game and its record",
+            "summary": "One stored game and its record (each seat's stderr and its fault's "
+                       "details only with that bot's author's or the organizer's token)",
+            "security": _OPTIONAL_TOKEN,
             "parameters": [{"name": "id", "in": "path", "required": True,
                             "schema": {"type": "string"}}],
-            "responses": {"200": _ok("The game", {"type": "object"}), "404": _ERROR}}},
+            "responses": {"200": _ok("The game", {"type": "object"}), "403": _ERROR,
+                          "404": _ERROR}}},
     },
     "components": {
         "securitySchemes": {"token": {"type": "http", "scheme": "bearer"}},
@@ -121,7 +136,10 @@ SCHEMA: dict[str, Any] = {
                 "status": {"enum": ["received", "building", "checking", "active", "retired",
                                     "failed"]},
                 "stage": {"type": "string"}, "reason": {"type": "string"},
-                "log": {"type": "string"}, "command": {"type": "string"},
+                "log": {"type": "string", "description": "the failing step's output: its "
+                        "author's and the organizer's only"},
+                "command": {"type": "string", "description": "the command reproducing the "
+                            "failure: its author's and the organizer's only"},
                 "entrant": {"type": ["string", "null"]}}},
             "Practice": {"type": "object", "properties": {
                 "id": {"type": "integer"}, "author": {"type": "string"},
