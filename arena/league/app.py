@@ -514,9 +514,9 @@ def make_app(league: League) -> ASGIApp:
                               f"lists them), not {asked!r}")
         if version is not None and not version:
             return error(400, "?version= is empty: give an entrant key or its hash")
+        upload_id = None if asked is None else bounded_int("?upload=", asked)
         try:
-            upload = await run_in_threadpool(
-                league.rebuild, name, None if asked is None else int(asked), version)
+            upload = await run_in_threadpool(league.rebuild, name, upload_id, version)
         except Busy as exc:
             return error(409, str(exc))
         except NoSuchUpload as exc:

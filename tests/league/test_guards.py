@@ -291,3 +291,13 @@ def test_an_error_no_handler_expected_is_a_json_500_without_paths(
 def test_every_error_carries_the_security_headers(client: TestClient) -> None:
     response = client.get(f"/api/uploads/{HUGE}")
     assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_rebuild_of_an_upload_id_past_the_range_is_400(client: TestClient, league: League
+                                                        ) -> None:
+    organizer = token_of(league, "olga", organizer=True)
+    body = assert_json_error(client.post(f"/api/bots/x/rebuild?upload={HUGE}",
+                                         headers=organizer), 400)
+    assert "?upload=" in body["error"]
+    assert_json_error(client.post(f"/api/bots/x/rebuild?upload={MAX_ID}", headers=organizer),
+                      404)
