@@ -1,4 +1,4 @@
-"""The upload quotas against a real server, as an attacker tries them: one author sends 16
+"""The quotas against a real server, as an attacker tries them: one author sends 16
 uploads at once (16 connections on loopback, each body held back by its last byte until all
 are sent, then finished together). At most `PENDING_PER_AUTHOR` (2) are taken in and the
 rest get 429; with the hour nearly used up, at most what is left of it. The control: some of
@@ -6,6 +6,8 @@ the 429s came from the check made as each upload is recorded, so those uploads h
 the check made before the body is read, which the old code stopped at (it let 10 of 16
 through). Uploads refused at intake (an archive the snapshot check refuses: 400; too large:
 413) count toward the hourly quota; a 429 counts toward nothing.
+
+Practice games asked for at once stop at `league.practice_per_day` (3 here).
 
 The uploads' bot has a build that waits for a file `go` in its build folder (at most 120 s)
 and then fails: an upload stays "being taken in" until the test lets it go, whatever the
@@ -32,6 +34,8 @@ from tests.league.conftest import League, bot_copy, database, multipart, request
 BURST = 16
 PER_HOUR = 3
 """This module's league's `uploads_per_hour`."""
+PRACTICE_PER_DAY = 3
+"""This module's league's `practice_per_day`."""
 GATE = ('build = ["sh", "-c", "n=0; while [ ! -e go ] && [ $n -lt 600 ]; do sleep 0.2; '
         'n=$((n+1)); done; exit 3"]\n')
 """A build that waits for a file `go` in its folder (at most 120 s), then fails."""
@@ -46,7 +50,8 @@ Answer = tuple[int, dict[str, Any]]
 def league(tmp_path_factory: pytest.TempPathFactory) -> Iterator[League]:
     """A league of its own (its hourly quota is this module's; one house bot: no games), its
     bot cache in its folder, where `release` finds the gated builds."""
-    with served(tmp_path_factory.mktemp("burst"), '[intake]\nfolder = "intake"\n',
+    with served(tmp_path_factory.mktemp("burst"), f"practice_per_day = {PRACTICE_PER_DAY}\n"
+                '[intake]\nfolder = "intake"\n',
                 uploads_per_hour=PER_HOUR, house=("random",)) as served_league:
         yield served_league
 
@@ -64,15 +69,20 @@ def post(league: League, token: str, fields: dict[str, str | tuple[str, bytes]])
 
 
 def burst(league: League, token: str, fields: dict[str, str | tuple[str, bytes]]) -> list[Answer]:
-    """`BURST` copies of one upload sent at once: each connection sends all but the last byte
-    of its body, and once all have, each sends its last byte and reads its answer."""
+    """`BURST` copies of one upload sent at once."""
     body, kind = multipart(fields)
+    return at_once(league, "/api/bots", body, kind, token)
+
+
+def at_once(league: League, path: str, body: bytes, kind: str, token: str) -> list[Answer]:
+    """`BURST` copies of one POST sent at once: each connection sends all but the last byte
+    of its body, and once all have, each sends its last byte and reads its answer."""
     barrier = threading.Barrier(BURST, timeout=60)
 
     def send(_: int) -> Answer:
         connection = http.client.HTTPConnection("127.0.0.1", league.port, timeout=60)
         try:
-            connection.putrequest("POST", "/api/bots")
+            connection.putrequest("POST", path)
             for header, value in (("Content-Type", kind), ("Content-Length", str(len(body))),
                                   ("Authorization", f"Bearer {token}")):
                 connection.putheader(header, value)
@@ -182,3 +192,23 @@ def test_archives_refused_at_intake_count_toward_the_hourly_quota(league: League
             status, body = post(league, sam, sams)
             assert status == 202, body
         assert counted(league, "sam") == (2, 0)
+
+
+def test_sixteen_practice_games_asked_at_once_get_the_daily_limit(league: League, tmp_path):
+    """No check comes before the one that records (`Accounts.add_practice`); the control is
+    tests/league/test_quotas.py's (counted, then recorded, all 16 pass)."""
+    token = league.invite("paula")
+    packed = tar_of(bot_copy(tmp_path / "paula-bot", "paula-bot"), tmp_path / "p.tar.gz")
+    status, body = post(league, token, {"name": "paula-bot", "archive": (
+        packed.name, packed.read_bytes())})
+    assert status == 202, body
+    wait_for("paula-bot in the table", lambda: "paula-bot" in league.standings())
+    ask = json.dumps({"bot": "paula-bot", "opponent": "random"}).encode()
+    answers = at_once(league, "/api/practice", ask, "application/json", token)
+    assert sorted(status for status, _ in answers) == [202] * PRACTICE_PER_DAY + [429] * (
+        BURST - PRACTICE_PER_DAY), answers
+    assert all("practice_per_day" in body["error"] for status, body in answers
+               if status == 429)
+    with database(league.folder / "league.sqlite") as db:
+        rows = db.execute("SELECT count(*) FROM league_practice WHERE author = 'paula'")
+        assert rows.fetchone()[0] == PRACTICE_PER_DAY
