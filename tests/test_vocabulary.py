@@ -24,6 +24,7 @@ from arena.cli.bots import LANGUAGES as CLI_LANGUAGES
 from arena.cli.main import COST_LANGUAGES
 from arena.cli.tournaments import FORMATS as CLI_FORMATS
 from arena.faults import ForfeitKind
+from arena.league.accounts import Accounts, CountedRefusal
 from arena.presentation.tables import FORMATS, standings_table
 from arena.ratings.standings import compute_standings
 from arena.referee.manifest import load_manifest
@@ -122,6 +123,16 @@ def test_the_hand_off_in_c_names_the_variable_and_tag_of_the_python_one():
 def test_the_cli_offers_the_formats_and_languages_it_hands_on():
     assert CLI_FORMATS == FORMATS
     assert CLI_LANGUAGES == LANGUAGES
+
+
+def test_the_league_store_takes_every_counted_refusal_and_no_other(tmp_path):
+    """league_refusals' CHECK constraint names the kinds of `CountedRefusal`, in order."""
+    with Accounts(tmp_path / "l.sqlite") as accounts:
+        sql = accounts.db.execute("SELECT sql FROM sqlite_master WHERE name = "
+                                  "'league_refusals'").fetchone()[0]
+    listed = re.search(r"kind IN \(([^)]*)\)", sql)
+    assert listed is not None, sql
+    assert re.findall(r"'(\w+)'", listed.group(1)) == [kind.value for kind in CountedRefusal]
 
 
 def test_bench_game_cost_offers_the_languages_of_its_bundled_bots():

@@ -1,5 +1,6 @@
 """The league's own tables, in the tournament's SQLite store: authors and their tokens, who
-owns which bot name, and every upload with its status.
+owns which bot name, every upload with its status, the uploads refused at intake, and the
+practice games asked for.
 
 A token is 256 random bits (`secrets`), shown once by `invite` and stored only as its SHA-256
 (the token has all the entropy a hash needs: no salt or slow hash adds anything), compared
@@ -7,10 +8,15 @@ in constant time (`hmac.compare_digest`) against every author's. Nothing here wr
 anywhere else. These tables live beside the games so that one file (and its records and
 uploads) is the whole league to back up; `invite` and `revoke` work with or without the
 server running (SQLite's WAL lets both write the file).
+
+Every quota is checked in the transaction that records what it limits (`add_upload`,
+`add_refusal`, `add_practice`, each BEGIN IMMEDIATE: one writer at a time), so requests sent
+at once are counted one after another, whichever server thread or process sends them.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import hmac
 import re
@@ -73,6 +79,13 @@ CREATE TABLE IF NOT EXISTS league_practice (  -- practice games asked for (arena
     updated REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS league_practice_by_author ON league_practice (author, created);
+CREATE TABLE IF NOT EXISTS league_refusals (  -- uploads refused at intake: they count too
+    id INTEGER PRIMARY KEY,
+    author TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('too_large', 'not_an_archive', 'archive_refused')),
+    created REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS league_refusals_by_author ON league_refusals (author, created);
 """
 
 AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
@@ -81,6 +94,42 @@ STATUSES = ("received", "building", "checking", "active", "retired", "failed")
 PENDING = ("received", "building", "checking")
 TOKEN_BYTES = 32
 """A token's randomness: 256 bits."""
+HOUR = 3600.0
+
+
+class CountedRefusal(enum.StrEnum):
+    """An upload refused at intake that counts toward the author's hourly quota (a row of
+    league_refusals): the server read, stored or unpacked its bytes, as it does an upload's."""
+
+    TOO_LARGE = "too_large"
+    """Larger than `league.upload_megabytes` (413)."""
+    NOT_AN_ARCHIVE = "not_an_archive"
+    """A file whose name is not a .tar.gz, .tgz, .tar or .zip (400)."""
+    ARCHIVE_REFUSED = "archive_refused"
+    """Refused by intake's snapshot check: a path that escapes, a link, a bomb... (400)."""
+
+
+class NotRecorded(enum.StrEnum):
+    """Why `Accounts.add_upload` recorded nothing. Never stored: a 429 counts toward nothing,
+    or each retry during a lockout would extend it, for as long as a client kept sending."""
+
+    NAME_TAKEN = "name_taken"
+    """The bot name is another author's (409)."""
+    PER_HOUR = "per_hour"
+    """The author's uploads and refusals of the last hour reached `UploadQuota.per_hour`."""
+    PENDING = "pending"
+    """`UploadQuota.pending` of the author's uploads are being taken in (received, building
+    or checking)."""
+
+
+@dataclass(frozen=True)
+class UploadQuota:
+    """What one author may upload: checked, and the upload recorded, in one transaction."""
+
+    per_hour: int
+    """Uploads recorded plus uploads refused at intake (`CountedRefusal`), in any hour."""
+    pending: int
+    """Uploads being taken in at once."""
 
 
 def hash_token(token: str) -> str:
@@ -228,26 +277,45 @@ class Accounts:
 
     # ----- uploads -------------------------------------------------------------------------
 
-    def uploads_since(self, author: str, since: float) -> int:
-        return self.db.execute("SELECT count(*) FROM league_uploads WHERE author = ? AND "
-                               "created >= ?", (author, since)).fetchone()[0]
+    def attempts_since(self, author: str, since: float) -> int:
+        """The author's uploads recorded since `since` (epoch seconds), plus those refused
+        at intake: what the hourly quota counts."""
+        return _attempts_since(self.db, author, since)
 
-    def add_upload(self, author: str, name: str, file: str) -> int | None:
+    def upload_refusal(self, author: str, name: str, quota: UploadQuota) -> NotRecorded | None:
+        """Why an upload of `name` by `author` would be refused now (None: it would not). A
+        fast answer only: `add_upload` asks again when it records."""
+        return _upload_refusal(self.db, author, name, quota, time.time())
+
+    def add_upload(self, author: str, name: str, file: str, quota: UploadQuota
+                   ) -> int | NotRecorded:
         """Record an upload (its archive written and fsynced already) and claim its bot name
-        for `author`, in one transaction. None (nothing recorded) if the name is another
-        author's."""
+        for `author`; its id. The name's owner and `quota` are checked in the same
+        transaction: uploads sent at once are counted one after another. If refused,
+        nothing is recorded and the reason is returned."""
         now = time.time()
         with self.transaction() as db:
+            refused = _upload_refusal(db, author, name, quota, now)
+            if refused is not None:
+                return refused
             db.execute("INSERT OR IGNORE INTO league_bots (name, author) VALUES (?, ?)",
                        (name, author))
-            owner = db.execute("SELECT author FROM league_bots WHERE name = ?",
-                               (name,)).fetchone()[0]
-            if owner != author:
-                return None
             cursor = db.execute("INSERT INTO league_uploads (author, name, file, status, "
                                 "created, updated) VALUES (?, ?, ?, 'received', ?, ?)",
                                 (author, name, file, now, now))
             return int(cursor.lastrowid or 0)
+
+    def add_refusal(self, author: str, kind: CountedRefusal, quota: UploadQuota) -> bool:
+        """Count an upload refused at intake toward the author's hourly quota; False (not
+        counted) once the quota is reached: the table grows by `quota.per_hour` rows an hour
+        per author at most, whatever is sent."""
+        now = time.time()
+        with self.transaction() as db:
+            if _attempts_since(db, author, now - HOUR) >= quota.per_hour:
+                return False
+            db.execute("INSERT INTO league_refusals (author, kind, created) VALUES (?, ?, ?)",
+                       (author, kind.value, now))
+            return True
 
     def set_status(self, upload: int, status: str, *, stage: str = "", reason: str = "",
                    log: str = "", command: str = "", entrant: str | None = None) -> None:
@@ -327,6 +395,29 @@ class Accounts:
     def authors_of(self) -> dict[str, str]:
         """Bot name -> its author."""
         return dict(self.db.execute("SELECT name, author FROM league_bots"))
+
+
+def _attempts_since(db: sqlite3.Connection, author: str, since: float) -> int:
+    return int(db.execute(
+        "SELECT (SELECT count(*) FROM league_uploads WHERE author = ? AND created >= ?) + "
+        "(SELECT count(*) FROM league_refusals WHERE author = ? AND created >= ?)",
+        (author, since, author, since)).fetchone()[0])
+
+
+def _upload_refusal(db: sqlite3.Connection, author: str, name: str, quota: UploadQuota,
+                    now: float) -> NotRecorded | None:
+    """Why `author` may not upload `name` now, read in `db`'s transaction (None: they may)."""
+    owner = db.execute("SELECT author FROM league_bots WHERE name = ?", (name,)).fetchone()
+    if owner is not None and owner[0] != author:
+        return NotRecorded.NAME_TAKEN
+    if _attempts_since(db, author, now - HOUR) >= quota.per_hour:
+        return NotRecorded.PER_HOUR
+    marks = ", ".join("?" for _ in PENDING)
+    pending = db.execute(f"SELECT count(*) FROM league_uploads WHERE author = ? AND status IN "
+                         f"({marks})", (author, *PENDING)).fetchone()[0]
+    if pending >= quota.pending:
+        return NotRecorded.PENDING
+    return None
 
 
 def _now() -> str:

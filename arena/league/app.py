@@ -46,7 +46,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.errors import ArenaError
-from arena.league.accounts import PENDING, Accounts, Author, PracticeRow
+from arena.league.accounts import Accounts, Author, CountedRefusal, PracticeRow, UploadQuota
 from arena.league.guards import (
     MULTIPART_SLACK,
     SMALL_BODY,
@@ -59,7 +59,7 @@ from arena.league.guards import (
 from arena.league.openapi import SCHEMA
 from arena.league.practice import PracticeRefused, practice_storage
 from arena.league.privacy import PUBLIC, PathScrubber, Viewer, game_view, upload_view
-from arena.league.uploads import BadUpload, Busy, NoSuchUpload, store_upload
+from arena.league.uploads import BadUpload, Busy, NoSuchUpload, refusal_error, store_upload
 from arena.presentation.charts import rating_line
 from arena.presentation.pages import cell, esc, table
 from arena.presentation.report import replay_payload, replay_script, slug
@@ -340,27 +340,27 @@ def make_app(league: League) -> ASGIApp:
         with accounts() as acc:
             return acc.authenticate(token)
 
+    quota = UploadQuota(config.uploads_per_hour, PENDING_PER_AUTHOR)
+
     def _admit(author: Author, name: str) -> JSONResponse | None:
         """The checks made before an upload's bytes are read (its name, its owner, the
-        author's rate)."""
+        author's quotas): a fast refusal only, since `store_upload` checks again as it
+        records the upload."""
         if not valid_name(name):
             return error(400, f"the bot name {name!r} is not a bot name ({NAME_RULE})")
         if name in house:
             return error(409, f"the bot name {name!r} is a house bot's (the league's own "
                               "entrants): choose another name (in bot.toml, and --name)")
         with accounts() as acc:
-            owner = acc.owner(name)
-            if owner is not None and owner != author.name:
-                return error(409, f"the bot name {name!r} belongs to another author: choose "
-                                  "another name (in bot.toml, and --name)")
-            if acc.uploads_since(author.name, time.time() - 3600) >= config.uploads_per_hour:
-                return error(429, f"{config.uploads_per_hour} uploads in the last hour "
-                                  "already (league.uploads_per_hour): try again later")
-            pending = [u for u in acc.uploads(status=PENDING) if u.author == author.name]
-            if len(pending) >= PENDING_PER_AUTHOR:
-                return error(429, f"{len(pending)} of your uploads are still being taken in: "
-                                  "wait until they are active or failed")
-        return None
+            refused = acc.upload_refusal(author.name, name, quota)
+        if refused is None:
+            return None
+        exc = refusal_error(refused, name, quota)
+        return error(exc.status, str(exc))
+
+    def _count_refusal(author: Author, kind: CountedRefusal) -> None:
+        with accounts() as acc:
+            acc.add_refusal(author.name, kind, quota)
 
     def too_large(request: Request) -> JSONResponse | None:
         """411/413 from the request's Content-Length, before a byte of the body is read
@@ -394,6 +394,8 @@ def make_app(league: League) -> ASGIApp:
             return await refuse_unread(request, author)
         refused = too_large(request)
         if refused is not None:
+            if refused.status_code == 413:  # counts toward the hourly quota (not a 411)
+                await run_in_threadpool(_count_refusal, author, CountedRefusal.TOO_LARGE)
             return await refuse_unread(request, refused)
         async with request.form(max_files=1, max_fields=8) as form:
             name = form.get("name")
@@ -418,7 +420,7 @@ def make_app(league: League) -> ASGIApp:
     def _store(author: str, name: str, filename: str, archive: UploadFile) -> int:
         with accounts() as acc:
             return store_upload(config, league.policy, acc, author, name, filename,
-                                archive.file)
+                                archive.file, quota)
 
     async def post_bot(request: Request) -> JSONResponse:
         return await receive_upload(request, _bearer(request))

@@ -7,7 +7,9 @@ each one. The [league] table:
 ```toml
 [league]
 upload_megabytes = 20         # the largest upload (413 above it)
-uploads_per_hour = 10         # per author (429 above it)
+uploads_per_hour = 10         # per author in any hour, uploads refused at intake (too large,
+                              # not an archive, refused by the snapshot check) included (429
+                              # above it; a 429 itself counts toward nothing)
 intakes = 1                   # uploads taken in (built and checked) at once
 placement_pairs = 2           # duplicate pairs a new version plays against each active entrant
                               # before the general schedule

@@ -2,10 +2,17 @@
 
 `store_upload` (called by the API, off the event loop) writes the archive under a temporary
 name, fsyncs it, checks it as intake's snapshot does (`arena.intake.take_snapshot`: a path
-that escapes, a link, a bomb, too many files are refused whole: 400, nothing recorded),
-renames it into the uploads folder, fsyncs the folder, and records it (`Accounts.add_upload`,
-one transaction that also claims the bot name) only then: an acknowledged upload survives a
-`kill -9`, and an upload killed before it was recorded leaves at most a stray file.
+that escapes, a link, a bomb, too many files are refused whole: 400), renames it into the
+uploads folder, fsyncs the folder, and records it (`Accounts.add_upload`) only then: an
+acknowledged upload survives a `kill -9`, and an upload killed before it was recorded leaves
+at most a stray file.
+
+The quotas (`UploadQuota`: uploads an hour, uploads being taken in at once) and the bot
+name's owner are checked again in the transaction that records the upload, so that uploads
+sent at once are counted one after another; one refused then has its archive removed (429 or
+409). An upload refused at intake (too large, not an archive, refused by the snapshot check)
+counts toward the hourly quota (`Accounts.add_refusal`): each cost the server what an upload
+costs. A 429 counts toward nothing.
 
 `IntakeQueue` takes each recorded upload in on threads of its own (`league.intakes` at once):
 building (`arena.intake.take_bot`: the snapshot, the sandboxed build), checking
@@ -45,7 +52,7 @@ from arena.intake import (
     take_bot,
 )
 from arena.intake.snapshot import IntakeRefused, take_snapshot
-from arena.league.accounts import PENDING, Accounts
+from arena.league.accounts import PENDING, Accounts, CountedRefusal, NotRecorded, UploadQuota
 from arena.league.config import LeagueConfig
 
 logger = logging.getLogger(__name__)
@@ -55,11 +62,30 @@ LOG_LINES = 40
 
 
 class BadUpload(ArenaError):
-    """An upload refused before it is recorded; `status` is the HTTP status to answer."""
+    """An upload refused before it is recorded; `status` is the HTTP status to answer, and
+    `kind` says how it counts toward the author's hourly quota (None: not at all)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, kind: CountedRefusal | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.kind = kind
+
+
+def refusal_error(refused: NotRecorded, name: str, quota: UploadQuota,
+                  recording: bool = False) -> BadUpload:
+    """The answer to an upload `Accounts` refused; `recording`: refused when it was recorded,
+    after passing the check made before its bytes were read."""
+    if refused is NotRecorded.NAME_TAKEN:
+        return BadUpload(409, f"the bot name {name!r} belongs to another author: choose "
+                         "another name (in bot.toml, and --name)")
+    if refused is NotRecorded.PER_HOUR:
+        message = (f"{quota.per_hour} uploads in the last hour already, archives refused at "
+                   "intake included (league.uploads_per_hour): try again later")
+    else:
+        message = (f"{quota.pending} of your uploads are still being taken in ({quota.pending} "
+                   "at most at once): wait until they are active or failed")
+    return BadUpload(429, message + (" (uploads sent at once are counted as each is recorded)"
+                                     if recording else ""))
 
 
 class Busy(ArenaError):
@@ -78,13 +104,24 @@ def archive_suffix(filename: str) -> str:
             return suffix
     raise BadUpload(400, f"the file {filename!r} is not an archive: upload a "
                     f"{', '.join(sorted(ARCHIVE_SUFFIXES))} of the bot folder (or give "
-                    "`arena upload` the folder itself)")
+                    "`arena upload` the folder itself)", CountedRefusal.NOT_AN_ARCHIVE)
 
 
 def store_upload(config: LeagueConfig, policy: IntakePolicy, accounts: Accounts, author: str,
-                 name: str, filename: str, data: BinaryIO) -> int:
+                 name: str, filename: str, data: BinaryIO, quota: UploadQuota) -> int:
     """Write, fsync, check and record an uploaded archive; its upload id. BadUpload: 400 (not
-    an archive, or intake refuses it), 409 (the name is another author's), 413 (too large)."""
+    an archive, or intake refuses it), 409 (the name is another author's), 413 (too large),
+    429 (`quota` reached when it was recorded). A refusal of a `CountedRefusal` is counted."""
+    try:
+        return _store_upload(config, policy, accounts, author, name, filename, data, quota)
+    except BadUpload as exc:
+        if exc.kind is not None:
+            accounts.add_refusal(author, exc.kind, quota)
+        raise
+
+
+def _store_upload(config: LeagueConfig, policy: IntakePolicy, accounts: Accounts, author: str,
+                  name: str, filename: str, data: BinaryIO, quota: UploadQuota) -> int:
     suffix = archive_suffix(filename)
     folder = config.uploads
     folder.mkdir(parents=True, exist_ok=True)
@@ -97,7 +134,8 @@ def store_upload(config: LeagueConfig, policy: IntakePolicy, accounts: Accounts,
                 size += len(chunk)
                 if size > config.upload_bytes:
                     raise BadUpload(413, f"the upload is larger than the league's limit of "
-                                    f"{config.upload_bytes // 2**20} MB (league.upload_megabytes)")
+                                    f"{config.upload_bytes // 2**20} MB "
+                                    "(league.upload_megabytes)", CountedRefusal.TOO_LARGE)
                 out.write(chunk)
             out.flush()
             os.fsync(out.fileno())
@@ -105,15 +143,15 @@ def store_upload(config: LeagueConfig, policy: IntakePolicy, accounts: Accounts,
             try:
                 take_snapshot(path, Path(scratch), policy.limits)
             except IntakeRefused as exc:
-                raise BadUpload(400, f"the archive is refused: {exc}") from None
+                raise BadUpload(400, f"the archive is refused: {exc}",
+                                CountedRefusal.ARCHIVE_REFUSED) from None
         final = folder / (path.name.removeprefix(".incoming-"))
         os.rename(path, final)
         _fsync_folder(folder)
-        upload = accounts.add_upload(author, name, final.name)
-        if upload is None:
+        upload = accounts.add_upload(author, name, final.name, quota)
+        if isinstance(upload, NotRecorded):
             final.unlink()
-            raise BadUpload(409, f"the bot name {name!r} belongs to another author: choose "
-                            "another name (in bot.toml, and --name)")
+            raise refusal_error(upload, name, quota, recording=True)
         return upload
     finally:
         path.unlink(missing_ok=True)
