@@ -12,15 +12,15 @@ seat 2), in game 1 the partnerships swap seats. A game's `matchup` is then the e
 seats 0 and 1 in game 0, and `partners` their partners. Entrant keys are "name@version" (see
 `entrant_key`).
 
-Every pair is dealt afresh: its seed comes from the pair's own identity, its id ("a~b#k",
-with mixed partners "a+c~b+d#k": the lineup, each entrant with its version, and the pair
-index), so no two pairs of a tournament or a league share a deal, and only the two games of
-one pair play the same deals. A published record therefore shows no hand of any other pair.
+Every pair is dealt afresh, from its own id: "a~b#k", or with mixed partners "a+c~b+d#k"
+(each entrant with its version, and the pair index). So only the two games of one pair play
+the same deals; no two pairs of a tournament or a league do. A published record therefore
+shows no hand of a pair still to come, nor of another matchup's.
 
 The seeds come from the tournament's secret (`Deals.secret`: 256 random bits made with its
 store, kept only there), so nothing a bot or its author sees (game ids, records, the public
-code) lets them compute a deal; or, for reproducible runs, from a seed the config fixes
-(`Deals.fixed`): public, so anyone who knows it can compute every hand.
+code) lets them compute a deal. For reproducible runs they come instead from a seed the
+config fixes (`Deals.fixed`): public, so anyone who knows it can compute every hand.
 """
 
 from __future__ import annotations
