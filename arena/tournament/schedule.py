@@ -85,7 +85,7 @@ class Deals:
         and index): HMAC-SHA-256 of the id under the secret, or SHA-256 with the fixed seed."""
         if self.key is None:
             return pair_seed(self.seed or 0, pair_id)
-        digest = hmac.new(self.key, f"tichu-arena/pair/{pair_id}".encode(), "sha256").digest()
+        digest = hmac.digest(self.key, f"tichu-arena/pair/{pair_id}".encode(), "sha256")
         return int.from_bytes(digest[:8], "big") >> 1
 
     def describe(self) -> str:
@@ -195,7 +195,8 @@ def pair_games(matchup: tuple[str, str], index: int, deals: Deals | int,
     """The two games of pair `index` of a matchup (with mixed partners, of a foursome), on
     the pair's own seed (an int `deals` is a fixed base seed)."""
     seed = _deals(deals).pair_seed(pair_id_of(matchup, index, partners))
-    return [ScheduledGame(matchup, index, g, seed, partners) for g in (0, 1)]
+    return [ScheduledGame(matchup, index, 0, seed, partners),
+            ScheduledGame(matchup, index, 1, seed, partners)]
 
 
 def round_robin(keys: Iterable[str], pairs: int, deals: Deals | int,
