@@ -15,6 +15,7 @@ import hmac
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -33,19 +34,32 @@ Deal = tuple[str, int, int, list[str]]
 """A published deal: game id, round, seat, the first 8 cards."""
 
 
+def first_deals(game_id: str, events: list[dict[str, Any]]) -> list[Deal]:
+    """The first 8 cards of every seat in every round of a record's events (as the replay
+    pages and `GET /api/games/ID` show them)."""
+    deals: list[Deal] = []
+    number = 0
+    for event in events:
+        if event["kind"] == "round_start":
+            number = event["round"]
+        elif event["kind"] == "deal" and len(event["cards"]) == 8:
+            deals.append((game_id, number, event["seat"], event["cards"]))
+    return deals
+
+
 def published(records: Path) -> list[Deal]:
-    """The first 8 cards of every seat in every round of every record in `records` (as the
-    replay pages and `GET /api/games/ID` show them): [game id, round, seat, cards]."""
+    """The deals of every record in `records` (`first_deals`)."""
     deals: list[Deal] = []
     for path in sorted(p for p in records.rglob("*") if p.is_file() and p.name[0] != "."):
         record = read_record(path)
-        number = 0
-        for event in record.events:
-            if event["kind"] == "round_start":
-                number = event["round"]
-            elif event["kind"] == "deal" and len(event["cards"]) == 8:
-                deals.append((record.game_id, number, event["seat"], event["cards"]))
+        deals += first_deals(record.game_id, record.events)
     return deals
+
+
+def seer_said(texts: list[str]) -> list[tuple[str, str, int, str]]:
+    """What the seer said in bot outputs: (SEEN or fresh, its game, round, the rest)."""
+    return [(kind, game, int(number), rest) for text in texts
+            for kind, game, number, rest in SAID.findall(text)]
 
 
 def run(config: Path) -> None:
@@ -66,11 +80,8 @@ def attack(folder: Path) -> tuple[list[Deal], list[tuple[str, str, int, str]], P
     result = CliRunner().invoke(main, ["submit", str(seer), "--tournament", str(config)])
     assert result.exit_code == 0, result.output
     run(config)
-    said = []
-    for row in game_rows(folder / "t.sqlite"):
-        for text in read_record(folder / row[9]).bot_output:
-            said += [(kind, game, int(number), rest)
-                     for kind, game, number, rest in SAID.findall(text)]
+    said = seer_said([text for row in game_rows(folder / "t.sqlite")
+                      for text in read_record(folder / row[9]).bot_output])
     return known, said, folder / "t.sqlite"
 
 
