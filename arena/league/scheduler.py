@@ -18,8 +18,9 @@ in a server's life; a pair found half-stored at start (the server was killed dur
 plays its missing game first, on its stored game's deals (the tournament's replay of
 unfinished games). Each pair is dealt from its own id (`Deals.pair_seed`): the two versions
 and the pair index, so no published record shows a hand of a pair still to come. A pair
-handed out but never stored leaves its index unused: a gap changes nothing. `Pace` spaces the batches' starts where the league's config caps
-its games a minute (a league sharing its machine: each game's bots and referee take CPU).
+handed out but never stored leaves its index unused: a gap changes nothing. `Pace` spaces
+the batches' starts where the league's config caps its games a minute (a league sharing its
+machine: each game's bots and referee take CPU).
 """
 
 from __future__ import annotations

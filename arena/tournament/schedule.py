@@ -248,8 +248,8 @@ def dealt_as_stored(games: Iterable[ScheduledGame], stored: Mapping[str, int],
     The two games of a pair then share their deals even in a store half played by an arena
     that dealt otherwise (one seed per pair index, before each pair had its own)."""
     seeds = {game_id.rpartition(".")[0]: seed for game_id, seed in stored.items()}
-    return [dataclasses.replace(g, seed=seeds[g.pair_id]) if seeds.get(g.pair_id, g.seed)
-            != g.seed else g for g in games]
+    return [g if seeds.get(g.pair_id, g.seed) == g.seed
+            else dataclasses.replace(g, seed=seeds[g.pair_id]) for g in games]
 
 
 def pairs_of(games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, ...]]:
