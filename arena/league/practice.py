@@ -6,8 +6,9 @@ in any 24 hours) and played one at a time on a thread of their own (`Practice`),
 tournament's own worker process and game writer (`arena.tournament.runner.play_games`), into
 a store of their own: `<storage>.practice`, its records in `<storage>.practice.records`. So
 no table the ratings, the standings or the scheduler read ever holds a practice game, and
-its replay is kept as any game's is. Its deal is a fresh random seed, not one of the
-league's secret deals (a practice game must not show a hand the league will deal). While it
+its replay is kept as any game's is. Its deal is a fresh random seed (63 bits from the
+operating system, `secrets`), never derived from its id: the id has a league pair's form, and
+a practice game must show no hand the league deals, nor another practice game's. While it
 runs its public events are written to `<storage>.practice.live/<game id>.json` for the
 spectators' page, as the league's games do (`GameSpec.live`).
 

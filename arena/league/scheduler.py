@@ -15,10 +15,12 @@ The policy (README, "Run a league"), a pure function of the pairs played and the
 `LeagueSource` hands these out to the tournament's workers (`arena.tournament.workers`, as a
 `Source`): each batch is `batch_pairs` pairs of one matchup, each pair index handed out once
 in a server's life; a pair found half-stored at start (the server was killed during it)
-plays its missing game first, on the same deals (the tournament's replay of unfinished
-games). A pair handed out but never stored leaves its index unused: the deals are secret, so
-a gap changes nothing. `Pace` spaces the batches' starts where the league's config caps
-its games a minute (a league sharing its machine: each game's bots and referee take CPU).
+plays its missing game first, on its stored game's deals (the tournament's replay of
+unfinished games). Each pair is dealt from its own id (`Deals.pair_seed`): the two versions
+and the pair index, so no published record shows a hand of a pair still to come. A pair
+handed out but never stored leaves its index unused: a gap changes nothing. `Pace` spaces
+the batches' starts where the league's config caps its games a minute (a league sharing its
+machine: each game's bots and referee take CPU).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from arena.tournament.schedule import Deals, ScheduledGame
+from arena.tournament.schedule import Deals, ScheduledGame, pair_games
 
 Matchup = tuple[str, str]
 Interval = tuple[float, float]
@@ -152,28 +154,27 @@ class LeagueSource:
             first = self.pairs.get(matchup, 0)
             self.pairs[matchup] = first + self.batch_pairs
             self.busy[worker] = matchup
-            return [tuple(ScheduledGame(matchup, k, g, self.deals.pair_seed(k)) for g in (0, 1))
+            return [tuple(pair_games(matchup, k, self.deals))
                     for k in range(first, first + self.batch_pairs)]
 
 
-def stored_pairs(game_ids: Iterable[str], deals: Deals
+def stored_pairs(stored: Mapping[str, int],
                  ) -> tuple[dict[Matchup, int], dict[Matchup, list[ScheduledGame]]]:
-    """From the stored game ids ("a~b#k.g"): per matchup the next pair index to hand out
-    (one past the highest stored), and the missing game of each pair stored half (on its
-    pair's deals)."""
-    games: dict[str, set[int]] = {}
-    for game_id in game_ids:
+    """From the stored games (game id "a~b#k.g": its seed): per matchup the next pair index
+    to hand out (one past the highest stored), and the missing game of each pair stored half,
+    on its stored game's seed (so a store half played by an older arena keeps its pairs)."""
+    games: dict[str, dict[int, int]] = {}  # pair id: {game index: seed}
+    for game_id, seed in stored.items():
         pair_id, _, index = game_id.rpartition(".")
-        games.setdefault(pair_id, set()).add(int(index))
+        games.setdefault(pair_id, {})[int(index)] = seed
     following: dict[Matchup, int] = {}
     half: dict[Matchup, list[ScheduledGame]] = {}
-    for pair_id, indexes in games.items():
+    for pair_id, seeds in games.items():
         sides, _, k = pair_id.rpartition("#")
         a, _, b = sides.partition("~")
         matchup, pair = (a, b), int(k)
         following[matchup] = max(following.get(matchup, 0), pair + 1)
-        if len(indexes) == 1:
-            (g,) = {0, 1} - indexes
-            half.setdefault(matchup, []).append(
-                ScheduledGame(matchup, pair, g, deals.pair_seed(pair)))
+        if len(seeds) == 1:
+            ((g, seed),) = seeds.items()
+            half.setdefault(matchup, []).append(ScheduledGame(matchup, pair, 1 - g, seed))
     return following, half

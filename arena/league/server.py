@@ -299,7 +299,7 @@ class League:
             if len(entrants) < 2:
                 self.stopping.wait(0.5)
                 continue
-            following, half = stored_pairs(store.done_game_ids(), deals)
+            following, half = stored_pairs(store.game_seeds())
 
             def changed(generation: int = generation) -> bool:
                 return self.stopping.is_set() or self.generation != generation

@@ -42,6 +42,7 @@ from arena.tournament.records import sweep_pending
 from arena.tournament.schedule import (
     Deals,
     ScheduledGame,
+    dealt_as_stored,
     entrant_key,
     missing,
     mixed_schedule,
@@ -473,8 +474,9 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
         seeds = deals_of(config, store)
         if seeds.public:
             listener.note(f"deals: {seeds.describe()}")
-        done = store.done_game_ids()
-        todo = missing(scheduled_games(config, store, entrants), done)
+        stored = store.game_seeds()
+        done = set(stored)
+        todo = dealt_as_stored(missing(scheduled_games(config, store, entrants), done), stored)
         before = store.game_count()
         if not todo:  # nothing left to play: no standings to fit for a progress line
             return RunSummary(0, 0, before, 0.0, 0, tuple(left_out))

@@ -1,32 +1,37 @@
 """The schedule: matchups, duplicate pairs and their seeds, deterministic from the config.
 
 Fixed partners (the default): every two entrants form a matchup, each entrant partnering a
-copy of itself; each matchup plays `pairs` duplicate pairs. Pair `k` of every matchup has the
-same seed (`Deals.pair_seed(k)`), so every matchup sees the same deals, and an entrant added
-later plays the deals the others played. In game 0 of a pair the matchup's first entrant (in
-key order) is team 0; in game 1 the entrants swap seats, on the same deals.
+copy of itself; each matchup plays `pairs` duplicate pairs. In game 0 of a pair the
+matchup's first entrant (in key order) is team 0; in game 1 the entrants swap seats, on the
+same deals.
 
 Mixed partners: the games are the foursomes of the movement (`arena.tournament.movement`),
-each cycle once (or as often as the movement says; each cycle relabels the entrants), pair
-`k` of a foursome on the seed of pair `k`, so that every foursome of a cycle plays its deals: in game 0 the first partnership is team 0 (its first entrant at seat 0,
-its second at seat 2), in game 1 the partnerships swap seats. A game's `matchup` is then the
-entrants of seats 0 and 1 in game 0, and `partners` their partners. Entrant keys are
-"name@version" (see `entrant_key`).
+each cycle once (or as often as the movement says; each cycle relabels the entrants), a pair
+each: in game 0 the first partnership is team 0 (its first entrant at seat 0, its second at
+seat 2), in game 1 the partnerships swap seats. A game's `matchup` is then the entrants of
+seats 0 and 1 in game 0, and `partners` their partners. Entrant keys are "name@version" (see
+`entrant_key`).
 
-Seeds come from the tournament's secret (`Deals.secret`: 256 random bits made with its store,
-kept only there), so nothing a bot sees (the game id holds the pair index, the code is
-public) lets it compute a deal; or, for reproducible runs, from a seed the config fixes
-(`Deals.fixed`): public, so anyone who knows it can compute every hand.
+Every pair is dealt afresh, from its own id: "a~b#k", or with mixed partners "a+c~b+d#k"
+(each entrant with its version, and the pair index). So only the two games of one pair play
+the same deals; no two pairs of a tournament or a league do. A published record therefore
+shows no hand of a pair still to come, nor of another matchup's.
+
+The seeds come from the tournament's secret (`Deals.secret`: 256 random bits made with its
+store, kept only there), so nothing a bot or its author sees (game ids, records, the public
+code) lets them compute a deal. For reproducible runs they come instead from a seed the
+config fixes (`Deals.fixed`): public, so anyone who knows it can compute every hand.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import hashlib
 import hmac
 import itertools
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from arena.tournament.movement import cycle_movement
@@ -40,10 +45,10 @@ def entrant_key(name: str, version: str) -> str:
     return f"{name}@{version}"
 
 
-def pair_seed(base_seed: int, index: int) -> int:
-    """The seed of pair `index` under a public base seed: 63 bits of SHA-256, the same
-    everywhere (what a config that fixes `seed` plays)."""
-    digest = hashlib.sha256(f"tichu-arena/pair/{base_seed}/{index}".encode()).digest()
+def pair_seed(base_seed: int, pair_id: str) -> int:
+    """The seed of the pair `pair_id` (`ScheduledGame.pair_id`) under a public base seed:
+    63 bits of SHA-256, the same everywhere (what a config that fixes `seed` plays)."""
+    digest = hashlib.sha256(f"tichu-arena/pair/{base_seed}/{pair_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
@@ -51,8 +56,8 @@ def pair_seed(base_seed: int, index: int) -> int:
 class Deals:
     """Where a tournament's game seeds come from: its secret, or a public seed.
 
-    Build one with `Deals.secret` or `Deals.fixed`; `pair_seed(k)` is the seed of pair k of
-    every matchup (63 bits: SQLite's integers are signed 64-bit).
+    Build one with `Deals.secret` or `Deals.fixed`; `pair_seed(pair_id)` is the seed of one
+    pair, from its own id (63 bits: SQLite's integers are signed 64-bit).
     """
 
     key: bytes | None = None
@@ -75,10 +80,12 @@ class Deals:
         """True if anyone who knows the config can compute the deals."""
         return self.key is None
 
-    def pair_seed(self, index: int) -> int:
+    def pair_seed(self, pair_id: str) -> int:
+        """The seed of both games of the pair `pair_id` (`ScheduledGame.pair_id`: its lineup
+        and index): HMAC-SHA-256 of the id under the secret, or SHA-256 with the fixed seed."""
         if self.key is None:
-            return pair_seed(self.seed or 0, index)
-        digest = hmac.new(self.key, f"tichu-arena/pair/{index}".encode(), "sha256").digest()
+            return pair_seed(self.seed or 0, pair_id)
+        digest = hmac.digest(self.key, f"tichu-arena/pair/{pair_id}".encode(), "sha256")
         return int.from_bytes(digest[:8], "big") >> 1
 
     def describe(self) -> str:
@@ -99,6 +106,23 @@ Lineup = tuple[tuple[str, str], tuple[str, str] | None]
 (`ScheduledGame.lineup`)."""
 
 
+def sides_of(matchup: tuple[str, str], partners: tuple[str, str] | None = None,
+             ) -> tuple[str, str]:
+    """How each side of a pair is written in ids: an entrant key, or with mixed partners two
+    keys joined by '+' (no bot name or version holds a '+', a '~' or a '#')."""
+    if partners is None:
+        return matchup
+    return (f"{matchup[0]}+{partners[0]}", f"{matchup[1]}+{partners[1]}")
+
+
+def pair_id_of(matchup: tuple[str, str], index: int,
+               partners: tuple[str, str] | None = None) -> str:
+    """The id of pair `index` of a lineup, "a~b#k" (mixed: "a+c~b+d#k"): one string per
+    pair, never the same for two (it is what the pair's seed is made from)."""
+    first, second = sides_of(matchup, partners)
+    return f"{first}~{second}#{index}"
+
+
 @dataclass(frozen=True)
 class ScheduledGame:
     """One game of the schedule: which pair, which seating, which seed."""
@@ -116,16 +140,13 @@ class ScheduledGame:
 
     @property
     def sides(self) -> tuple[str, str]:
-        """How each side of the pair is written in ids: an entrant key, or with mixed
-        partners two keys joined by '+' (no bot name holds a '+')."""
-        if self.partners is None:
-            return self.matchup
-        return (f"{self.matchup[0]}+{self.partners[0]}", f"{self.matchup[1]}+{self.partners[1]}")
+        """How each side of the pair is written in ids (`sides_of`)."""
+        return sides_of(self.matchup, self.partners)
 
     @property
     def pair_id(self) -> str:
-        first, second = self.sides
-        return f"{first}~{second}#{self.pair_index}"
+        """The pair's id (`pair_id_of`), which its seed is made from."""
+        return pair_id_of(self.matchup, self.pair_index, self.partners)
 
     @property
     def game_id(self) -> str:
@@ -170,10 +191,12 @@ def matchups(keys: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def pair_games(matchup: tuple[str, str], index: int, deals: Deals | int,
-               ) -> list[ScheduledGame]:
-    """The two games of pair `index` of a matchup (an int `deals` is a fixed base seed)."""
-    seed = _deals(deals).pair_seed(index)
-    return [ScheduledGame(matchup, index, g, seed) for g in (0, 1)]
+               partners: tuple[str, str] | None = None) -> list[ScheduledGame]:
+    """The two games of pair `index` of a matchup (with mixed partners, of a foursome), on
+    the pair's own seed (an int `deals` is a fixed base seed)."""
+    seed = _deals(deals).pair_seed(pair_id_of(matchup, index, partners))
+    return [ScheduledGame(matchup, index, 0, seed, partners),
+            ScheduledGame(matchup, index, 1, seed, partners)]
 
 
 def round_robin(keys: Iterable[str], pairs: int, deals: Deals | int,
@@ -185,10 +208,8 @@ def round_robin(keys: Iterable[str], pairs: int, deals: Deals | int,
     every = matchups(keys)
     games: list[ScheduledGame] = []
     for index in range(first_pair, pairs):
-        seed = deals.pair_seed(index)  # one per pair index: every matchup plays its deals
         for matchup in every:
-            games += (ScheduledGame(matchup, index, 0, seed),
-                      ScheduledGame(matchup, index, 1, seed))
+            games += pair_games(matchup, index, deals)
     return games
 
 
@@ -197,8 +218,8 @@ def mixed_schedule(keys: Iterable[str], cycles: int, deals: Deals | int,
     """Every game of `cycles` cycles of the movement of `keys` (`cycle_movement`: relabelled
     each cycle), cycle by cycle (each foursome's pair in cycle k is its pair k, or pairs
     k*t .. k*t + t - 1 for a foursome the movement holds t times), so that the standings fill
-    evenly; pair k of every foursome is dealt `deals.pair_seed(k)` (an int `deals` is a fixed
-    base seed). ValueError with fewer than four entrants."""
+    evenly; each pair on its own seed, as in `pair_games` (an int `deals` is a fixed base
+    seed). ValueError with fewer than four entrants."""
     deals = _deals(deals)
     keys = list(keys)
     games: list[ScheduledGame] = []
@@ -206,9 +227,8 @@ def mixed_schedule(keys: Iterable[str], cycles: int, deals: Deals | int,
         plan = cycle_movement(keys, cycle)
         for (first, second), times in zip(plan.foursomes, plan.times, strict=True):
             for index in range(cycle * times, (cycle + 1) * times):
-                seed = deals.pair_seed(index)
-                games += (ScheduledGame((first[0], second[0]), index, g, seed,
-                                        (first[1], second[1])) for g in (0, 1))
+                games += pair_games((first[0], second[0]), index, deals,
+                                    (first[1], second[1]))
     return games
 
 
@@ -219,6 +239,17 @@ def _deals(deals: Deals | int) -> Deals:
 def missing(games: Iterable[ScheduledGame], done: set[str]) -> list[ScheduledGame]:
     """The games whose ids are not in `done`, in schedule order."""
     return [g for g in games if g.game_id not in done]
+
+
+def dealt_as_stored(games: Iterable[ScheduledGame], stored: Mapping[str, int],
+                    ) -> list[ScheduledGame]:
+    """`games`, each whose pair has a game in `stored` (game id: seed) on that game's seed.
+
+    The two games of a pair then share their deals even in a store half played by an arena
+    that dealt otherwise (one seed per pair index, before each pair had its own)."""
+    seeds = {game_id.rpartition(".")[0]: seed for game_id, seed in stored.items()}
+    return [g if seeds.get(g.pair_id, g.seed) == g.seed
+            else dataclasses.replace(g, seed=seeds[g.pair_id]) for g in games]
 
 
 def pairs_of(games: Iterable[ScheduledGame]) -> list[tuple[ScheduledGame, ...]]:

@@ -444,6 +444,10 @@ class Store:
     def done_game_ids(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT game_id FROM games")}
 
+    def game_seeds(self) -> dict[str, int]:
+        """Every stored game's id and seed."""
+        return dict(self.db.execute("SELECT game_id, seed FROM games"))
+
     def add_game(self, row: GameRow) -> bool:
         """Commit one finished game and its failure counter in one transaction.
 

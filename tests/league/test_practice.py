@@ -18,6 +18,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from arena.rules.events import PUBLIC
+from arena.tournament.schedule import Deals
 from tests.league.conftest import (
     PRACTICE_PER_DAY,
     League,
@@ -150,6 +151,22 @@ def test_a_practice_game_is_watched_live_replayed_and_never_counted(league: Leag
     assert request(league.url + f"/api/games/{game['id']}")[0] == 404
     listed = league.get(f"/api/games?bot={bot}&limit=200")["games"]
     assert game["id"] not in {g["id"] for g in listed}
+    assert practice_seed(league, game["id"]) not in rated_seeds(league, game["id"])
+
+
+def practice_seed(league: League, game_id: str) -> int:
+    with database(league.folder / "league.sqlite.practice") as db:
+        return int(db.execute("SELECT seed FROM games WHERE game_id = ?",
+                              (game_id,)).fetchone()[0])
+
+
+def rated_seeds(league: League, game_id: str) -> set[int]:
+    """Every seed the league dealt, and the one it would deal the pair a practice game's id
+    names ("a~b#k": its ids have the league's form): a practice deal must be none of them."""
+    with database(league.folder / "league.sqlite") as db:
+        secret = db.execute("SELECT value FROM meta WHERE key = 'deal_secret'").fetchone()[0]
+        seeds = {int(seed) for (seed,) in db.execute("SELECT seed FROM games")}
+    return seeds | {Deals.secret(bytes.fromhex(secret)).pair_seed(game_id.rpartition(".")[0])}
 
 
 def test_practice_refusals_get_their_status_and_record_nothing(league: League, tokens,
@@ -272,3 +289,7 @@ def test_a_practice_game_cut_by_kill_9_is_played_at_the_next_start(league: Leagu
     assert done["status"] == "done", done
     assert stored(league, "league.sqlite.practice", done["game_id"]) == 1
     assert stored(league, "league.sqlite", done["game_id"]) == 0
+    with database(league.folder / "league.sqlite.practice") as db:  # every practice so far
+        seeds = [int(seed) for (seed,) in db.execute("SELECT seed FROM games")]
+    assert len(set(seeds)) == len(seeds)  # none dealt twice
+    assert set(seeds).isdisjoint(rated_seeds(league, done["game_id"]))

@@ -1,5 +1,6 @@
 """The league's schedule policy (arena.league.scheduler): placement first, games where the
-order is least settled, nobody starved, each pair index once, half-stored pairs completed."""
+order is least settled, nobody starved, each pair index once, half-stored pairs completed on
+their stored deals, every pair dealt afresh."""
 
 from __future__ import annotations
 
@@ -37,10 +38,10 @@ def test_unsettled_neighbours_get_more_games_and_no_one_starves():
 
 
 def test_the_source_hands_each_pair_index_out_once_and_completes_half_pairs():
-    done = {"a@1~b@1#0.0", "a@1~b@1#0.1", "a@1~b@1#1.0"}
-    following, half = stored_pairs(done, DEALS)
+    done = {"a@1~b@1#0.0": 5, "a@1~b@1#0.1": 5, "a@1~b@1#1.0": 7}
+    following, half = stored_pairs(done)
     assert following == {("a@1", "b@1"): 2}
-    assert [(g.pair_index, g.game_index) for g in half[("a@1", "b@1")]] == [(1, 1)]
+    assert [(g.pair_index, g.game_index, g.seed) for g in half[("a@1", "b@1")]] == [(1, 1, 7)]
     source = LeagueSource(["a@1", "b@1", "c@1"], DEALS, following, half, dict, 1, 2,
                           lambda: False)
     first = source.next(0)
@@ -48,7 +49,7 @@ def test_the_source_hands_each_pair_index_out_once_and_completes_half_pairs():
     handed = [g.game_id for w in itertools.islice(itertools.cycle([0, 1]), 20)
               for pair in source.next(w) for g in pair]
     assert len(handed) == len(set(handed))
-    assert not set(handed) & done
+    assert not set(handed) & done.keys()
     assert source.next(0) and LeagueSource(["a@1", "b@1"], DEALS, {}, {}, dict, 1, 1,
                                            lambda: True).next(0) == []
 
@@ -77,3 +78,22 @@ def test_a_paced_worker_waits_until_the_league_stops_or_changes():
     assert source.next(0) == []  # stopped while waiting: no batch
     assert len(looks) >= 4 and looks[-1] - looks[0] >= 2 * Pace.POLL
     assert Pace(None).wait(lambda: False) is None  # no limit: no wait
+
+
+def test_every_pair_the_league_hands_out_is_dealt_afresh():
+    """Across matchups, versions and restarts no seed comes twice, except to the two games
+    of a pair; a pair of a new version is not dealt what the old version's pair was."""
+    active = ["a@1", "a@2", "b@1", "c@1"]  # a@2: a new upload of a
+    stored = {"a@1~b@1#0.0": DEALS.pair_seed("a@1~b@1#0"),
+              "a@1~b@1#0.1": DEALS.pair_seed("a@1~b@1#0")}
+    following, half = stored_pairs(stored)
+    source = LeagueSource(active, DEALS, following, half, dict, 1, 3, lambda: False)
+    pairs = [pair for w in itertools.islice(itertools.cycle([0, 1]), 30)
+             for pair in source.next(w)]
+    restarted = LeagueSource(active, DEALS, source.pairs, {}, dict, 1, 3, lambda: False)
+    pairs += [pair for _ in range(10) for pair in restarted.next(0)]
+    assert len(pairs) == 120 and all(len({g.seed for g in pair}) == 1 for pair in pairs)
+    seeds = [pair[0].seed for pair in pairs] + [stored["a@1~b@1#0.0"]]
+    assert len(seeds) == len(set(seeds))
+    assert {pair[0].matchup for pair in pairs} >= {("a@1", "b@1"), ("a@2", "b@1")}
+    assert all(pair[0].seed == DEALS.pair_seed(pair[0].pair_id) for pair in pairs)

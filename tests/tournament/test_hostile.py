@@ -94,6 +94,20 @@ def test_the_same_store_deals_the_same_again_and_a_new_store_new_deals(tmp_path,
     assert fresh.keys() == seeds.keys() and set(fresh.values()).isdisjoint(seeds.values())
 
 
+def test_a_pair_half_stored_by_an_older_arena_is_completed_on_its_stored_deals(tmp_path,
+                                                                             two_bots):
+    """A store left half played by an arena that dealt each pair index alike: the missing
+    game of its pair is dealt what the stored game was, not the pair's new seed."""
+    config = write_config(tmp_path, ["random", "heuristic"], games=2, target=100)
+    assert tournament(config, "-j", "1").exit_code == 0
+    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+        db.execute("DELETE FROM games WHERE game_index = 1")
+        db.execute("UPDATE games SET seed = 42")  # as the older arena dealt it
+    result = tournament(config, "-j", "1")
+    assert result.exit_code == 0 and "1 games played" in result.output, result.output
+    assert set(game_seeds(tmp_path / "t.sqlite").values()) == {42}
+
+
 def test_no_process_plays_two_games_on_the_same_deals_yet_processes_are_reused(tmp_path):
     _, result = against_random(tmp_path, "spy", games=8)
     assert result.exit_code == 0, result.output

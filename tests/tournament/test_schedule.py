@@ -1,19 +1,26 @@
 """The schedule: every matchup, duplicate pairs with swapped seats on the same seed,
-deterministic; with mixed partners every foursome of the movement each cycle, the
-partnerships swapping seats; the dispatcher hands each pair out once, keeping workers on
-their matchup (or foursome)."""
+deterministic; each pair dealt from its own id, so that no two pairs share a seed; with
+mixed partners every foursome of the movement each cycle, the partnerships swapping seats;
+the dispatcher hands each pair out once, keeping workers on their matchup (or foursome)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from arena.tournament.schedule import (
     Deals,
     Dispatcher,
+    dealt_as_stored,
     matchups,
     missing,
     mixed_schedule,
     new_secret,
+    pair_games,
     pair_seed,
     round_robin,
 )
@@ -32,16 +39,101 @@ def test_round_robin_covers_every_matchup_with_pairs_of_swapped_seats_on_one_see
         pairs.setdefault(game.pair_id, []).append(game)
     assert len(pairs) == 9
     for first, second in pairs.values():
-        assert first.seed == second.seed == pair_seed(5, first.pair_index)
+        assert first.seed == second.seed == pair_seed(5, first.pair_id)
         assert first.teams == tuple(reversed(second.teams))
     assert len({g.game_id for g in games}) == len(games)
 
 
-def test_schedule_is_deterministic_and_every_matchup_sees_the_same_deals():
+def test_schedule_is_deterministic_and_no_two_pairs_share_a_seed():
     assert round_robin(KEYS, 2, 9) == round_robin(list(reversed(KEYS)), 2, 9)
-    seeds = {(g.pair_index, g.seed) for g in round_robin(KEYS, 2, 9)}
-    assert len(seeds) == 2  # pair k has one seed across matchups
-    assert pair_seed(9, 0) != pair_seed(10, 0) and 0 <= pair_seed(9, 0) < 2**63
+    seeds = {(g.pair_id, g.seed) for g in round_robin(KEYS, 2, 9)}
+    assert len(seeds) == len({seed for _, seed in seeds}) == 6  # 3 matchups, 2 pairs each
+    assert pair_seed(9, "a@1~b@2#0") != pair_seed(10, "a@1~b@2#0")
+    assert 0 <= pair_seed(9, "a@1~b@2#0") < 2**63
+
+
+def test_a_pair_seed_is_the_documented_digest_of_its_id_the_same_in_every_version():
+    """What README states, and fixed numbers: a resumed run (or a league restarted by a newer
+    arena) must deal its pairs exactly as before."""
+    key = bytes(range(32))
+    digest = hmac.new(key, b"tichu-arena/pair/a@1~b@2#0", "sha256").digest()
+    assert Deals.secret(key).pair_seed("a@1~b@2#0") == int.from_bytes(digest[:8], "big") >> 1
+    digest = hashlib.sha256(b"tichu-arena/pair/7/a@1~b@2#0").digest()
+    assert pair_seed(7, "a@1~b@2#0") == int.from_bytes(digest[:8], "big") >> 1
+    assert Deals.secret(key).pair_seed("a@1~b@2#0") == 2013482324086109468
+    assert Deals.secret(key).pair_seed("a@1+c@3~b@2+d@4#5") == 8362811348228006330
+    assert Deals.fixed(7).pair_seed("a@1~b@2#0") == 3633853560788329493
+
+
+def test_every_part_of_a_pair_s_identity_changes_its_seed():
+    deals = Deals.secret(bytes(32))
+    first = pair_games(("a@1", "b@1"), 0, deals)
+    assert first[0].seed == first[1].seed  # the two games of a pair: the same deals
+    others = [pair_games(("a@2", "b@1"), 0, deals),  # a new version of a (a league upload)
+              pair_games(("a@1", "c@1"), 0, deals),  # another opponent
+              pair_games(("a@1", "b@1"), 1, deals),  # the next pair
+              pair_games(("a@1", "b@1"), 0, deals, ("c@1", "d@1")),  # with partners
+              pair_games(("a@1", "b@1"), 0, deals, ("d@1", "c@1")),
+              pair_games(("a@1", "b@1"), 0, Deals.secret(bytes(31) + b"\1"))]  # a new store
+    assert len({first[0].seed, *(pair[0].seed for pair in others)}) == 1 + len(others)
+
+
+def test_a_late_entrant_leaves_every_scheduled_seed_as_it_was():
+    deals = Deals.secret(new_secret())
+    before = {g.game_id: g.seed for g in round_robin(KEYS, 3, deals)}
+    after = {g.game_id: g.seed for g in round_robin([*KEYS, "d@4"], 3, deals)}
+    assert before.items() <= after.items() and len(after) == 2 * len(before)
+    fresh = {seed for game, seed in after.items() if game not in before}
+    assert fresh.isdisjoint(before.values())  # the late entrant's pairs: deals of their own
+
+
+KEY = st.from_regex(r"[a-z][a-z0-9_.-]{0,5}@[0-9a-f]{1,4}", fullmatch=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(keys=st.sets(KEY, min_size=2, max_size=9), pairs=st.integers(1, 12),
+       secret=st.binary(min_size=16, max_size=32) | st.integers(0, 2**63 - 1))
+def test_no_two_pairs_of_a_schedule_share_a_seed_and_the_two_games_of_a_pair_do(
+        keys, pairs, secret):
+    deals = Deals.secret(secret) if isinstance(secret, bytes) else Deals.fixed(secret)
+    games = round_robin(keys, pairs, deals)
+    if len(keys) >= 4:
+        games += mixed_schedule(keys, 2, deals)
+    seeds: dict[str, set[int]] = {}
+    for game in games:
+        seeds.setdefault(game.pair_id, set()).add(game.seed)
+    assert all(len(s) == 1 for s in seeds.values())  # a pair's two games: one seed
+    every = [seed for s in seeds.values() for seed in s]
+    assert len(every) == len(set(every))  # no seed twice across pairs
+
+
+def test_thousands_of_pairs_of_a_large_round_robin_and_movement_all_differ():
+    keys = [f"bot{n:02d}@{n:x}" for n in range(40)]
+    games = round_robin(keys, 6, Deals.secret(new_secret())) + \
+        mixed_schedule(keys[:13], 30, Deals.fixed(1))
+    seeds = {g.pair_id: g.seed for g in games}
+    assert len(seeds) == 780 * 6 + 39 * 30 and len(set(seeds.values())) == len(seeds)
+
+
+def test_a_resumed_schedule_gets_the_same_seeds_for_the_same_game_ids():
+    secret = new_secret()
+    whole = round_robin(KEYS, 4, Deals.secret(secret))
+    assert round_robin(KEYS, 4, Deals.secret(bytes(secret))) == whole
+    assert round_robin(KEYS, 4, Deals.secret(secret), first_pair=2) == whole[12:]
+    mixed = mixed_schedule(FIVE, 3, Deals.secret(secret))
+    assert mixed_schedule(FIVE, 3, Deals.secret(bytes(secret)), first_cycle=1) == mixed[10:]
+
+
+def test_a_half_stored_pair_is_completed_on_its_stored_deals():
+    """A store half played by an older arena (one seed per pair index): its missing game is
+    dealt what its stored game was, and every other game its own pair's seed."""
+    games = round_robin(["a@1", "b@2"], 2, 3)
+    stored = {games[0].game_id: 12345}  # game 0 of pair 0, dealt otherwise
+    todo = dealt_as_stored(missing(games, set(stored)), stored)
+    assert [(g.game_id, g.seed) for g in todo] == [
+        (games[1].game_id, 12345), (games[2].game_id, games[2].seed),
+        (games[3].game_id, games[3].seed)]
+    assert dealt_as_stored(games, {g.game_id: g.seed for g in games}) == games
 
 
 def test_secret_deals_are_the_same_for_the_same_secret_and_unrelated_to_any_public_seed():
@@ -51,7 +143,7 @@ def test_secret_deals_are_the_same_for_the_same_secret_and_unrelated_to_any_publ
     assert games == round_robin(KEYS, 4, Deals.secret(bytes(secret)))  # a resumed run
     assert {g.seed for g in games}.isdisjoint(
         g.seed for g in round_robin(KEYS, 4, Deals.secret(new_secret())))
-    public = {pair_seed(base, k) for base in range(1000) for k in range(4)}
+    public = {pair_seed(base, g.pair_id) for base in range(1000) for g in games}
     assert {g.seed for g in games}.isdisjoint(public)
     assert all(0 <= g.seed < 2**63 for g in games)
     with pytest.raises(ValueError):
@@ -107,7 +199,7 @@ def test_mixed_partners_play_every_foursome_each_cycle_partnerships_swapping_sea
     for game in games:
         pairs.setdefault(game.pair_id, []).append(game)
     for first, second in pairs.values():
-        assert first.seed == second.seed == pair_seed(5, first.pair_index)
+        assert first.seed == second.seed == pair_seed(5, first.pair_id)
         a, b, c, d = first.seat_keys
         assert len({a, b, c, d}) == 4
         assert second.seat_keys == (b, a, d, c)  # each partnership on the other side
@@ -117,7 +209,7 @@ def test_mixed_partners_play_every_foursome_each_cycle_partnerships_swapping_sea
     assert [g.pair_index for g in games[:10]] == [0] * 10  # cycle by cycle
     cycles = [{g.lineup for g in games if g.pair_index == k} for k in (0, 1)]
     assert cycles[0] != cycles[1]  # each cycle relabels the entrants
-    assert {(g.pair_index, g.seed) for g in games} == {(k, pair_seed(5, k)) for k in (0, 1)}
+    assert len({g.seed for g in games}) == len(pairs) == 10  # every foursome: its own deals
 
 
 def test_mixed_schedule_is_deterministic_and_needs_four_entrants():

@@ -3,9 +3,14 @@
 the game record keeps:
 
 - `cracker`: computes its first 8 cards from what it receives and public code alone: the
-  game id (a tournament's holds the pair index, `arena play`'s may hold the seed), small base
-  seeds (0-2000) as a config might fix, the tournament's seed derivation and the deal.
-  Says `CRACKED <seed>` when its hand matches, else `not cracked`.
+  game id (a tournament's is its pair's id and game index, `arena play`'s may hold the
+  seed), small base seeds (0-2000) as a config might fix, the tournament's seed derivation
+  and the deal. Says `CRACKED <seed>` when its hand matches, else `not cracked`.
+- `seer`: was built with every published record's deals (`published.json` in its folder:
+  `[game id, round, seat, first 8 cards]` for each), as an author who downloaded them would
+  build it. At the first decision of every round it looks its 8 cards up among them: says
+  `SEEN <game id> round <r> as <published game, round, seat>` when they are one, which would
+  tell it every hand of the deal, else `fresh <game id> round <r> among <n>`.
 - `spy`: remembers, for its process's life, each game it is welcomed to: says
   `spy <process nonce> <game id>` for each, and `REMEMBERS` when a game of a pair it played
   comes again (it would know every hand).
@@ -48,8 +53,8 @@ def deal_order(seed, round_number):  # arena.rules.game.deal_order
     return deck
 
 
-def pair_seed(base_seed, index):  # arena.tournament.schedule.pair_seed
-    digest = hashlib.sha256(f"tichu-arena/pair/{base_seed}/{index}".encode()).digest()
+def pair_seed(base_seed, pair_id):  # arena.tournament.schedule.pair_seed
+    digest = hashlib.sha256(f"tichu-arena/pair/{base_seed}/{pair_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
@@ -60,10 +65,10 @@ def card_name(c):  # arena.rules.cards.card_name
 
 
 def candidate_seeds(game_id):
-    pair = re.search(r"#(\d+)\.[01]$", game_id)
-    if pair:
+    pair = re.fullmatch(r"(.+#\d+)\.[01]", game_id)
+    if pair:  # a tournament's pair id: its lineup and index
         for base in range(2001):
-            yield pair_seed(base, int(pair[1]))
+            yield pair_seed(base, pair[1])
     played = re.fullmatch(r"play-(\d+)", game_id)
     if played:
         yield int(played[1])
@@ -79,6 +84,23 @@ def crack(game_id, seat, hand):
 
 
 # ----- the attacks ---------------------------------------------------------------------------
+
+def published():
+    """The published deals the seer was built with: {frozenset of 8 cards: where dealt}."""
+    path = os.path.join(HERE, "published.json")
+    if not os.path.exists(path):
+        return {}
+    return {frozenset(cards): f"{game}, round {number}, seat {seat}"
+            for game, number, seat, cards in json.load(open(path))}
+
+
+def look_up(known, game_id, number, hand):
+    where = known.get(frozenset(hand))
+    if where is not None:
+        say(f"SEEN {game_id} round {number} as {where}")
+    else:
+        say(f"fresh {game_id} round {number} among {len(known)}")
+
 
 def forge(game_id, seat):
     matchup, rest = game_id.rsplit("#", 1)
@@ -120,9 +142,12 @@ class Hostile(Bot):
         self.rng = random.Random()
         self.games = {}  # pair id -> game id, for this process's life
         self.first = True
+        self.known = published() if MODE == "seer" else {}
+        self.round = 0
 
     def on_welcome(self, welcome):
         self.first = True
+        self.round = 0
         game_id = welcome["settings"]["game"]
         if MODE == "spy":
             say(f"{NONCE} {game_id}")
@@ -140,6 +165,10 @@ class Hostile(Bot):
                 say(f"CRACKED {seed}" if seed is not None else "not cracked")
             elif MODE == "forger":
                 forge(game_id, self.seat)
+        if request["kind"] == "grand_tichu":  # a round's first decision: 8 cards dealt
+            self.round += 1
+            if MODE == "seer":
+                look_up(self.known, game_id, self.round, request["observation"]["hand"])
         if request["kind"] == "exchange":
             return exchange(self.rng.sample(request["observation"]["hand"], 3))
         if request["kind"] in ("grand_tichu", "tichu"):
