@@ -249,16 +249,13 @@ def manifest(name: str, n: int = 0) -> str:
             f'command = ["python", "bot.py"]\ndescription = "attack harness bot {n}"\n')
 
 
-def archive(files: dict[str, str], top: str = "bot") -> bytes:
-    """A .tar.gz of one folder `top` holding `files`."""
+def archive(files: dict[str, str]) -> bytes:
+    """A .tar.gz of a bot folder's `files` (at the archive's top, as bot.toml must be)."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        folder = tarfile.TarInfo(top)
-        folder.type, folder.mode = tarfile.DIRTYPE, 0o755
-        tar.addfile(folder)
         for name, text in files.items():
             data = text.encode()
-            info = tarfile.TarInfo(f"{top}/{name}")
+            info = tarfile.TarInfo(name)
             info.size, info.mode = len(data), 0o644
             tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
@@ -306,6 +303,8 @@ def set_up_bots(h: Harness) -> str | None:
         return None
     status = wait_upload(h, answer.json()["id"], h.token, 150)
     say(f"spy upload: {status.get('status')} {str(status.get('reason', ''))[:200]}")
+    if status.get("status") != "active":
+        return None
     crash = f"atk-crash-{h.nonce}"
     files = {"bot.toml": manifest(crash), "bot.py": CRASH.format(mark=h.mark)}
     answer = upload(h, h.token, crash, archive(files))
@@ -483,6 +482,15 @@ class Flood:
     rss_peak: int = 0
     seconds: float = 0.0
 
+    def sample(self, pid: int | None, hwm_before: int | None = None) -> None:
+        """Takes the server's RSS into the peak; with `hwm_before`, also its high-water mark
+        if that rose since (a peak between two samples)."""
+        memory = memory_kb(pid)
+        if memory:
+            self.rss_peak = max(self.rss_peak, memory[0])
+            if hwm_before is not None and memory[1] > hwm_before:
+                self.rss_peak = max(self.rss_peak, memory[1])
+
     def grew_mb(self) -> float:
         return (self.rss_peak - self.rss_before) / 1024
 
@@ -502,36 +510,38 @@ def read_answer(sock: socket.socket, wait: float) -> str:
     return data.decode("latin-1")
 
 
-def send_chunked(h: Harness, head: bytes, preamble: bytes, tail: bytes, limit: int,
-                 seconds: float) -> Flood:
-    """Sends `head` then a chunked body (preamble, `limit` bytes of filler, tail), stopping as
-    soon as the server answers or closes; samples the server's RSS as it goes."""
+def framed(data: bytes, chunked: bool) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data) if chunked else data
+
+
+def send_body(h: Harness, head: bytes, preamble: bytes, tail: bytes, limit: int,
+              seconds: float, chunked: bool = True) -> Flood:
+    """Sends `head`, then a body (preamble, `limit` bytes of filler, tail), chunked or as the
+    Content-Length of `head` says, stopping as soon as the server answers or closes; samples
+    the server's RSS as it goes."""
     flood = Flood()
     memory = memory_kb(h.pid)
     flood.rss_before = flood.rss_peak = memory[0] if memory else 0
-    filler = (b"0123456789abcdef" * 65536)  # 1 MiB
+    filler = framed(b"0123456789abcdef" * 65536, chunked)  # 1 MiB
     sock = socket.create_connection((h.host, h.port), timeout=10)
     selector = selectors.DefaultSelector()
     selector.register(sock, selectors.EVENT_READ)
     start = time.monotonic()
     try:
-        sock.sendall(head + b"%x\r\n%s\r\n" % (len(preamble), preamble))
+        sock.sendall(head + framed(preamble, chunked))
         while flood.sent < limit and time.monotonic() - start < seconds:
             if selector.select(0):
                 break
             try:
-                sock.settimeout(10)
-                sock.sendall(b"%x\r\n%s\r\n" % (len(filler), filler))
+                sock.sendall(filler)
             except OSError as exc:
                 flood.closed = f"{type(exc).__name__} after {flood.sent // MB} MiB"
                 break
-            flood.sent += len(filler)
-            sample = memory_kb(h.pid)
-            if sample:
-                flood.rss_peak = max(flood.rss_peak, sample[0])
+            flood.sent += MB
+            flood.sample(h.pid)
         else:
             with contextlib.suppress(OSError):
-                sock.sendall(b"%x\r\n%s\r\n0\r\n\r\n" % (len(tail), tail))
+                sock.sendall(framed(tail, chunked) + (b"0\r\n\r\n" if chunked else b""))
         flood.answer = read_answer(sock, 60 if flood.sent >= limit else 10)
     except OSError as exc:
         flood.closed = flood.closed or f"{type(exc).__name__}: {exc}"
@@ -540,9 +550,7 @@ def send_chunked(h: Harness, head: bytes, preamble: bytes, tail: bytes, limit: i
         sock.close()
     flood.seconds = time.monotonic() - start
     time.sleep(1.0)
-    sample = memory_kb(h.pid)
-    if sample:
-        flood.rss_peak = max(flood.rss_peak, sample[0])
+    flood.sample(h.pid, memory[1] if memory else 0)
     return flood
 
 
@@ -563,26 +571,30 @@ def judge_flood(h: Harness, attack: str, flood: Flood) -> None:
 
 
 def attack_bodies(h: Harness, limit_mb: int, seconds: float) -> None:
-    say(f"3. bodies without a true Content-Length (up to {limit_mb} MiB each)")
-    host = f"Host: {h.host}:{h.port}\r\n"
-    head = (f"POST /api/practice HTTP/1.1\r\n{host}Authorization: Bearer {h.token}\r\n"
-            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").encode()
-    flood = send_chunked(h, head, b'{"bot": "', b'"}', limit_mb * MB, seconds)
-    judge_flood(h, "3a chunked body to POST /api/practice", flood)
+    say(f"3. oversized bodies (up to {limit_mb} MiB each)")
     boundary = f"atk{h.nonce}"
+    form = f"multipart/form-data; boundary={boundary}"
     preamble = (f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n'
                 f'atk-big-{h.nonce}\r\n--{boundary}\r\nContent-Disposition: form-data; '
                 f'name="archive"; filename="big.tar.gz"\r\nContent-Type: application/gzip'
                 "\r\n\r\n").encode()
     tail = f"\r\n--{boundary}--\r\n".encode()
-    for path, attack in (("/api/bots", "3b chunked multipart upload to POST /api/bots"),
-                         ("/upload", "3c chunked multipart upload to the web form POST "
-                                     "/upload")):
-        head = (f"POST {path} HTTP/1.1\r\n{host}Authorization: Bearer {h.token}\r\n"
-                f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
-                "Transfer-Encoding: chunked\r\n\r\n").encode()
-        flood = send_chunked(h, head, preamble, tail, limit_mb * MB, seconds)
-        judge_flood(h, attack, flood)
+    json_parts = (b'{"bot": "', b'"}')
+    cases = [("3a chunked body to POST /api/practice", "/api/practice", "application/json",
+              json_parts, True),
+             ("3b chunked multipart upload to POST /api/bots", "/api/bots", form,
+              (preamble, tail), True),
+             ("3c chunked multipart upload to the form's POST /upload", "/upload", form,
+              (preamble, tail), True),
+             (f"3d multipart upload of a true {limit_mb} MiB Content-Length to POST /api/bots",
+              "/api/bots", form, (preamble, tail), False)]
+    for attack, path, kind, (first, last), chunked in cases:
+        length = ("Transfer-Encoding: chunked" if chunked else
+                  f"Content-Length: {len(first) + limit_mb * MB + len(last)}")
+        head = (f"POST {path} HTTP/1.1\r\nHost: {h.host}:{h.port}\r\n"
+                f"Authorization: Bearer {h.token}\r\nContent-Type: {kind}\r\n{length}\r\n\r\n"
+                ).encode()
+        judge_flood(h, attack, send_body(h, head, first, last, limit_mb * MB, seconds, chunked))
 
 
 # ---------------------------------------------------------------- 4. floods
@@ -837,8 +849,8 @@ def attack_privacy(h: Harness) -> None:
     public = spy_records(h, None)
     stderr = leaks(public, f"{h.mark} my hand")
     illegal = leaks(public, f"{h.mark}-illegal")
-    sample = next(iter(public.values()), "")
-    at = sample.find(h.mark)
+    sample = public[stderr[0]] if stderr else ""
+    at = sample.find(f"{h.mark} my hand")
     h.add("6a a seat's stderr in GET /api/games/ID without a token",
           Result.THROUGH if stderr else Result.STOPPED,
           f"{len(stderr)} of {len(public)} public records of the spy hold its stderr"
