@@ -1219,17 +1219,22 @@ class Started:
         return ""
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(60)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(30)
+        """Stops the server (SIGTERM; its process group killed if it is not gone in 60 s),
+        then removes its folder unless kept."""
+        try:
+            if self.process is not None and self.process.poll() is None:
+                self.process.send_signal(signal.SIGTERM)
+                try:
+                    self.process.wait(60)
+                except subprocess.TimeoutExpired:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(self.process.pid, signal.SIGKILL)
+                    self.process.wait(30)
+        finally:
+            if not self.keep:
+                shutil.rmtree(self.folder, ignore_errors=True)
+        if self.process is not None:
             say(f"the league stopped (exit {self.process.returncode})")
-        if not self.keep:
-            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def start_league(config: str, nofile: int, keep: bool, uploads_per_hour: int) -> Started:
