@@ -99,6 +99,9 @@ def game_view(record: Mapping[str, Any], owners: Mapping[str, str], viewer: View
     if not view:
         return view
     allowed = [viewer.sees(owner) for owner in seat_owners(view, owners)]
+    for key in ("entrants", "seats"):  # their folders are the server's
+        if isinstance(view.get(key), list):
+            view[key] = _scrubbed(view[key], scrub)
     output = view.get("bot_output")
     if isinstance(output, list):
         view["bot_output"] = [scrub(str(text)) if k < len(allowed) and allowed[k] else

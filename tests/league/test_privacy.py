@@ -24,7 +24,7 @@ from arena.league.privacy import (
     game_view,
     upload_view,
 )
-from tests.league.conftest import League, bot_copy, database, wait_for
+from tests.league.conftest import ROOT, League, bot_copy, database, wait_for
 
 SECRET = "SECRET-NOTES-4b1d"
 OWNERS = {"ann-bot": "ann", "bob-bot": "bob"}
@@ -97,6 +97,13 @@ def test_the_server_paths_become_labels(tmp_path: Path) -> None:
     assert PathScrubber({link: "<cache>"})(f"{cache}/y") == "<cache>/y"  # its real path too
 
 
+def test_a_records_entrant_folders_are_scrubbed(tmp_path: Path) -> None:
+    folder = tmp_path / "checkout" / "bots" / "random"
+    view = game_view({"entrants": [{"name": "random", "folder": str(folder)}] * 2},
+                     OWNERS, Viewer("ann"), PathScrubber({tmp_path / "checkout": "<arena>"}))
+    assert view["entrants"][0]["folder"] == "<arena>/bots/random"
+
+
 def test_an_uploads_log_and_command_are_its_authors() -> None:
     upload = Upload(7, "ann", "ann-bot", "f.tar", "failed", "build", "exit 3", f"{SECRET} log",
                     "arena check-bot f.tar", None, 0.0, 0.0)
@@ -150,6 +157,8 @@ def test_another_author_cannot_read_a_bots_stderr(league: League, tmp_path: Path
     assert SECRET in json.dumps(league.get(url, league.organizer()["Authorization"].removeprefix("Bearer ")))
     for token in (None, pry):
         assert SECRET not in json.dumps(league.get(url, token))
+    for token in (None, lea):  # no answer names the checkout (the house bots' folders)
+        assert str(ROOT) not in json.dumps(league.get(url, token))
     replay = league.get(games[0]["replay"].replace("/games/", "/replays/") + ".js")
     assert SECRET not in replay_json(replay) and SECRET not in league.get(games[0]["replay"])
 
