@@ -5,7 +5,8 @@ a seed to a finished game); a seat's decisions and actions are in `actions.py`, 
 card sets as bitmasks in `cards.py`, combinations and how they compare in `combos.py`, legal
 plays in `moves.py`, the shuffled order of a round's deck in `deal.py`, the events a game
 logs and who may see them in `events.py`, and its one error, `IllegalAction`, in
-`errors.py`. `selfplay.py` plays whole games in-process with seeded players; `position.py`
+`errors.py`. What one seat may know, its `Observation`, is in `observation.py`.
+`selfplay.py` plays whole games in-process with seeded players; `position.py`
 holds a `Position`, a round in play with every hand known, which `Game.from_position` starts
 from (a search bot plays its decisions out on sampled deals so). The rule book
 it enforces is `RULES.md`. It imports nothing of the project (not even `arena.errors`) and
@@ -28,7 +29,8 @@ from arena.rules.combos import Combination, ComboType, classify
 from arena.rules.deal import deal_order
 from arena.rules.errors import IllegalAction
 from arena.rules.events import PUBLIC, Event
-from arena.rules.game import DEFAULT_TARGET, Game, Observation, team_of
+from arena.rules.game import DEFAULT_TARGET, Game, team_of
+from arena.rules.observation import Observation
 from arena.rules.position import Position, observed_position
 
 __all__ = [

@@ -10,7 +10,7 @@ exactly from its seed and its list of actions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from arena.rules import moves
 from arena.rules.actions import (
@@ -41,6 +41,7 @@ from arena.rules.combos import DOG_T, FOUR_T, SINGLE_T, Combination, beats, clas
 from arena.rules.deal import deal_order
 from arena.rules.errors import IllegalAction
 from arena.rules.events import DATA_KEYS, PUBLIC, Event, RoundEvents
+from arena.rules.observation import Observation
 from arena.rules.position import Position
 
 DEFAULT_TARGET = 1000
@@ -58,38 +59,6 @@ _TICHU_OPTIONS = (CallTichu(False), CallTichu(True))
 # The options of a PLAY or BOMB decision (OnlyPass is a PlayOptions by registration only,
 # which a type checker does not follow).
 _TurnOptions = PlayOptions | OnlyPass
-
-
-class Observation(NamedTuple):
-    """Everything one seat may know, and nothing else.
-
-    Card sets are bitmasks; per-seat tuples are indexed by seat; team tuples by team.
-    (A NamedTuple rather than a frozen dataclass: the referee builds one per request, and
-    a tuple is built several times faster; it is just as immutable.) `round_events` picks
-    the seat's events out of the game's when first read (see `RoundEvents`).
-    """
-
-    seat: int
-    round_number: int
-    phase: DecisionKind | None  # None once the game is over
-    to_act: tuple[int, ...]     # seats whose decision is awaited now
-    hand: int
-    hand_counts: tuple[int, int, int, int]
-    grand_tichu: tuple[bool, bool, bool, bool]
-    tichu: tuple[bool, bool, bool, bool]
-    out_order: tuple[int, ...]  # seats in the order they went out this round
-    wish: int                   # the wished rank in force, 0 for none
-    table: Combination | None   # the combination to beat, None on an empty table
-    table_seat: int             # who played it, -1 for none
-    trick: int                  # the cards lying in the current trick
-    trick_points: int           # card points lying in the current trick
-    played: int                 # every card played this round so far
-    exchange_given: tuple[int, ...]     # this seat's cards given to seat+1, +2, +3 (or empty)
-    exchange_received: tuple[int, ...]  # cards received from seat+1, +2, +3 (or empty)
-    points_taken: tuple[int, int, int, int]  # card points in each seat's gathered tricks
-    scores: tuple[int, int]     # team totals so far (they change at each round end)
-    target: int
-    round_events: RoundEvents  # this round's events that this seat may see, in order
 
 
 def team_of(seat: int) -> int:

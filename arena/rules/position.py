@@ -16,14 +16,12 @@ play have a position: a regular turn (PLAY), a bomb window (BOMB) and a Dragon g
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from arena.rules.actions import DecisionKind
 from arena.rules.cards import DOG_BIT
 from arena.rules.combos import Combination
-
-if TYPE_CHECKING:
-    from arena.rules.game import Observation
+from arena.rules.observation import Observation
 
 IN_PLAY = (DecisionKind.PLAY, DecisionKind.BOMB, DecisionKind.DRAGON_GIFT)
 """The phases a position can be in."""
