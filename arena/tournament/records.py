@@ -23,13 +23,10 @@ import secrets
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from arena.errors import ArenaError
 from arena.referee.record import GameRecord
-
-if TYPE_CHECKING:
-    from arena.tournament.store import Store
 
 _PENDING = ".pending"
 _TEMP = ".tmp"  # a record file being written (`write_record`)
@@ -85,7 +82,29 @@ def link_record(pending: Path, path: Path) -> None:
     _sync_folder(path.parent)
 
 
-def sweep_pending(records: Path, store: Store) -> None:
+class RecordIndex(Protocol):
+    """What `sweep_pending` asks of the tournament's store (`store.Store` is one): it is
+    declared here because the store imports this module, not this module the store."""
+
+    @property
+    def path(self) -> Path:
+        """The store's file: the row's record name is relative to its folder."""
+        ...
+
+    def meta(self, key: str) -> str | None:
+        """The meta value under `key`, or None."""
+        ...
+
+    def set_meta(self, values: dict[str, str]) -> None:
+        """Set meta values, in one transaction."""
+        ...
+
+    def result_of_record(self, relative: str) -> tuple[str, int, int, str] | None:
+        """(game id, score0, score1, termination) of the game whose row names this record."""
+        ...
+
+
+def sweep_pending(records: Path, store: RecordIndex) -> None:
     """Finish what a stopped run left in `records`: a pending record whose game was committed
     gets its final name; one whose game was not is deleted, and so is a record file cut
     short while being written (`write_record`'s temporary file). Run only under the run
