@@ -229,25 +229,10 @@ def make_app(league: League) -> ASGIApp:
                  ) -> list[tuple[int, StoredGame]]:
         """Stored games after the cursor `after`, oldest first (`newest`: the last `limit`
         stored, newest first); `path`: of that store (the practice games')."""
-        where, args = "rowid > ?", list[Any]([after])
-        if game_id is not None:
-            where += " AND game_id = ?"
-            args.append(game_id)
-        if bot_name:
-            where += " AND (team0 LIKE ? ESCAPE '\\' OR team1 LIKE ? ESCAPE '\\')"
-            pattern = bot_name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            args += [pattern + "@%", pattern + "@%"]
         if not path.exists():
             return []
         with read_store(path) as store:
-            rows = store.db.execute(
-                "SELECT rowid, game_id, pair_id, pair_index, game_index, seed, team0, team1, "
-                "score0, score1, winner, rounds, termination, fault_seat, fault_message, "
-                f"seconds, record, finished_at FROM games WHERE {where} ORDER BY rowid "
-                f"{'DESC' if newest else ''} LIMIT ?", (*args, limit)).fetchall()
-        return [(r[0], StoredGame(r[1], r[2], r[3], r[4], r[5], (r[6], r[7]), (r[8], r[9]),
-                                  r[10], r[11], r[12], r[13], r[14], r[15], r[16], r[17]))
-                for r in rows]
+            return store.games_page(after, limit, bot_name, game_id, newest)
 
     def game_json(rowid: int, g: StoredGame) -> dict[str, Any]:
         return {"id": g.game_id, "cursor": rowid, "pair": g.pair_id, "pair_index": g.pair_index,
@@ -973,17 +958,9 @@ def make_app(league: League) -> ASGIApp:
 
 def _opponents(store: Store, keys: list[str]) -> list[dict[str, Any]]:
     """Games and wins of the bot's versions (`keys`) against each other bot, by name."""
-    if not keys:
-        return []
-    marks = ", ".join("?" for _ in keys)
-    rows = store.db.execute(
-        f"SELECT CASE WHEN team0 IN ({marks}) THEN team1 ELSE team0 END, count(*), "
-        f"sum(CASE WHEN (winner = 0 AND team0 IN ({marks})) OR (winner = 1 AND team1 IN "
-        f"({marks})) THEN 1 ELSE 0 END) FROM games WHERE team0 IN ({marks}) OR team1 IN "
-        f"({marks}) GROUP BY 1", keys * 5).fetchall()
     totals: dict[str, list[int]] = {}
-    for opponent, games, wins in rows:
+    for opponent, games, wins in store.opponents(keys):
         entry = totals.setdefault(opponent.split("@")[0], [0, 0])
         entry[0] += games
-        entry[1] += wins or 0
+        entry[1] += wins
     return [{"opponent": name, "games": g, "wins": w} for name, (g, w) in sorted(totals.items())]

@@ -114,11 +114,8 @@ def seed_games(storage: Path, keys: Sequence[str], games: int, seed: int = 0,
             rows.append((f"{pair_id}.{game_index}", pair_id, pair_index, game_index,
                          rng.getrandbits(62), *teams, *scores, winner, 8, "normal", 1.0, "",
                          now))
-    with Store(storage) as store, store.transaction() as db:
-        db.executemany("INSERT INTO games (game_id, pair_id, pair_index, game_index, seed, "
-                       "team0, team1, score0, score1, winner, rounds, termination, seconds, "
-                       "record, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-                       "?, ?)", rows)
+    with Store(storage) as store:
+        store.add_synthetic_games(rows)
     return len(rows)
 
 

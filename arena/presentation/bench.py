@@ -84,7 +84,7 @@ def fill_store(store_path: Path, keys: Sequence[str], pairs: int,
     stored = 0
     with Store(store_path) as store:
         if not durable:
-            store.db.execute("PRAGMA synchronous=OFF")
+            store.without_fsync()
         store.set_meta({"name": store_path.stem, "anchor": anchor or keys[0].split("@")[0]})
         for key in keys:
             name, version = key.split("@")

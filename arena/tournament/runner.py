@@ -323,7 +323,7 @@ def submit(config: TournamentConfig, folder: str | Path) -> tuple[EntrantRow, bo
             if failure is not None:
                 raise IntakeFailed(failure)
         except ArenaError:
-            store.db.execute("DELETE FROM submissions WHERE folder = ?", (str(manifest.folder),))
+            store.remove_submission(manifest.folder)
             raise
         key = next(k for k, e in entrants.items() if e.source == str(manifest.folder))
         row = next(e for e in store.entrants() if e.key == key)

@@ -39,15 +39,8 @@ def evaluate(store: Store, a: str, b: str, elo0: float, elo1: float, alpha: floa
 
 def next_pair_index(store: Store, config: TournamentConfig, a: str, b: str) -> int:
     """The first pair index of the matchup that neither the round robin nor a test used."""
-    matchup = "~".join(sorted((a, b)))
-    row = store.db.execute("SELECT max(pair_index) FROM games WHERE pair_id LIKE ? ESCAPE '\\'",
-                           (_like_prefix(matchup + "#"),)).fetchone()
-    used = -1 if row[0] is None else row[0]
-    return max(config.pairs_per_matchup, used + 1)
-
-
-def _like_prefix(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    used = store.last_pair_index("~".join(sorted((a, b))))
+    return max(config.pairs_per_matchup, -1 if used is None else used + 1)
 
 
 def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float, alpha: float,

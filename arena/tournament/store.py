@@ -41,10 +41,11 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.errors import ArenaError, ConfigError
 from arena.ratings.fit import GameResult
@@ -270,6 +271,18 @@ def immediate_transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection
     db.execute("COMMIT")
 
 
+def _stored_game(r: Sequence[Any]) -> StoredGame:
+    """A `StoredGame` from a row of `Store._stored_columns`."""
+    return StoredGame(r[0], r[1], r[2], r[3], r[4], (r[5], r[6]), (r[7], r[8]), r[9], r[10],
+                      r[11], r[12], r[13], r[14], r[15], r[16],
+                      None if r[17] is None else (r[17], r[18]))
+
+
+def _like_literal(text: str) -> str:
+    """`text` matched literally by LIKE ... ESCAPE '\\'."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
@@ -409,6 +422,11 @@ class Store:
         with self.transaction() as db:
             db.execute("INSERT OR IGNORE INTO submissions VALUES (?, ?)", (str(folder), _now()))
 
+    def remove_submission(self, folder: Path) -> None:
+        """Forget a submitted folder (its registration failed)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM submissions WHERE folder = ?", (str(folder),))
+
     def submissions(self) -> list[Path]:
         return [Path(r[0]) for r in
                 self.db.execute("SELECT folder FROM submissions ORDER BY rowid")]
@@ -523,13 +541,70 @@ class Store:
     def games(self) -> list[StoredGame]:
         """Every stored game with its record file, in schedule order (pair index, game id)."""
         rows = self.db.execute(
-            "SELECT game_id, pair_id, pair_index, game_index, seed, team0, team1, score0, "
-            "score1, winner, rounds, termination, fault_seat, fault_message, seconds, record, "
-            f"finished_at, {self._partners_sql} FROM games ORDER BY pair_index, game_id"
-            ).fetchall()
-        return [StoredGame(r[0], r[1], r[2], r[3], r[4], (r[5], r[6]), (r[7], r[8]), r[9],
-                           r[10], r[11], r[12], r[13], r[14], r[15], r[16],
-                           None if r[17] is None else (r[17], r[18])) for r in rows]
+            f"SELECT {self._stored_columns} FROM games ORDER BY pair_index, game_id").fetchall()
+        return [_stored_game(r) for r in rows]
+
+    @property
+    def _stored_columns(self) -> str:
+        """The columns `_stored_game` reads, in its order."""
+        return ("game_id, pair_id, pair_index, game_index, seed, team0, team1, score0, "
+                "score1, winner, rounds, termination, fault_seat, fault_message, seconds, "
+                f"record, finished_at, {self._partners_sql}")
+
+    def games_page(self, after: int, limit: int, bot: str | None = None,
+                   game_id: str | None = None, newest: bool = False
+                   ) -> list[tuple[int, StoredGame]]:
+        """Stored games with their row ids (a cursor), after row `after`, oldest first, at
+        most `limit`; `bot`: only games a version of that bot name played; `game_id`: only
+        that game; `newest`: the last `limit` stored, newest first."""
+        where, args = "rowid > ?", list[object]([after])
+        if game_id is not None:
+            where += " AND game_id = ?"
+            args.append(game_id)
+        if bot:
+            pattern = _like_literal(bot) + "@%"
+            where += (" AND (team0 LIKE ? ESCAPE '\\' OR team1 LIKE ? ESCAPE '\\' OR "
+                      "partner0 LIKE ? ESCAPE '\\' OR partner1 LIKE ? ESCAPE '\\')"
+                      if self._partners_sql.startswith("partner0") else
+                      " AND (team0 LIKE ? ESCAPE '\\' OR team1 LIKE ? ESCAPE '\\')")
+            args += [pattern] * where.count("LIKE ?")
+        rows = self.db.execute(
+            f"SELECT rowid, {self._stored_columns} FROM games WHERE {where} ORDER BY rowid "
+            f"{'DESC' if newest else ''} LIMIT ?", (*args, limit)).fetchall()
+        return [(r[0], _stored_game(r[1:])) for r in rows]
+
+    def opponents(self, keys: Sequence[str]) -> list[tuple[str, int, int]]:
+        """(opponent's entrant key, games, wins of `keys`) for each entrant that played one of
+        the entrant keys `keys` (a bot's versions), as team 0 or team 1."""
+        if not keys:
+            return []
+        marks = ", ".join("?" for _ in keys)
+        rows = self.db.execute(
+            f"SELECT CASE WHEN team0 IN ({marks}) THEN team1 ELSE team0 END, count(*), "
+            f"sum(CASE WHEN (winner = 0 AND team0 IN ({marks})) OR (winner = 1 AND team1 IN "
+            f"({marks})) THEN 1 ELSE 0 END) FROM games WHERE team0 IN ({marks}) OR team1 IN "
+            f"({marks}) GROUP BY 1", [*keys] * 5).fetchall()
+        return [(opponent, games, wins or 0) for opponent, games, wins in rows]
+
+    def last_pair_index(self, matchup: str) -> int | None:
+        """The highest pair index stored of `matchup` ("a~b"), or None if it has no game."""
+        row = self.db.execute("SELECT max(pair_index) FROM games WHERE pair_id LIKE ? "
+                              "ESCAPE '\\'", (_like_literal(matchup + "#") + "%",)).fetchone()
+        return None if row[0] is None else int(row[0])
+
+    def add_synthetic_games(self, rows: Sequence[tuple[object, ...]]) -> None:
+        """Benchmarks only: games without records, in one transaction, each row (game_id,
+        pair_id, pair_index, game_index, seed, team0, team1, score0, score1, winner, rounds,
+        termination, seconds, record, finished_at). Failures are not counted."""
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT INTO games (game_id, pair_id, pair_index, game_index, seed, team0, "
+                "team1, score0, score1, winner, rounds, termination, seconds, record, "
+                "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def without_fsync(self) -> None:
+        """Benchmarks only: commits no longer wait for the disk (a crash may lose them)."""
+        self.db.execute("PRAGMA synchronous=OFF")
 
     def partners(self) -> str:
         """Which kind of tournament the store holds: "fixed" (each team one entrant's two

@@ -212,3 +212,53 @@ def test_a_void_game_of_both_teams_counts_each_failed_seat_once(mixed_store):
     seats = game.seat_keys
     assert mixed_store.failures() == {seats[1]: {"start_failure": 1},
                                       seats[2]: {"handshake_failure": 1}}
+
+
+# ----- the questions the league and the SPRT runner ask (issue 47: SQL only in the store) ------
+
+def three_entrant_store(tmp_path: Path) -> Store:
+    store = Store(tmp_path / "q.sqlite")
+    for name in ("a", "a_b", "c"):
+        store.register_entrant(entrant(name))
+    for game in round_robin(["a@v1", "a_b@v1", "c@v1"], 2, 1):
+        store.add_game(row(game, winner=game.game_index))
+    return store
+
+
+def test_games_page_is_a_cursor_over_the_games_in_the_order_stored(tmp_path):
+    with three_entrant_store(tmp_path) as store:
+        first = store.games_page(0, 5)
+        assert [r for r, _ in first] == [1, 2, 3, 4, 5]
+        rest = store.games_page(first[-1][0], 50)
+        assert [r for r, _ in rest] == list(range(6, 13))
+        assert [g.game_id for _, g in store.games_page(0, 3, newest=True)] == [
+            g.game_id for _, g in reversed(rest[-3:])]
+        one = store.games_page(0, 5, game_id=rest[0][1].game_id)
+        assert [g for _, g in one] == [rest[0][1]]
+
+
+def test_games_page_of_a_bot_takes_its_name_literally(tmp_path):
+    with three_entrant_store(tmp_path) as store:
+        of_a = {g.game_id for _, g in store.games_page(0, 50, bot="a")}
+        assert of_a and all("a@v1" in g.split("#")[0].split("~") for g in of_a)
+        assert all("a_b@v1" in g for _, g in store.games_page(0, 50, bot="a_b")
+                   for g in [g.game_id])
+        assert store.games_page(0, 50, bot="a%") == [] and store.games_page(0, 50, bot="_") == []
+
+
+def test_opponents_count_games_and_wins_of_a_bots_versions(tmp_path):
+    with three_entrant_store(tmp_path) as store:
+        rows = {o: (g, w) for o, g, w in store.opponents(["a@v1"])}
+        # each matchup played 2 pairs: 4 games, the team of game index 0 winning game 0 of
+        # each pair, team 1 of game 1: a won game 0 as team 0 and game 1 as team 1, so 4 of 4
+        assert rows == {"a_b@v1": (4, 4), "c@v1": (4, 4)}
+        assert {o: (g, w) for o, g, w in store.opponents(["c@v1"])} == {
+            "a@v1": (4, 0), "a_b@v1": (4, 0)}
+        assert store.opponents([]) == []
+
+
+def test_last_pair_index_of_a_matchup(tmp_path):
+    with three_entrant_store(tmp_path) as store:
+        assert store.last_pair_index("a@v1~c@v1") == 1
+        assert store.last_pair_index("a@v1~zz@v1") is None
+        assert store.last_pair_index("a@v1~a_b@v1") == 1
