@@ -26,6 +26,16 @@ def test_a_new_entrant_is_placed_first():
         ("a", "d"), ("b", "d"), ("c", "d")}
 
 
+def test_placement_comes_before_the_lighter_weight_of_a_settled_matchup():
+    """Where fewest weighted pairs would pick another matchup, a matchup still placing wins:
+    a~b has one pair of two but settled intervals (weight 2 x 2), b~c two pairs and
+    overlapping ones (weight 3 x 1)."""
+    pairs = {("a", "b"): 1, ("b", "c"): 2, ("a", "c"): 2}
+    ratings = {"a": (1500.0, 10.0), "b": (1000.0, 10.0), "c": (1000.0, 10.0)}
+    assert choose(["a", "b", "c"], pairs, ratings, placement_pairs=2) == ("a", "b")
+    assert choose(["a", "b", "c"], pairs, ratings, placement_pairs=1) == ("b", "c")  # control
+
+
 def test_unsettled_neighbours_get_more_games_and_no_one_starves():
     ratings = {"a": (0.0, 50.0), "b": (20.0, 50.0), "c": (900.0, 50.0)}
     pairs: dict[tuple[str, str], int] = {}
