@@ -11,6 +11,7 @@ names are imported from their owner.
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
@@ -24,7 +25,9 @@ from arena.cli.bots import LANGUAGES as CLI_LANGUAGES
 from arena.cli.main import COST_LANGUAGES
 from arena.cli.tournaments import FORMATS as CLI_FORMATS
 from arena.faults import ForfeitKind
-from arena.league.accounts import Accounts, CountedRefusal
+from arena.intake import IntakeStage
+from arena.league.accounts import Accounts, CountedRefusal, PracticeStatus, UploadStatus
+from arena.league.openapi import SCHEMA
 from arena.presentation.tables import FORMATS, standings_table
 from arena.ratings.standings import compute_standings
 from arena.referee.manifest import load_manifest
@@ -133,6 +136,45 @@ def test_the_league_store_takes_every_counted_refusal_and_no_other(tmp_path):
     listed = re.search(r"kind IN \(([^)]*)\)", sql)
     assert listed is not None, sql
     assert re.findall(r"'(\w+)'", listed.group(1)) == [kind.value for kind in CountedRefusal]
+
+
+@pytest.mark.parametrize(("table", "kind"), [("league_uploads", UploadStatus),
+                                            ("league_practice", PracticeStatus)])
+def test_the_league_store_takes_every_status_and_no_other(tmp_path, table, kind):
+    """Each status table's CHECK constraint names the members of its enum, in order."""
+    with Accounts(tmp_path / "l.sqlite") as accounts:
+        sql = accounts.db.execute("SELECT sql FROM sqlite_master WHERE name = ?",
+                                  (table,)).fetchone()[0]
+    listed = re.search(r"status IN\s*\(([^)]*)\)", sql)
+    assert listed is not None, sql
+    assert re.findall(r"'(\w+)'", listed.group(1)) == [status.value for status in kind]
+
+
+def test_the_league_api_schema_lists_every_status():
+    schemas = SCHEMA["components"]["schemas"]
+    assert schemas["Upload"]["properties"]["status"]["enum"] == [s.value for s in UploadStatus]
+    assert schemas["Practice"]["properties"]["status"]["enum"] == [
+        s.value for s in PracticeStatus]
+
+
+STATUS_WORDS = {s.value for kind in (UploadStatus, PracticeStatus, IntakeStage) for s in kind}
+
+
+def test_no_module_compares_a_status_or_stage_with_a_string():
+    """The league, the CLI, intake and the bot kit branch on the enums, never on the words
+    (a comparison that names a status or a stage, with one of their words as a literal)."""
+    found = []
+    for path in sorted(ROOT.glob("arena/**/*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Compare) or not any(
+                    word in ast.unparse(node) for word in ("status", "stage")):
+                continue
+            for side in (node.left, *node.comparators):
+                words = [side] if isinstance(side, ast.Constant) else \
+                    list(side.elts) if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else []
+                if any(isinstance(w, ast.Constant) and w.value in STATUS_WORDS for w in words):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []
 
 
 def test_bench_game_cost_offers_the_languages_of_its_bundled_bots():

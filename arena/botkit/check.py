@@ -43,7 +43,15 @@ from arena.botkit.canonical import differences
 from arena.botkit.checklist import CheckItem, CheckReport, Status
 from arena.botkit.scaffold import RANDOM_BOT
 from arena.errors import ConfigError
-from arena.intake import IntakeFailed, IntakePolicy, ReadyBot, build_label, ready, take_bot
+from arena.intake import (
+    IntakeFailed,
+    IntakePolicy,
+    IntakeStage,
+    ReadyBot,
+    build_label,
+    ready,
+    take_bot,
+)
 from arena.referee import wire
 from arena.referee.manifest import BotManifest, toml_list
 from arena.referee.match import Entrant, GameSpec, Match, TimeControl
@@ -481,7 +489,7 @@ class _Checker:
             taken = ready(self.taken.snapshot, self.folder, self.policy)
         except IntakeFailed as exc:
             failure = exc.failure
-            raise _Fail(f"{command} exits 0" if failure.stage == "build" else
+            raise _Fail(f"{command} exits 0" if failure.stage is IntakeStage.BUILD else
                         "a command that starts", failure.reason,
                         "PROTOCOL.md 1 start-up (build)",
                         output=_last_lines(failure.output)) from None

@@ -97,6 +97,7 @@ def revoke(config: str, author: str) -> None:
 def upload(path: str, server: str, token: str, name: str | None, no_follow: bool) -> None:
     """Upload the bot at PATH (a folder, or a .tar.gz/.tgz/.tar/.zip of one) to a league;
     print its upload id, then its status until it is active or failed (exit 1 if failed)."""
+    from arena.league.accounts import UploadStatus
     from arena.league.client import UploadFailed, follow
     from arena.league.client import upload as send
 
@@ -109,7 +110,7 @@ def upload(path: str, server: str, token: str, name: str | None, no_follow: bool
         def say(status: dict[str, Any]) -> None:
             echo(f"{status['status']}" + (f": {status['stage']}: {status['reason']}"
                                           if status["reason"] else ""), one_line=True)
-            if status["status"] == "failed":
+            if status["status"] is UploadStatus.FAILED:
                 for line in status["log"].splitlines():
                     echo(f"    {line}", one_line=True)
                 if status["command"]:
@@ -118,7 +119,7 @@ def upload(path: str, server: str, token: str, name: str | None, no_follow: bool
         final = follow(server, upload_id, say, token)
     except UploadFailed as exc:
         raise failure(str(exc)) from None
-    sys.exit(1 if final["status"] == "failed" else 0)
+    sys.exit(1 if final["status"] is UploadStatus.FAILED else 0)
 
 
 @click.command(cls=ArenaCommand)
@@ -136,6 +137,7 @@ def practice(bot: str, opponent: str, server: str, token: str, version: str | No
     """Ask a league for an unrated practice game of your bot BOT against the active entrant
     OPPONENT; print its page (to watch it live), then its status until it is over, and the
     replay's address (exit 1 if it failed)."""
+    from arena.league.accounts import PracticeStatus
     from arena.league.client import UploadFailed, follow_practice
     from arena.league.client import practice as ask
 
@@ -151,7 +153,7 @@ def practice(bot: str, opponent: str, server: str, token: str, version: str | No
             one_line=True), token)
     except UploadFailed as exc:
         raise failure(str(exc)) from None
-    if final["status"] == "done":
+    if final["status"] is PracticeStatus.DONE:
         game = final.get("game", {})
         echo(f"scores {game.get('scores')}; the replay: {base}{final['replay']}")
-    sys.exit(1 if final["status"] == "failed" else 0)
+    sys.exit(1 if final["status"] is PracticeStatus.FAILED else 0)

@@ -486,7 +486,7 @@ def take_in(source: str, policy):
     except ConfigError:  # intake's folder is not private (snapshot.private_folder)
         raise
     except IntakeFailed as exc:
-        if exc.failure.stage in ("snapshot", "manifest"):  # the folder given is wrong
+        if exc.failure.stage.in_folder:  # the folder given is wrong
             raise ConfigError(exc.failure.reason) from None
         raise failure(f"cannot play: {exc.failure.details()}") from None
     except ArenaError as exc:  # not the bot: the build's sandbox failed

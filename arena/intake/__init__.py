@@ -27,6 +27,7 @@ from arena.intake.take import (
                                    CACHE_VAR,
                                    IntakeFailed,
                                    IntakePolicy,
+                                   IntakeStage,
                                    ReadyBot,
                                    Unbuildable,
                                    build_label,
@@ -39,7 +40,7 @@ from arena.intake.take import (
                                    take_bot,
 )
 
-__all__ = ["ARCHIVE_SUFFIXES", "CACHE_VAR", "DEFAULT_INTAKE_LIMITS", "SKIPPED_FOLDERS", "IntakeFailed", "IntakeLimits", "IntakePolicy",
+__all__ = ["ARCHIVE_SUFFIXES", "CACHE_VAR", "DEFAULT_INTAKE_LIMITS", "SKIPPED_FOLDERS", "IntakeFailed", "IntakeLimits", "IntakePolicy", "IntakeStage",
            "IntakeRefused", "ReadyBot", "Snapshot", "Unbuildable", "build_label", "content_hash",
            "default_root", "folder_version", "forget_build", "pack_snapshot", "read_only", "ready", "remove_tree", "restore_build",
            "take_bot", "take_snapshot"]

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import fcntl
 import os
 import shutil
@@ -105,6 +106,28 @@ class IntakePolicy:
     root: Path = field(default_factory=default_root)
 
 
+class IntakeStage(enum.StrEnum):
+    """Which step refused a bot (`Unbuildable.stage`, and a league upload's stage)."""
+
+    SNAPSHOT = "snapshot"
+    """The folder or archive: its files, links, names and size."""
+    MANIFEST = "manifest"
+    """bot.toml: missing, unreadable or wrong."""
+    BUILD = "build"
+    """The build in the sandbox, or what it needs to start."""
+    COMMAND = "command"
+    """The command that starts the bot: not a program of the folder or the system."""
+    CHECK = "check-bot"
+    """A league's upload only: `arena check-bot` failed on the built bot."""
+    ARENA = "arena"
+    """A league's upload only: the league itself failed to take it in (not the bot)."""
+
+    @property
+    def in_folder(self) -> bool:
+        """Whether the bot folder itself must change (not what the machine has)."""
+        return self in (IntakeStage.SNAPSHOT, IntakeStage.MANIFEST)
+
+
 @dataclass(frozen=True)
 class Unbuildable:
     """A bot that cannot take part: where it came from, which stage refused it and why."""
@@ -113,18 +136,21 @@ class Unbuildable:
     """The author's folder or archive."""
     name: str
     """Its name from bot.toml, or the source's file name if no manifest could be read."""
-    stage: str
-    """'snapshot' (the folder or archive), 'manifest', 'build' or 'command'."""
+    stage: IntakeStage
+    """The step that refused it."""
     reason: str
     """One line: what failed and how."""
     output: str = ""
     """The tail of the build's output (stdout and stderr), as text."""
     language: str = ""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stage", IntakeStage(self.stage))
+
     @property
     def hint(self) -> str:
         """What would let it in: what to install (by its language), or what to fix."""
-        if self.stage in ("snapshot", "manifest"):
+        if self.stage.in_folder:
             return "fix the bot folder"
         return _INSTALL.get(self.language.lower(), "install what its build needs (see its "
                                                    "README)")
@@ -181,7 +207,7 @@ def take_bot(source: str | Path, policy: IntakePolicy, build: bool = True,
     try:
         snapshot = take_snapshot(source, policy.root / "snapshots", policy.limits)
     except IntakeRefused as exc:
-        raise IntakeFailed(Unbuildable(source, source.name, "snapshot", str(exc))) from None
+        raise IntakeFailed(Unbuildable(source, source.name, IntakeStage.SNAPSHOT, str(exc))) from None
     return ready(snapshot, source, policy, build, note)
 
 
@@ -246,7 +272,7 @@ def _build_lock(source: str | Path, policy: IntakePolicy
     try:
         snapshot = take_snapshot(source, policy.root / "snapshots", policy.limits)
     except IntakeRefused as exc:
-        raise IntakeFailed(Unbuildable(source, source.name, "snapshot", str(exc))) from None
+        raise IntakeFailed(Unbuildable(source, source.name, IntakeStage.SNAPSHOT, str(exc))) from None
     builds = policy.root / "builds"
     if not builds.is_dir():
         yield None
@@ -272,7 +298,7 @@ def ready(snapshot: Snapshot, source: Path, policy: IntakePolicy, build: bool = 
         manifest, result = _built(manifest, snapshot, source, policy, note)
     problem = _not_runnable(manifest)
     if problem is not None:
-        raise IntakeFailed(_failure(manifest, source, "command", problem))
+        raise IntakeFailed(_failure(manifest, source, IntakeStage.COMMAND, problem))
     return ReadyBot(manifest, snapshot, source, result)
 
 
@@ -284,7 +310,7 @@ def _manifest(snapshot: Snapshot, source: Path) -> BotManifest:
         return load_manifest(snapshot.folder)
     except ConfigError as exc:
         text = str(exc).replace(str(snapshot.folder), str(source))
-        raise IntakeFailed(Unbuildable(source, source.name, "manifest", text)) from None
+        raise IntakeFailed(Unbuildable(source, source.name, IntakeStage.MANIFEST, text)) from None
 
 
 def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: IntakePolicy,
@@ -294,11 +320,11 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
     if manifest.build:
         problem = _program_problem(manifest.build_argv()[0], snapshot.folder, "program")
         if problem is not None:
-            raise IntakeFailed(_failure(manifest, source, "build", f"its build "
+            raise IntakeFailed(_failure(manifest, source, IntakeStage.BUILD, f"its build "
                                         f"`{_command(manifest)}` cannot run: {problem}"))
     if manifest.build_network and not policy.build_network:
         raise IntakeFailed(_failure(
-            manifest, source, "build", "its build asks for the network (build_network = true "
+            manifest, source, IntakeStage.BUILD, "its build asks for the network (build_network = true "
             "in bot.toml) and this run does not allow it (allow it with network = true under "
             "[build] in the tournament config, or --allow-build-network)"))
     builds = policy.root / "builds"
@@ -334,7 +360,7 @@ def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: Inta
                              f"not be set up: {exc}") from None
         if not result.ok:
             remove_tree(folder)
-            raise IntakeFailed(_failure(manifest, source, "build",
+            raise IntakeFailed(_failure(manifest, source, IntakeStage.BUILD,
                                         f"its build `{_command(manifest)}` failed "
                                         f"({result.reason()})", result.output))
         read_only(folder)
@@ -373,7 +399,7 @@ def build_label(manifest: BotManifest) -> str:
     return ", then ".join(steps)
 
 
-def _failure(manifest: BotManifest, source: Path, stage: str, reason: str,
+def _failure(manifest: BotManifest, source: Path, stage: IntakeStage, reason: str,
              output: str = "") -> Unbuildable:
     return Unbuildable(source, manifest.name, stage, reason, output, manifest.language)
 

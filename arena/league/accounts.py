@@ -90,8 +90,31 @@ CREATE INDEX IF NOT EXISTS league_refusals_by_author ON league_refusals (author,
 
 AUTHOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 AUTHOR_RULE = "1-40 letters, digits, '.', '-' or '_', starting with a letter or digit"
-STATUSES = ("received", "building", "checking", "active", "retired", "failed")
-PENDING = ("received", "building", "checking")
+class UploadStatus(enum.StrEnum):
+    """Where an upload is (league_uploads.status): taken in, then active or failed."""
+
+    RECEIVED = "received"
+    """Stored durably and recorded; waiting for its intake."""
+    BUILDING = "building"
+    """Intake: its snapshot and its sandboxed build."""
+    CHECKING = "checking"
+    """`arena check-bot`, sandboxed, with a short game."""
+    ACTIVE = "active"
+    """In the live table: the bot's current version."""
+    RETIRED = "retired"
+    """A newer version of the bot became active."""
+    FAILED = "failed"
+    """Its intake failed: the stage, the reason and the log say where and why."""
+
+    @property
+    def final(self) -> bool:
+        """Whether its intake is over (a client following it stops)."""
+        return self not in PENDING
+
+
+STATUSES = tuple(UploadStatus)
+PENDING = (UploadStatus.RECEIVED, UploadStatus.BUILDING, UploadStatus.CHECKING)
+"""The statuses of an upload still being taken in."""
 TOKEN_BYTES = 32
 """A token's randomness: 256 bits."""
 HOUR = 3600.0
@@ -150,7 +173,7 @@ class Upload:
     author: str
     name: str
     file: str
-    status: str
+    status: UploadStatus
     stage: str
     reason: str
     log: str
@@ -158,6 +181,9 @@ class Upload:
     entrant: str | None
     created: float
     updated: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", UploadStatus(self.status))
 
     def public(self) -> dict[str, object]:
         """What the API shows of it (never a token: the table holds none)."""
@@ -175,11 +201,14 @@ class PracticeRow:
     author: str
     entrant: str
     opponent: str
-    status: str
+    status: PracticeStatus
     game_id: str | None
     reason: str
     created: float
     updated: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", PracticeStatus(self.status))
 
     def public(self) -> dict[str, object]:
         return {"id": self.id, "author": self.author, "entrant": self.entrant,
@@ -187,7 +216,24 @@ class PracticeRow:
                 "reason": self.reason, "created": self.created, "updated": self.updated}
 
 
-PRACTICE_STATUSES = ("queued", "playing", "done", "failed")
+class PracticeStatus(enum.StrEnum):
+    """Where a practice game is (league_practice.status)."""
+
+    QUEUED = "queued"
+    """Asked for; practice games are played one at a time."""
+    PLAYING = "playing"
+    DONE = "done"
+    """Played and stored: its replay opens."""
+    FAILED = "failed"
+    """It could not be played; the reason says why."""
+
+    @property
+    def final(self) -> bool:
+        """Whether the game is over, one way or the other."""
+        return self in (PracticeStatus.DONE, PracticeStatus.FAILED)
+
+
+PRACTICE_STATUSES = tuple(PracticeStatus)
 _PRACTICE_COLUMNS = "id, author, entrant, opponent, status, game_id, reason, created, updated"
 _UPLOAD_COLUMNS = ("id, author, name, file, status, stage, reason, log, command, entrant, "
                    "created, updated")
@@ -317,14 +363,16 @@ class Accounts:
                        (author, kind.value, now))
             return True
 
-    def set_status(self, upload: int, status: str, *, stage: str = "", reason: str = "",
-                   log: str = "", command: str = "", entrant: str | None = None) -> None:
-        assert status in STATUSES, status
+    def set_status(self, upload: int, status: UploadStatus, *, stage: str = "",
+                   reason: str = "", log: str = "", command: str = "",
+                   entrant: str | None = None) -> None:
+        status = UploadStatus(status)
         with self.transaction() as db:
             db.execute("UPDATE league_uploads SET status = ?, stage = ?, reason = ?, log = ?, "
                        "command = ?, entrant = coalesce(?, entrant), updated = ? WHERE id = ?",
-                       (status, stage, reason, log, command, entrant, time.time(), upload))
-            if status == "active":  # the author's older versions of this bot leave the table
+                       (status.value, stage, reason, log, command, entrant, time.time(),
+                        upload))
+            if status is UploadStatus.ACTIVE:  # the author's older versions leave the table
                 db.execute("UPDATE league_uploads SET status = 'retired', updated = ? WHERE "
                            "name = (SELECT name FROM league_uploads WHERE id = ?) AND id != ? "
                            "AND status = 'active'", (time.time(), upload, upload))
@@ -334,7 +382,7 @@ class Accounts:
                               (upload,)).fetchone()
         return Upload(*row) if row else None
 
-    def uploads(self, name: str | None = None, status: tuple[str, ...] = STATUSES
+    def uploads(self, name: str | None = None, status: tuple[UploadStatus, ...] = STATUSES
                 ) -> list[Upload]:
         marks = ", ".join("?" for _ in status)
         where = f"status IN ({marks})" + ("" if name is None else " AND name = ?")
@@ -378,15 +426,16 @@ class Accounts:
                               (practice,)).fetchone()
         return PracticeRow(*row) if row else None
 
-    def practices(self, status: tuple[str, ...] = PRACTICE_STATUSES) -> list[PracticeRow]:
+    def practices(self, status: tuple[PracticeStatus, ...] = PRACTICE_STATUSES
+                  ) -> list[PracticeRow]:
         marks = ", ".join("?" for _ in status)
         return [PracticeRow(*r) for r in self.db.execute(
             f"SELECT {_PRACTICE_COLUMNS} FROM league_practice WHERE status IN ({marks}) "
             "ORDER BY id", status)]
 
-    def set_practice(self, practice: int, status: str, game_id: str | None = None,
+    def set_practice(self, practice: int, status: PracticeStatus, game_id: str | None = None,
                      reason: str = "") -> None:
-        assert status in PRACTICE_STATUSES, status
+        status = PracticeStatus(status)
         with self.transaction() as db:
             db.execute("UPDATE league_practice SET status = ?, game_id = coalesce(?, game_id), "
                        "reason = ?, updated = ? WHERE id = ?",

@@ -46,7 +46,15 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.errors import ArenaError
-from arena.league.accounts import Accounts, Author, CountedRefusal, PracticeRow, UploadQuota
+from arena.league.accounts import (
+    Accounts,
+    Author,
+    CountedRefusal,
+    PracticeRow,
+    PracticeStatus,
+    UploadQuota,
+    UploadStatus,
+)
 from arena.league.guards import (
     MULTIPART_SLACK,
     SMALL_BODY,
@@ -398,7 +406,7 @@ def make_app(league: League) -> ASGIApp:
             except BadUpload as exc:
                 return error(exc.status, scrub(str(exc)))
         league.intake.put(upload)
-        return JSONResponse({"id": upload, "name": name, "status": "received",
+        return JSONResponse({"id": upload, "name": name, "status": UploadStatus.RECEIVED,
                              "url": f"/api/uploads/{upload}", "page": f"/bots/{name}"},
                             status_code=202)
 
@@ -482,7 +490,7 @@ def make_app(league: League) -> ASGIApp:
         if row is None:
             return None
         data = {**practice_json(row), "reason": scrub(row.reason)}
-        found = one_game(row.game_id, practice_store) if row.status == "done" and \
+        found = one_game(row.game_id, practice_store) if row.status is PracticeStatus.DONE and \
             row.game_id else None
         if found is not None:
             data["game"] = {**game_json(0, found[0]), "url": data["url"],
@@ -511,7 +519,7 @@ def make_app(league: League) -> ASGIApp:
         if upload is None:
             return error(404, f"no uploaded bot named {name!r} (house bots are the "
                               "config's: they are built at each start)")
-        return JSONResponse({"name": name, "upload": upload, "status": "received",
+        return JSONResponse({"name": name, "upload": upload, "status": UploadStatus.RECEIVED,
                              "url": f"/api/uploads/{upload}"}, status_code=202)
 
     def openapi(request: Request) -> JSONResponse:
@@ -814,10 +822,11 @@ def make_app(league: League) -> ASGIApp:
         if row is None:
             raise HTTPException(404, f"no practice game {practice}")
         replay = f"/practice/{row.id}/replay"
-        said = {"queued": " It waits for its turn (practice games are played one at a time): "
-                          "the table fills when it starts.",
-                "playing": "", "failed": f" It failed: {scrub(row.reason)}",
-                "done": " It is over."}[row.status]
+        said = {PracticeStatus.QUEUED: " It waits for its turn (practice games are played one "
+                                       "at a time): the table fills when it starts.",
+                PracticeStatus.PLAYING: "",
+                PracticeStatus.FAILED: f" It failed: {scrub(row.reason)}",
+                PracticeStatus.DONE: " It is over."}[row.status]
 
         def short(key: str) -> str:
             name, _, version = key.partition("@")
@@ -829,7 +838,7 @@ def make_app(league: League) -> ASGIApp:
                           f"/practice/{row.id}/events", replay)
                 + f'<p id="practice-status" data-status="{esc(row.status)}">Unrated: it '
                 f"counts in no table.{esc(said)}"
-                + (f' <a href="{esc(replay)}">Open the replay</a>.' if row.status == "done"
+                + (f' <a href="{esc(replay)}">Open the replay</a>.' if row.status is PracticeStatus.DONE
                    else "") + "</p>")
         return frame(f"Practice {row.id}", body, ("live.js",))
 
@@ -840,7 +849,7 @@ def make_app(league: League) -> ASGIApp:
             shown = None
             while not league.stopping.is_set():
                 row, events = await run_in_threadpool(practice_events, practice)
-                if row is None or row.status in ("done", "failed"):
+                if row is None or row.status.final:
                     yield "event: end\ndata: over\n\n"
                     return
                 if len(events) != shown:
@@ -856,7 +865,7 @@ def make_app(league: League) -> ASGIApp:
 
     def practice_game(practice: int) -> tuple[StoredGame, dict[str, Any]]:
         row = practice_row(practice)
-        found = None if row is None or row.status != "done" or not row.game_id else \
+        found = None if row is None or row.status is not PracticeStatus.DONE or not row.game_id else \
             one_game(row.game_id, practice_store)
         if found is None or not found[1]:
             raise HTTPException(404, f"practice game {practice} is not over (or not kept): "

@@ -20,10 +20,8 @@ from typing import Any
 
 from arena.errors import ArenaError, ConfigError
 from arena.intake import ARCHIVE_SUFFIXES, DEFAULT_INTAKE_LIMITS, pack_snapshot, take_snapshot
+from arena.league.accounts import PracticeStatus, UploadStatus
 from arena.referee.manifest import load_manifest
-
-FINAL = ("active", "retired", "failed")
-PRACTICE_FINAL = ("done", "failed")
 
 
 class UploadFailed(ArenaError):
@@ -104,7 +102,7 @@ def follow_practice(server: str, practice_id: int, say: Callable[[dict[str, Any]
                     ) -> dict[str, Any]:
     """Poll the practice game's status, telling `say` each new one, until done or failed
     (with the author's `token`, their bot's output is in the game's record)."""
-    return _follow(f"{server.rstrip('/')}/api/practice/{practice_id}", PRACTICE_FINAL, say,
+    return _follow(f"{server.rstrip('/')}/api/practice/{practice_id}", PracticeStatus, say,
                    timeout, poll, f"practice game {practice_id}", token)
 
 
@@ -113,21 +111,29 @@ def follow(server: str, upload_id: int, say: Callable[[dict[str, Any]], None],
            ) -> dict[str, Any]:
     """Poll the upload's status, telling `say` each new one, until it is final (with the
     author's `token`, a failed upload's build log and command are in it)."""
-    return _follow(f"{server.rstrip('/')}/api/uploads/{upload_id}", FINAL, say, timeout, poll,
-                   f"upload {upload_id}", token)
+    return _follow(f"{server.rstrip('/')}/api/uploads/{upload_id}", UploadStatus, say, timeout,
+                   poll, f"upload {upload_id}", token)
 
 
-def _follow(url: str, final: tuple[str, ...], say: Callable[[dict[str, Any]], None],
-            timeout: float, poll: float, what: str, token: str | None) -> dict[str, Any]:
+def _follow(url: str, kind: type[UploadStatus] | type[PracticeStatus],
+            say: Callable[[dict[str, Any]], None], timeout: float, poll: float, what: str,
+            token: str | None) -> dict[str, Any]:
+    """Poll `url` until its status (of `kind`, put in the answer as that enum) is final."""
     seen = None
     deadline = time.monotonic() + timeout
     headers = {} if token is None else {"Authorization": f"Bearer {token}"}
     while True:
         status = _request(url, headers=headers)
+        try:
+            status["status"] = kind(str(status.get("status")))
+        except ValueError:
+            raise UploadFailed(f"{url}: the league answered the status "
+                               f"{status.get('status')!r}, which this arena does not know "
+                               "(is the league newer? update the arena)") from None
         if status["status"] != seen:
             seen = status["status"]
             say(status)
-        if status["status"] in final:
+        if status["status"].final:
             return status
         if time.monotonic() > deadline:
             raise UploadFailed(f"{what} still {seen} after {timeout:.0f} s")

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.intake import IntakePolicy, take_bot
-from arena.league.accounts import Accounts, PracticeRow
+from arena.league.accounts import Accounts, PracticeRow, PracticeStatus, UploadStatus
 from arena.league.config import LeagueConfig
 from arena.referee.match import Entrant
 from arena.tournament.records import sweep_pending
@@ -117,7 +117,7 @@ class Practice:
         if bot in accounts.disabled():
             raise PracticeRefused(403, f"the organizer took {bot!r} out of the league: it "
                                        "plays no game, practice included, until enabled")
-        keys = [u.entrant for u in accounts.uploads(bot, ("active", "retired")) if u.entrant]
+        keys = [u.entrant for u in accounts.uploads(bot, (UploadStatus.ACTIVE, UploadStatus.RETIRED)) if u.entrant]
         if version:
             wanted = [k for k in keys if version in (k, k.split("@", 1)[1])]
             if not wanted:
@@ -139,9 +139,9 @@ class Practice:
         with Store(self.storage) as store, Accounts(self.config.storage) as accounts:
             sweep_pending(self.tournament.records, store)
             done = store.done_game_ids()
-            for row in accounts.practices(("queued", "playing")):
+            for row in accounts.practices((PracticeStatus.QUEUED, PracticeStatus.PLAYING)):
                 if row.game_id in done:
-                    accounts.set_practice(row.id, "done")
+                    accounts.set_practice(row.id, PracticeStatus.DONE)
                 else:
                     self.queue.put(row.id)
         self.thread.start()
@@ -155,13 +155,13 @@ class Practice:
         with Accounts(self.config.storage) as accounts:
             while (practice := self.queue.get()) is not None:
                 row = accounts.practice(practice)
-                if row is None or row.status not in ("queued", "playing"):
+                if row is None or row.status not in (PracticeStatus.QUEUED, PracticeStatus.PLAYING):
                     continue
                 try:
                     self.play(accounts, row)
                 except Exception as exc:  # the harness failed, not the bots: say so
                     logger.exception("practice game %s could not be played", practice)
-                    accounts.set_practice(practice, "failed",
+                    accounts.set_practice(practice, PracticeStatus.FAILED,
                                           reason=f"the league failed to play it: {exc}")
 
     def play(self, accounts: Accounts, row: PracticeRow) -> None:
@@ -177,7 +177,7 @@ class Practice:
         matchup = (min(row.entrant, row.opponent), max(row.entrant, row.opponent))
         game = ScheduledGame(matchup, row.id, 0 if matchup[0] == row.entrant else 1,
                              secrets.randbits(63))  # the author's version is team 0
-        accounts.set_practice(row.id, "playing", game.game_id)
+        accounts.set_practice(row.id, PracticeStatus.PLAYING, game.game_id)
         with Store(self.config.storage, read_only=True) as league:
             rows = [e for e in league.entrants() if e.key in entrants]
         with Store(self.storage) as store:
@@ -185,7 +185,7 @@ class Practice:
                 store.register_entrant(entrant)
             play_games(self.tournament, store, entrants, [game], 1, live=self.live)
             stored = game.game_id in store.done_game_ids()
-        accounts.set_practice(row.id, "done" if stored else "failed",
+        accounts.set_practice(row.id, PracticeStatus.DONE if stored else PracticeStatus.FAILED,
                               reason="" if stored else "the game was not finished")
 
     def _entrant(self, accounts: Accounts, key: str) -> Entrant:
@@ -206,7 +206,7 @@ class Practice:
 
     def live_file(self, row: PracticeRow) -> Path | None:
         """The spectators' file of a practice game being played (None: not playing)."""
-        if row.status != "playing" or row.game_id is None:
+        if row.status is not PracticeStatus.PLAYING or row.game_id is None:
             return None
         return self.live / f"{row.game_id}.json"
 

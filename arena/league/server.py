@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
 from arena.intake import ReadyBot, take_bot
-from arena.league.accounts import PENDING, Accounts, Upload
+from arena.league.accounts import PENDING, Accounts, Upload, UploadStatus
 from arena.league.config import LeagueConfig
 from arena.league.practice import Practice
 from arena.league.reaper import reap
@@ -152,7 +152,7 @@ class League:
         with Accounts(self.config.storage) as accounts:
             if not accounts.set_disabled(name, disabled):
                 return False
-            active = [u for u in accounts.uploads(name, ("active",)) if u.entrant]
+            active = [u for u in accounts.uploads(name, (UploadStatus.ACTIVE,)) if u.entrant]
         entrant = self._entrant(active[-1]) if not disabled and active else None
         with self.lock:
             for key in [k for k in self.entrants if k.split("@")[0] == name]:
@@ -196,12 +196,12 @@ class League:
                 return None
             upload = _chosen(name, uploads, upload_id, version)
             key = upload.entrant or self._key_of(upload)  # (one never taken in: its bytes')
-            previous = next((u for u in uploads if u.status == "active"
+            previous = next((u for u in uploads if u.status is UploadStatus.ACTIVE
                              and key is not None and u.entrant == key), None)
             if upload.status in PENDING:
                 raise Busy(f"upload {upload.id} of {name!r} is being taken in already: wait "
                            "until it is active or failed")
-            accounts.set_status(upload.id, "received")
+            accounts.set_status(upload.id, UploadStatus.RECEIVED)
         with self.lock:
             playing = key is not None and self.entrants.pop(key, None) is not None
             if playing:
@@ -236,12 +236,12 @@ class League:
                 self.entrants[str(previous.entrant)] = entrant
             self.generation += 1
         if upload == previous.id:
-            accounts.set_status(upload, "active", stage=details.get("stage", ""), reason=(
+            accounts.set_status(upload, UploadStatus.ACTIVE, stage=details.get("stage", ""), reason=(
                 f"the organizer's rebuild failed: {details.get('reason', '')}; the build "
                 "from before plays on"), log=details.get("log", ""),
                 command=details.get("command", ""), entrant=previous.entrant)
         else:
-            accounts.set_status(upload, "failed", **details)
+            accounts.set_status(upload, UploadStatus.FAILED, **details)
         self.standings.wake()
         self.say(f"upload {upload}: the rebuild of {previous.name} failed; its build from "
                  "before plays on")
@@ -255,7 +255,7 @@ class League:
         self.entrants.update(house)
         with Accounts(self.config.storage) as accounts:
             disabled = accounts.disabled()
-            for upload in accounts.uploads(status=("active",)):
+            for upload in accounts.uploads(status=(UploadStatus.ACTIVE,)):
                 if upload.name in disabled or upload.entrant is None:
                     continue
                 try:
@@ -336,7 +336,7 @@ def _chosen(name: str, uploads: list[Upload], upload_id: int | None, version: st
     """The upload of `name` that `upload_id` or `version` (an entrant key or its hash) names,
     by default its active one, else its newest; NoSuchUpload if it has none such."""
     if upload_id is None and not version:
-        active = [u for u in uploads if u.status == "active"]
+        active = [u for u in uploads if u.status is UploadStatus.ACTIVE]
         return (active or uploads)[-1]
     for upload in reversed(uploads):
         if upload.id == upload_id or (version and upload.entrant and version in (

@@ -46,13 +46,21 @@ from arena.intake import (
     ARCHIVE_SUFFIXES,
     IntakeFailed,
     IntakePolicy,
+    IntakeStage,
     ReadyBot,
     forget_build,
     restore_build,
     take_bot,
 )
 from arena.intake.snapshot import IntakeRefused, take_snapshot
-from arena.league.accounts import PENDING, Accounts, CountedRefusal, NotRecorded, UploadQuota
+from arena.league.accounts import (
+    PENDING,
+    Accounts,
+    CountedRefusal,
+    NotRecorded,
+    UploadQuota,
+    UploadStatus,
+)
 from arena.league.config import LeagueConfig
 
 logger = logging.getLogger(__name__)
@@ -256,7 +264,7 @@ class IntakeQueue:
                 except Exception as exc:  # the harness failed, not the bot: say so
                     logger.exception("upload %s could not be taken in", upload)
                     self._failed(accounts, upload, {
-                        "stage": "arena", "reason": f"the league failed to take it in: {exc}"})
+                        "stage": IntakeStage.ARENA, "reason": f"the league failed to take it in: {exc}"})
                 finally:
                     self.taking.discard(upload)
 
@@ -275,7 +283,7 @@ class IntakeQueue:
             with contextlib.suppress(IntakeFailed):  # then take_bot says why
                 self.fresh[upload] = replace(rebuild, set_aside=forget_build(
                     archive, self.policy, keep=rebuild.fallback is not None))
-        accounts.set_status(upload, "building")
+        accounts.set_status(upload, UploadStatus.BUILDING)
         try:
             ready = take_bot(archive, self.policy, build=True)
         except IntakeFailed as exc:
@@ -284,11 +292,11 @@ class IntakeQueue:
                                             "log": _tail(failure.output), "command": command})
             return
         if ready.manifest.name != row.name:
-            self._failed(accounts, upload, {"stage": "manifest", "reason": (
+            self._failed(accounts, upload, {"stage": IntakeStage.MANIFEST, "reason": (
                 f"bot.toml names the bot {ready.manifest.name!r}, but it was uploaded as "
                 f"{row.name!r}: the names must match"), "command": command})
             return
-        accounts.set_status(upload, "checking")
+        accounts.set_status(upload, UploadStatus.CHECKING)
         report = check_bot(archive, games=self.config.check_games,
                            target=self.config.check_target, isolation=self.policy.isolation,
                            build_network=self.policy.build_network)
@@ -296,8 +304,8 @@ class IntakeQueue:
             bad = [i for i in report.items if i.failed or i.status.value == "ERROR"]
             first = bad[0] if bad else None
             self._failed(accounts, upload, {
-                "stage": f"check-bot: {first.name}" if first else "check-bot",
-                "reason": first.summary if first else "check-bot failed",
+                "stage": IntakeStage.CHECK,
+                "reason": f"{first.name}: {first.summary}" if first else "check-bot failed",
                 "log": _tail((first.output if first and first.output else "")
                              or "\n".join(report.lines())),
                 "command": command})
@@ -306,7 +314,7 @@ class IntakeQueue:
             with contextlib.suppress(IntakeFailed):  # the build from before is not needed
                 restore_build(archive, self.policy, keep=False)
         key = self.on_active(upload, ready)
-        accounts.set_status(upload, "active", entrant=key)
+        accounts.set_status(upload, UploadStatus.ACTIVE, entrant=key)
 
     def _failed(self, accounts: Accounts, upload: int, details: Details) -> None:
         """Record a failed intake; that of a rebuild with a fallback puts the build from
@@ -322,4 +330,4 @@ class IntakeQueue:
             if restored:
                 rebuild.fallback(accounts, details)
                 return
-        accounts.set_status(upload, "failed", **details)
+        accounts.set_status(upload, UploadStatus.FAILED, **details)

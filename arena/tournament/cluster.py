@@ -57,6 +57,7 @@ from arena.intake import (
     IntakeFailed,
     IntakePolicy,
     IntakeRefused,
+    IntakeStage,
     Unbuildable,
     default_root,
     pack_snapshot,
@@ -172,7 +173,7 @@ class BuildFailure:
 
     def unbuildable(self, entrant: Entrant) -> Unbuildable:
         return Unbuildable(Path(entrant.source or entrant.manifest.folder), entrant.name,
-                           "build", f"on the cluster worker {self.host}: {self.reason}",
+                           IntakeStage.BUILD, f"on the cluster worker {self.host}: {self.reason}",
                            self.output, entrant.manifest.language)
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from arena.errors import ArenaError, ConfigError
-from arena.intake import IntakeFailed, Unbuildable, take_bot
+from arena.intake import IntakeFailed, IntakeStage, Unbuildable, take_bot
 from arena.ratings.fit import GameResult, RatingsError, ranking_of
 from arena.ratings.fit import rate as rate_points
 from arena.ratings.individual import rate_individual, rated_team_pairs
@@ -245,7 +245,7 @@ def register_entrants(config: TournamentConfig, store: Store, build: bool = True
         taken = ready.manifest
         if taken.name != manifest.name:  # its author renamed it after the config was read
             failures.append(Unbuildable(
-                manifest.folder, manifest.name, "manifest", f"{manifest.folder}/bot.toml: "
+                manifest.folder, manifest.name, IntakeStage.MANIFEST, f"{manifest.folder}/bot.toml: "
                 f"key 'name' changed from {manifest.name!r} to {taken.name!r} while the run "
                 "started; run it again", language=taken.language))
             continue
