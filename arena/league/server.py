@@ -382,8 +382,10 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
     import uvicorn
 
     from arena.league.app import make_app
+    from arena.league.limits import Guard, check_open_files, guarded_protocol, raise_open_files
 
     isolation = check_isolation(config, allow_unsandboxed)
+    check_open_files(config.limits, raise_open_files())
     count = config.tournament.workers(workers)
     address = cluster or config.tournament.cluster
     with run_lock(config.storage, f"arena league serve {config.path}"), \
@@ -404,8 +406,10 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
                 "build it had is back (ask for the rebuild again if need be)")
         league._restore(store)
         app = make_app(league)
-        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                               access_log=False, lifespan="off"))
+        server = uvicorn.Server(uvicorn.Config(
+            app, host=host, port=port, log_level="warning", access_log=False, lifespan="off",
+            http=guarded_protocol(Guard(config.limits)),  # caps and deadlines: limits.py
+            forwarded_allow_ips=list(config.limits.proxies)))
         thread = threading.Thread(target=server.run, name="arena-http", daemon=True)
         thread.start()
         while not server.started and thread.is_alive():
