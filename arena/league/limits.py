@@ -383,7 +383,8 @@ class _GuardedStream(StreamingResponse):
             limit = streams.slots.per_client if excess is Excess.CLIENT else streams.slots.total
             refusal = excess_message(excess, "streams", limit)
             await JSONResponse({"error": refusal, "status": excess.status}, excess.status,
-                               headers={"retry-after": str(RETRY_SECONDS)})(scope, receive, send)
+                               headers={"retry-after": str(RETRY_SECONDS),
+                                        "connection": "close"})(scope, receive, send)
             return
         try:
             with anyio.move_on_after(streams.limits.stream_minutes * 60 + BACKSTOP_SECONDS):
