@@ -112,12 +112,18 @@ def _proxies(file: Path, section: dict[str, Any], default: tuple[str, ...]
         raise ConfigError(f"{file}: key 'league.proxies': must be a list of addresses, not "
                           f"{value!r}")
     for entry in value:
-        try:
-            ipaddress.ip_network(entry, strict=False)
-        except (TypeError, ValueError):
+        if not isinstance(entry, str) or not _is_network(entry):
             raise ConfigError(f"{file}: key 'league.proxies': {entry!r} is not an IP address "
-                              "or network (e.g. \"127.0.0.1\" or \"10.0.0.0/8\")") from None
+                              "or network (e.g. \"127.0.0.1\" or \"10.0.0.0/8\")")
     return tuple(value)
+
+
+def _is_network(text: str) -> bool:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ import http.client
 import json
 import socket
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
