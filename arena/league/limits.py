@@ -4,8 +4,9 @@ A league is often served without a proxy in front, so the server itself must sta
 while one client opens connections or event streams without end. Uvicorn offers a total cap
 (`limit_concurrency`), but it answers only once a request's headers have arrived, and an
 idle keep-alive timeout, but no per-client cap and no deadline on a request's headers or
-body; Hypercorn and Granian offer no per-client cap either. So the guard is a subclass of
-uvicorn's httptools protocol (`guarded_protocol`; httptools is in the league extra):
+body; neither Hypercorn nor Granian caps connections per client either. So the guard is a
+subclass of uvicorn's httptools protocol (`guarded_protocol`, set by `server_config`;
+httptools is in the league extra, and uvicorn's h11 fallback is never used):
 
 - in `connection_made`, a connection is counted per client address and in total
   (`Slots`); past a cap it is answered at once, 429 (per client) or 503 (in total), with a
@@ -35,9 +36,10 @@ from collections.abc import AsyncGenerator, Sequence
 from typing import Any, ClassVar
 
 import anyio
+import uvicorn
 from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import get_remote_addr
 
@@ -325,6 +327,14 @@ class GuardedHttp(HttpToolsProtocol):
 def guarded_protocol(guard: Guard) -> type[GuardedHttp]:
     """The protocol class for `uvicorn.Config(http=...)`, its connections kept by `guard`."""
     return type("GuardedHttp", (GuardedHttp,), {"guard": guard})
+
+
+def server_config(app: ASGIApp, limits: ServerLimits, **options: Any) -> uvicorn.Config:
+    """Uvicorn's config (`options`: more of its settings) with the guarded protocol (its
+    guard at `.http.guard`), the proxies trusted for X-Forwarded-For, and no WebSocket: the
+    league serves none, and an upgraded connection would leave the guard's count."""
+    return uvicorn.Config(app, http=guarded_protocol(Guard(limits)), ws="none",
+                          forwarded_allow_ips=list(limits.proxies), **options)
 
 
 class EventStreams:

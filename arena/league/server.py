@@ -380,12 +380,11 @@ def _web_server(app: ASGIApp, limits: ServerLimits, host: str, port: int) -> uvi
     fit in it."""
     import uvicorn
 
-    from arena.league.limits import Guard, check_open_files, guarded_protocol, raise_open_files
+    from arena.league.limits import check_open_files, raise_open_files, server_config
 
     check_open_files(limits, raise_open_files())
-    return uvicorn.Server(uvicorn.Config(
-        app, host=host, port=port, log_level="warning", access_log=False, lifespan="off",
-        http=guarded_protocol(Guard(limits)), forwarded_allow_ips=list(limits.proxies)))
+    return uvicorn.Server(server_config(app, limits, host=host, port=port, log_level="warning",
+                                        access_log=False, lifespan="off"))
 
 
 def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,

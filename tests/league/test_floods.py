@@ -285,3 +285,16 @@ def test_a_listed_proxy_is_held_to_the_totals_and_its_streams_to_the_forwarded_a
         assert status_of(refused) == 429
         assert status_of(head(connect(guarded, "127.0.0.9", forwarded % b"10.1.1.2",
                                       opened))) == 200
+
+
+def test_upgrades_to_websocket_leave_no_connection_counted(guarded: League):
+    """Uvicorn hands an upgraded connection to another protocol, out of the guard's count:
+    the league takes no upgrade, so TOTAL of them leave the server as open as before."""
+    upgrade = (b"GET /api/standings HTTP/1.1\r\nHost: league\r\nConnection: Upgrade\r\n"
+               b"Upgrade: websocket\r\nSec-WebSocket-Version: 13\r\n"
+               b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+    for i in range(TOTAL + 2):
+        with sockets() as opened:
+            assert status_of(head(connect(guarded, f"127.0.0.{40 + i}", upgrade, opened))) \
+                == 200
+    assert answered(guarded, "127.0.0.2") == 200

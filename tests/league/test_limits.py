@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from starlette.requests import Request
-from uvicorn.config import Config
 from uvicorn.server import ServerState
 
 from arena.errors import ArenaError
@@ -22,14 +21,14 @@ from arena.league.config import ServerLimits
 from arena.league.limits import (
     EventStreams,
     Excess,
-    Guard,
+    GuardedHttp,
     Slots,
     answer,
     check_open_files,
     client_key,
-    guarded_protocol,
     proxy_networks,
     raise_open_files,
+    server_config,
 )
 
 pytestmark = pytest.mark.timeout(60)
@@ -155,9 +154,12 @@ class Server:
     def __init__(self, **caps: Any) -> None:
         defaults: dict[str, Any] = {"header_seconds": SHORT, "body_seconds": SHORT,
                                     "proxies": ("192.0.2.1",)}
-        self.guard = Guard(ServerLimits(**{**defaults, **caps}))
-        self.protocol = guarded_protocol(self.guard)
-        self.config = Config(app, http=self.protocol, lifespan="off", log_level="warning")
+        self.config = server_config(app, ServerLimits(**{**defaults, **caps}),
+                                    lifespan="off", log_level="warning")
+        self.config.load()
+        self.protocol = self.config.http_protocol_class
+        assert issubclass(self.protocol, GuardedHttp)
+        self.guard = self.protocol.guard
         self.state = ServerState()
 
     def connect(self, peer: str, data: bytes = b"") -> Transport:
@@ -276,6 +278,22 @@ def test_a_body_within_its_deadline_is_read_whole():
         transport.protocol.data_received(b"67890")
         await settle(lambda: transport.status() == 200)
         assert not transport.closing
+
+    asyncio.run(scenario())
+
+
+def test_an_upgrade_to_websocket_is_not_taken_and_its_connection_stays_counted():
+    """An upgraded connection would leave the guard (its slot never given back)."""
+    async def scenario() -> None:
+        server = Server(header_seconds=60)
+        transport = server.connect("203.0.113.5", b"GET / HTTP/1.1\r\nHost: x\r\n"
+                                   b"Connection: Upgrade\r\nUpgrade: websocket\r\n"
+                                   b"Sec-WebSocket-Version: 13\r\n"
+                                   b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n")
+        await settle(lambda: transport.status() is not None)
+        assert transport.status() == 200 and transport.protocol.admitted
+        transport.close()
+        await settle(lambda: server.guard.connections.open == 0)
 
     asyncio.run(scenario())
 
