@@ -13,7 +13,9 @@ httptools is in the league extra, and uvicorn's h11 fallback is never used):
   JSON body and `Connection: close`, and closed (`_Refusal`), holding nothing further;
 - a request's headers must arrive within `header_seconds` of the connection (or of the last
   response), its body within `body_seconds` of its headers: past that it is answered 408
-  (a connection that sent nothing of a new request is closed without a word) and closed.
+  (a connection that sent nothing of a new request is closed without a word) and closed;
+- a request's line and headers hold HEAD_BYTES at most (431 beyond), and a request the
+  parser refuses is answered 400, in JSON as every refusal here.
 
 The event streams are capped the same way, per client and in total, and each ends after
 `stream_minutes` (`EventStreams`). `raise_open_files` lifts the process's soft limit of open
@@ -55,6 +57,9 @@ LINGER_SECONDS = 2.0
 closed: closing with unread bytes makes the kernel send a reset, which loses the answer."""
 LINGERING = 64
 """Refused connections lingering at once, at most; past that one is closed at once."""
+HEAD_BYTES = 64 * 1024
+"""A request's line and headers together, at most (431 beyond): uvicorn sets no bound, and
+300 MB of headers sent in 1.5 s grew the server by 360 MB."""
 RETRY_SECONDS = 10
 """The `Retry-After` of a 429 or 503."""
 POLL_SECONDS = 0.25
@@ -139,9 +144,9 @@ def client_key(host: str | None, proxies: Sequence[Network]) -> str | None:
 def answer(status: int, message: str) -> bytes:
     """A complete HTTP/1.1 response closing its connection, with the JSON error body."""
     body = json.dumps({"error": message, "status": status}).encode()
-    reason = {408: "Request Timeout", 429: "Too Many Requests",
-              503: "Service Unavailable"}[status]
-    retry = f"retry-after: {RETRY_SECONDS}\r\n" if status != 408 else ""
+    reason = {400: "Bad Request", 408: "Request Timeout", 429: "Too Many Requests",
+              431: "Request Header Fields Too Large", 503: "Service Unavailable"}[status]
+    retry = f"retry-after: {RETRY_SECONDS}\r\n" if status in (429, 503) else ""
     return (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
             f"content-length: {len(body)}\r\n{retry}connection: close\r\n\r\n").encode() + body
 
@@ -230,6 +235,8 @@ class GuardedHttp(HttpToolsProtocol):
         self.deadline: asyncio.TimerHandle | None = None
         self.begun = False
         """Some of a request arrived, its headers not all (the header deadline answers 408)."""
+        self.head_bytes = 0
+        """The bytes of the unfinished head counted so far (HEAD_BYTES at most)."""
         self.reading_body = False
         self.ending = False
         """Answered and closing: what the client sends is dropped."""
@@ -255,12 +262,24 @@ class GuardedHttp(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if not self.ending:
-            super().data_received(data)
+        if self.ending:
+            return
+        in_head = self.begun
+        super().data_received(data)
+        if in_head and self.begun:  # all of `data` was head, and the head goes on
+            self.head_bytes += len(data)
+            if self.head_bytes > HEAD_BYTES:
+                self._end(431, f"the request's line and headers are over {HEAD_BYTES // 1024} "
+                               "KiB")
+
+    def send_400_response(self, msg: str) -> None:
+        """A request the parser refuses: answered 400 in JSON (uvicorn's is plain text)."""
+        self._end(400, f"not an HTTP/1.1 request this server can read ({msg.rstrip('.')})")
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self.begun = True
+        self.head_bytes = 0
 
     def on_headers_complete(self) -> None:
         self.begun = False
@@ -304,21 +323,22 @@ class GuardedHttp(HttpToolsProtocol):
     def _body_late(self) -> None:
         self.deadline = None
         seconds = self.guard.limits.body_seconds
-        started = self.cycle is not None and self.cycle.response_started
-        self._end(None if started else 408,
-                  f"the request's body did not arrive within {seconds:g} s of its headers "
-                  "(the league's body_seconds)")
+        self._end(408, f"the request's body did not arrive within {seconds:g} s of its "
+                       "headers (the league's body_seconds)")
 
     def _end(self, status: int | None, message: str) -> None:
-        """Answer `status` (None: no answer) and close, the request's app told the client
-        is gone (its receive() says so, its sends are dropped)."""
+        """Answer `status` (None, or a response under way: no answer) and close, the
+        request's app told the client is gone (its receive() says so, its sends are
+        dropped)."""
         if self.transport.is_closing():
             return
         cycle = self.cycle
+        under_way = cycle is not None and cycle.response_started and \
+            not cycle.response_complete
         if cycle is not None and not cycle.response_complete:
             cycle.disconnected = True
             cycle.message_event.set()
-        if status is not None:
+        if status is not None and not under_way:
             self.transport.write(answer(status, message))
         self.ending = True
         linger(self.transport, self.loop)

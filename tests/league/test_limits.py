@@ -253,6 +253,49 @@ def test_a_body_late_gets_408_and_its_request_is_told_the_client_is_gone():
     asyncio.run(scenario())
 
 
+def test_a_head_over_its_size_gets_431_however_it_is_cut():
+    """One endless header value (httptools gathers it whole before telling uvicorn), or many
+    header lines: the bytes of the head are counted as they come."""
+    async def scenario() -> None:
+        server = Server(header_seconds=60)
+        one, many = (server.connect("203.0.113.5", HALF + b"X-Slow: "),
+                     server.connect("203.0.113.6", HALF + b"X-Slow: "))
+        for _ in range(limits.HEAD_BYTES // 8192 + 2):
+            for transport, piece in ((one, b"a" * 8192), (many, b"a\r\nX-More: " + b"b" * 8180)):
+                if not transport.closing:
+                    transport.protocol.data_received(piece)
+        for transport in (one, many):
+            assert transport.status() == 431 and "over 64 KiB" in transport.error()
+            assert transport.protocol.head_bytes <= limits.HEAD_BYTES + 8192
+        await settle(lambda: server.guard.connections.open == 0)
+
+    asyncio.run(scenario())
+
+
+def test_a_head_under_its_size_in_many_pieces_is_served():
+    """The control: a head of 60 KiB, sent a line at a time."""
+    async def scenario() -> None:
+        server = Server(header_seconds=60)
+        transport = server.connect("203.0.113.5", HALF)
+        for _ in range(60):
+            transport.protocol.data_received(b"X-Line: " + b"b" * 1014 + b"\r\n")
+        transport.protocol.data_received(b"\r\n")
+        await settle(lambda: transport.status() is not None)
+        assert transport.status() == 200
+
+    asyncio.run(scenario())
+
+
+def test_a_request_the_parser_refuses_gets_a_json_400():
+    async def scenario() -> None:
+        server = Server()
+        transport = server.connect("203.0.113.5", b"GET / HTTP/1.1\r\nBad Header\r\n\r\n")
+        assert transport.status() == 400 and "not an HTTP/1.1 request" in transport.error()
+        await settle(lambda: server.guard.connections.open == 0)
+
+    asyncio.run(scenario())
+
+
 def test_a_request_in_time_is_answered_and_the_next_one_has_a_deadline_of_its_own():
     """The control: the deadlines do not touch a prompt request; and after a response, a
     keep-alive connection's next request gets the header deadline again."""
