@@ -1,26 +1,26 @@
 """The web server's guards against floods: connections, request deadlines and event streams.
 
-A league is often served without a proxy in front, so the server itself must stay reachable
-while one client opens connections or event streams without end. Uvicorn offers a total cap
-(`limit_concurrency`), but it answers only once a request's headers have arrived, and an
-idle keep-alive timeout, but no per-client cap and no deadline on a request's headers or
-body; neither Hypercorn nor Granian caps connections per client either. So the guard is a
-subclass of uvicorn's httptools protocol (`guarded_protocol`, set by `server_config`;
-httptools is in the league extra, and uvicorn's h11 fallback is never used):
+A league is often served without a proxy in front. The server itself must then stay
+reachable while one client opens connections or event streams without end. Uvicorn offers
+a total cap (`limit_concurrency`), but applies it only once a request's headers have
+arrived; it has no per-client cap and no deadline on a request's headers or body. Neither
+Hypercorn nor Granian caps connections per client either. So the guard is a subclass of
+uvicorn's httptools protocol (`guarded_protocol`, set by `server_config`). httptools is in
+the league extra, so uvicorn's h11 fallback is never used.
 
-- in `connection_made`, a connection is counted per client address and in total
-  (`Slots`); past a cap it is answered at once, 429 (per client) or 503 (in total), with a
-  JSON body and `Connection: close`, and closed (`_Refusal`), holding nothing further;
-- a request's headers must arrive within `header_seconds` of the connection (or of the last
-  response), its body within `body_seconds` of its headers: past that it is answered 408
-  (a connection that sent nothing of a new request is closed without a word) and closed;
-- a request's line and headers hold HEAD_BYTES at most (431 beyond), and a request the
-  parser refuses is answered 400, in JSON as every refusal here.
+- A connection is counted per client address and in total (`Slots`) in `connection_made`.
+  Past a cap it is answered at once, 429 (per client) or 503 (in total), with a JSON body
+  and `Connection: close`, then closed (`_Refusal`).
+- A request's headers must arrive within `header_seconds` of the connection or the last
+  response, its body within `body_seconds` of its headers. Past that it is answered 408 and
+  closed; a connection that sent nothing of a new request is closed without a word.
+- A request's line and headers hold HEAD_BYTES at most (431 beyond). A request the parser
+  refuses is answered 400. Every refusal here is JSON.
 
-The event streams are capped the same way, per client and in total, and each ends after
+The event streams are capped the same way, per client and in total; each ends after
 `stream_minutes` (`EventStreams`). `raise_open_files` lifts the process's soft limit of open
-files, so that the caps sit well below it and the game workers keep their descriptors.
-Addresses of reverse proxies (`ServerLimits.proxies`) count only toward the totals.
+files, so that the caps sit well below it. Addresses of reverse proxies
+(`ServerLimits.proxies`) count toward the totals only.
 """
 
 from __future__ import annotations
@@ -241,7 +241,8 @@ class GuardedHttp(HttpToolsProtocol):
         self.ending = False
         """Answered and closing: what the client sends is dropped."""
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # uvicorn's own signature
+    def connection_made(  # type: ignore[override]  # uvicorn's signature, as its class has it
+            self, transport: asyncio.Transport) -> None:
         peer = get_remote_addr(transport)
         host = peer[0] if peer else None
         self.client_key = client_key(host, self.guard.proxies)
@@ -370,12 +371,14 @@ class EventStreams:
         self.stopping = stopping
         self.heartbeat = heartbeat
 
-    def response(self, request: Request, ticks: AsyncGenerator[str, None]) -> StreamingResponse:
+    def response(self, request: Request, ticks: AsyncGenerator[str, None]
+                 ) -> StreamingResponse:
         """The stream of `ticks` (each poll's news, "" for none; it ends the stream by
         ending) for `request`; answered 429 or 503 instead if a cap is reached."""
         return _GuardedStream(self, request, ticks)
 
-    async def paced(self, request: Request, ticks: AsyncGenerator[str, None]) -> AsyncGenerator[str, None]:
+    async def paced(self, request: Request, ticks: AsyncGenerator[str, None]
+                    ) -> AsyncGenerator[str, None]:
         """`ticks` polled every POLL_SECONDS, with heartbeats, until an end."""
         start = last = time.monotonic()
         async with contextlib.aclosing(ticks):

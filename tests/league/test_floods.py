@@ -1,19 +1,21 @@
-"""Floods against a real `arena league serve` (the guards of arena.league.limits), each tried
-for real from one loopback address while another address (127.0.0.2 and up: Linux routes
-all of 127/8 to the loopback) is a second client:
+"""Floods against a real `arena league serve` (the guards of arena.league.limits). Each is
+tried for real from one loopback address while another address is a second client (Linux
+routes all of 127/8 to the loopback):
 
-| attack                                   | guard                                         |
-|------------------------------------------|-----------------------------------------------|
-| half-sent headers, held (slowloris)       | connections_per_client (429), header_seconds (408) |
-| a body that never ends                    | body_seconds (408)                            |
-| event streams opened without end          | streams_per_client (429)                      |
-| many addresses at once                    | connections and streams in total (503)        |
-| a listed proxy's connections and streams  | counted in the totals only, streams per forwarded address |
+| attack                                  | guard                                       |
+|-----------------------------------------|---------------------------------------------|
+| half-sent headers, held (slowloris)      | connections_per_client 429, header_seconds 408 |
+| headers without end                      | HEAD_BYTES 431                              |
+| a body that never ends                   | body_seconds 408                            |
+| event streams opened without end         | streams_per_client 429                      |
+| many addresses at once                   | connections and streams in total, 503       |
+| upgrades to WebSocket (out of the count) | no upgrade taken                            |
+| a listed proxy                           | the totals only; streams per forwarded address |
 
 The control is a server whose caps are far above the attack and whose header deadline is
-long: there every connection of the same attack is held open, every stream streams. The
-counts are small (the test config's caps are); README's Security section has the figures
-of the full-size floods against the default limits.
+long: there every connection of the same attack is held open, and every stream streams.
+The counts are small, as the test config's caps are. README's Security section has the
+figures of the full-size floods against the default limits (scripts/flood.py).
 """
 
 from __future__ import annotations
