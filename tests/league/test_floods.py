@@ -41,7 +41,7 @@ GUARDED = f"""connections = {TOTAL}
 connections_per_client = {PER_CLIENT}
 streams = {STREAMS}
 streams_per_client = {STREAMS_PER_CLIENT}
-header_seconds = 3
+header_seconds = 5
 body_seconds = 3
 proxies = ["127.0.0.9"]
 """
