@@ -94,6 +94,8 @@ class Transport:
         self.written = bytearray()
         self.eof = False
         self.closing = False
+        self.lost = False
+        """The protocol was told the connection is lost."""
         self.protocol: Any = None
 
     def get_extra_info(self, name: str, default: Any = None) -> Any:
@@ -113,7 +115,11 @@ class Transport:
     def close(self) -> None:
         if not self.closing:
             self.closing = True
-            asyncio.get_running_loop().call_soon(self.protocol.connection_lost, None)
+            asyncio.get_running_loop().call_soon(self._lose)
+
+    def _lose(self) -> None:
+        self.protocol.connection_lost(None)
+        self.lost = True
 
     def is_closing(self) -> bool:
         return self.closing
@@ -206,7 +212,7 @@ def test_connections_past_the_per_client_cap_get_429_and_past_the_total_503():
             full.error()
         assert [t.written for t in held] == [b"", b""]  # held, unanswered
         await settle(lambda: other.status() == 200)
-        await settle(lambda: refused.closing and full.closing)  # after their lingering
+        await settle(lambda: refused.lost and full.lost)  # after their lingering
         assert server.guard.connections.open == 3 and server.guard.lingering == 0
         held[0].close()
         await settle(lambda: server.guard.connections.open == 2)
@@ -230,7 +236,7 @@ def test_headers_late_get_408_and_a_silent_connection_is_closed_without_a_word()
     async def scenario() -> None:
         server = Server()
         half, silent = server.connect("203.0.113.5", HALF), server.connect("203.0.113.6")
-        await settle(lambda: half.closing and silent.closing)
+        await settle(lambda: half.lost and silent.lost)
         assert half.status() == 408 and "headers did not arrive within 0.05 s" in half.error()
         assert half.eof and silent.written == b"" and silent.eof
         assert server.guard.connections.open == 0
@@ -247,7 +253,7 @@ def test_a_body_late_gets_408_and_its_request_is_told_the_client_is_gone():
         await settle(lambda: transport.status() == 408)
         assert cycle.disconnected  # at once, before the connection is closed
         assert "body did not arrive" in transport.error()
-        await settle(lambda: transport.closing)
+        await settle(lambda: transport.lost)
         assert server.guard.connections.open == 0
 
     asyncio.run(scenario())
