@@ -652,8 +652,8 @@ def make_app(league: League) -> ASGIApp:
                                  f"<a href=\"/bots/{quote(data['name'])}\">its bot's page"
                                  "</a>.</p>")
 
+    # The three event streams share their caps, lifetime and heartbeat (limits.py).
     streams = EventStreams(config.limits, league.stopping, EVENT_SECONDS)
-    """The three event streams' slots, lifetime and heartbeat (`limits.py`)."""
 
     async def events(request: Request) -> StreamingResponse:
         async def stream() -> AsyncGenerator[str, None]:
