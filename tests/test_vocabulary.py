@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -27,6 +28,8 @@ from arena.cli.tournaments import FORMATS as CLI_FORMATS
 from arena.faults import ForfeitKind
 from arena.intake import IntakeStage
 from arena.league.accounts import Accounts, CountedRefusal, PracticeStatus, UploadStatus
+from arena.league.config import ServerLimits
+from arena.league.limits import Excess
 from arena.league.openapi import SCHEMA
 from arena.presentation.tables import FORMATS, standings_table
 from arena.ratings.standings import compute_standings
@@ -192,3 +195,13 @@ def test_features_md_documents_the_one_hot_orders_the_protocol_names():
     rows = dict(re.findall(r"^\| \d+ \| \d+ \| `(\w+)` \| [^:|]*: ([a-z_, ]+)", text, re.M))
     assert rows["table_type"].strip().split(", ") == list(COMBINATIONS)
     assert rows["kind"].strip().split(", ") == list(DECISION_KINDS)
+
+
+def test_a_refusal_of_the_web_server_names_a_key_of_the_league_config():
+    """A connection or event stream over a cap is answered with the status of its `Excess`
+    and names the [league] key of that cap, as the config spells it."""
+    keys = {limit.name for limit in dataclasses.fields(ServerLimits)}
+    assert {excess.key(what) for excess in Excess for what in ("connections", "streams")} == {
+        "connections", "connections_per_client", "streams", "streams_per_client"} <= keys
+    assert {excess: excess.status for excess in Excess} == {Excess.CLIENT: 429,
+                                                            Excess.TOTAL: 503}

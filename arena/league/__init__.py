@@ -11,12 +11,14 @@ schedule (`scheduler.py`), the authors' unrated practice games, kept in a store 
 own so that nothing counts them (`practice.py`), the client of `arena upload` and `arena
 practice` (`client.py`, standard library only), `arena bench league` (`bench.py`: the
 league's games per second against a tournament's, and the standings' latency under
-concurrent clients), and `reaper.py`, which ends at a start what a killed server's
-unsandboxed processes left running. The web layer's guards on bodies, numbers and JSON are
-`guards.py`. What each viewer may see (stderr, build logs, the server's paths) is
-`privacy.py`.
+concurrent clients), `limits.py` (the web server's caps on connections and event streams,
+per client and in total, and its deadlines on a request's headers and body), and
+`reaper.py`, which ends at a start what a killed server's unsandboxed processes left running.
+The web layer's guards on bodies, numbers and JSON are `guards.py`. What each viewer may see
+(stderr, build logs, the server's paths) is `privacy.py`.
 
 It sits above the tournament, the ratings, the presentation and the bot kit, below the CLI;
 it is the only package that imports the league extra (Starlette, uvicorn, python-multipart),
-and only `app.py`, `guards.py` and `server.py` do, so that `arena league invite` needs none of it.
+and only `app.py`, `guards.py`, `limits.py` and `server.py` do, so that `arena league invite`
+needs none of it.
 """

@@ -17,13 +17,12 @@ script, no framing, no sniffing, no referrer).
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import logging
 import math
 import secrets
-import time
+from collections.abc import AsyncGenerator
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +63,7 @@ from arena.league.guards import (
     json_body,
     meter_of,
 )
+from arena.league.limits import EventStreams
 from arena.league.openapi import SCHEMA
 from arena.league.practice import PracticeRefused, practice_storage
 from arena.league.privacy import PUBLIC, PathScrubber, Viewer, game_view, upload_view
@@ -725,25 +725,18 @@ def make_app(league: League) -> ASGIApp:
                                  f"<a href=\"/bots/{quote(data['name'])}\">its bot's page"
                                  "</a>.</p>")
 
-    async def events(request: Request) -> StreamingResponse:
-        async def stream() -> Any:
-            seen = -1
-            last = time.monotonic()
-            while not league.stopping.is_set():
-                table = league.standings.table
-                if table.version != seen:
-                    seen = table.version
-                    yield table.event
-                    last = time.monotonic()
-                elif time.monotonic() - last > EVENT_SECONDS:
-                    yield ": still here\n\n"
-                    last = time.monotonic()
-                if await request.is_disconnected():
-                    return
-                await asyncio.sleep(0.25)
+    # The three event streams share their caps, lifetime and heartbeat (limits.py).
+    streams = EventStreams(config.limits, league.stopping, EVENT_SECONDS)
 
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-store"})
+    async def events(request: Request) -> StreamingResponse:
+        async def stream() -> AsyncGenerator[str, None]:
+            seen = -1
+            while True:
+                table = league.standings.table
+                yield table.event if table.version != seen else ""
+                seen = table.version
+
+        return streams.response(request, stream())
 
     def live_events(game_id: str) -> list[dict[str, Any]] | None:
         """The public events so far of a game in progress (None: not in progress)."""
@@ -784,22 +777,18 @@ def make_app(league: League) -> ASGIApp:
         game_id = request.path_params["game_id"]
         labels = seat_labels(game_id)
 
-        async def stream() -> Any:
+        async def stream() -> AsyncGenerator[str, None]:
             shown = None
-            while not league.stopping.is_set():
+            while True:
                 events = await run_in_threadpool(live_events, game_id)
                 if events is None:
                     yield "event: end\ndata: over\n\n"
                     return
-                if len(events) != shown:
-                    shown = len(events)
-                    yield f"event: table\ndata: {live_fragment(events, labels)}\n\n"
-                if await request.is_disconnected():
-                    return
-                await asyncio.sleep(0.25)
+                new = len(events) != shown
+                shown = len(events)
+                yield f"event: table\ndata: {live_fragment(events, labels)}\n\n" if new else ""
 
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-store"})
+        return streams.response(request, stream())
 
     def practice_events(practice: int) -> tuple[PracticeRow | None, list[dict[str, Any]]]:
         """A practice game as stored, and its public events so far ([]: none yet)."""
@@ -845,23 +834,19 @@ def make_app(league: League) -> ASGIApp:
     async def practice_stream(request: Request) -> StreamingResponse:
         practice = request.path_params["practice"]
 
-        async def stream() -> Any:
+        async def stream() -> AsyncGenerator[str, None]:
             shown = None
-            while not league.stopping.is_set():
+            while True:
                 row, events = await run_in_threadpool(practice_events, practice)
                 if row is None or row.status.final:
                     yield "event: end\ndata: over\n\n"
                     return
-                if len(events) != shown:
-                    shown = len(events)
-                    yield (f"event: table\ndata: "
-                           f"{live_fragment(events, practice_labels(row))}\n\n")
-                if await request.is_disconnected():
-                    return
-                await asyncio.sleep(0.25)
+                new = len(events) != shown
+                shown = len(events)
+                yield (f"event: table\ndata: {live_fragment(events, practice_labels(row))}"
+                       "\n\n") if new else ""
 
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"cache-control": "no-store"})
+        return streams.response(request, stream())
 
     def practice_game(practice: int) -> tuple[StoredGame, dict[str, Any]]:
         row = practice_row(practice)

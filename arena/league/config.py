@@ -21,14 +21,27 @@ games_per_minute = 60         # optional; at most this many rated games start a 
                               # no limit, each worker starts its next batch at once)
 uploads = "league.uploads"    # optional; where uploads are kept, relative to this file
                               # (default: storage name + ".uploads")
+connections = 256             # open connections at once, in total (503 beyond)
+connections_per_client = 16   # open connections at once from one client address (429 beyond)
+streams = 64                  # event streams open at once, in total (503 beyond)
+streams_per_client = 4        # event streams open at once per client address (429 beyond)
+header_seconds = 10           # a request's headers must arrive within this (408 past it)
+body_seconds = 120            # its body, within this of its headers (408 past it)
+stream_minutes = 10           # an event stream ends after this (the browser reconnects)
+proxies = ["127.0.0.1", "::1"]  # reverse proxies in front: their connections count only in
+                              # the totals; streams count per the address they forward
 ```
+
+The web server's limits (`ServerLimits`, enforced by `limits.py`) keep it reachable when
+exposed directly, without a proxy: a flood from one address is refused at once.
 
 Every mistake is a `ConfigError` naming the file, the key and the problem.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ipaddress
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +58,74 @@ from arena.tournament.config import (
 
 _LEAGUE_KEYS = {"upload_megabytes", "uploads_per_hour", "intakes", "placement_pairs",
                 "batch_pairs", "check_games", "check_target", "uploads",
-                "practice_per_day", "games_per_minute"}
+                "practice_per_day", "games_per_minute", "connections",
+                "connections_per_client", "streams", "streams_per_client", "header_seconds",
+                "body_seconds", "stream_minutes", "proxies"}
+
+
+@dataclass(frozen=True)
+class ServerLimits:
+    """What the web server lets clients hold (`limits.py`): the [league] keys of these names.
+    Measured in README, Security, "Floods"."""
+
+    connections: int = 256
+    """Open connections at once, in total; another is answered 503 and closed."""
+    connections_per_client: int = 16
+    """Open connections at once from one client address; another is answered 429."""
+    streams: int = 64
+    """Event streams (`/events`, `/live/ID/events`, `/practice/ID/events`) open at once."""
+    streams_per_client: int = 4
+    """Event streams open at once per client address; another is answered 429."""
+    header_seconds: float = 10.0
+    """A request's headers arrive within this of the connection or the last response."""
+    body_seconds: float = 120.0
+    """A request's body arrives within this of its headers (20 MB at 170 KB/s)."""
+    stream_minutes: float = 10.0
+    """An event stream ends after this; the browser's EventSource reconnects by itself."""
+    proxies: tuple[str, ...] = ("127.0.0.1", "::1")
+    """Addresses (or networks) of reverse proxies: exempt from the per-client caps, and the
+    address they forward (X-Forwarded-For) is the client's for the streams."""
+
+
+def _server_limits(file: Path, section: dict[str, Any]) -> ServerLimits:
+    """The [league] table's server limits; ConfigError naming file, key and problem."""
+    default = ServerLimits()
+    counts = {key: count_key(file, section, f"league.{key}", getattr(default, key))
+              for key in ("connections", "connections_per_client", "streams",
+                          "streams_per_client")}
+    for part, whole in (("connections_per_client", "connections"),
+                        ("streams_per_client", "streams"), ("streams", "connections")):
+        if counts[part] > counts[whole]:
+            raise ConfigError(f"{file}: key 'league.{part}': must be at most league.{whole} "
+                              f"({counts[whole]}), not {counts[part]}")
+    times = {key: get_key(file, section, f"league.{key}", float, getattr(default, key))
+             for key in ("header_seconds", "body_seconds", "stream_minutes")}
+    for key, value in times.items():
+        if not 0 < value < 1e6:
+            raise ConfigError(f"{file}: key 'league.{key}': must be a number above 0 (and "
+                              f"below a million), not {value}")
+    return ServerLimits(**counts, **times, proxies=_proxies(file, section, default.proxies))
+
+
+def _proxies(file: Path, section: dict[str, Any], default: tuple[str, ...]
+             ) -> tuple[str, ...]:
+    value = section.get("proxies", list(default))
+    if not isinstance(value, list):
+        raise ConfigError(f"{file}: key 'league.proxies': must be a list of addresses, not "
+                          f"{value!r}")
+    for entry in value:
+        if not isinstance(entry, str) or not _is_network(entry):
+            raise ConfigError(f"{file}: key 'league.proxies': {entry!r} is not an IP address "
+                              "or network (e.g. \"127.0.0.1\" or \"10.0.0.0/8\")")
+    return tuple(value)
+
+
+def _is_network(text: str) -> bool:
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -66,6 +146,8 @@ class LeagueConfig:
     """At most this many rated games start a minute (`scheduler.Pace`); None: no limit."""
     uploads: Path = Path()
     """Where uploaded archives are kept (one file per upload, named by its id)."""
+    limits: ServerLimits = field(default_factory=ServerLimits)
+    """The web server's caps and deadlines (`limits.py`)."""
 
     @property
     def path(self) -> Path:
@@ -104,4 +186,5 @@ def load_league(path: str | Path, bots: bool = True) -> LeagueConfig:
         practice_per_day=count_key(file, section, "league.practice_per_day", 5),
         games_per_minute=(count_key(file, section, "league.games_per_minute", 1)
                           if "games_per_minute" in section else None),
-        uploads=(file.parent / uploads).resolve())
+        uploads=(file.parent / uploads).resolve(),
+        limits=_server_limits(file, section))

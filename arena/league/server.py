@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from arena.errors import ArenaError
 from arena.intake import ReadyBot, take_bot
 from arena.league.accounts import PENDING, Accounts, Upload, UploadStatus
-from arena.league.config import LeagueConfig
+from arena.league.config import LeagueConfig, ServerLimits
 from arena.league.practice import Practice
 from arena.league.reaper import reap
 from arena.league.scheduler import LeagueSource, Pace, stored_pairs
@@ -59,6 +59,9 @@ from arena.tournament.store import EntrantRow, GameRow, Store
 from arena.tournament.workers import Finished, Setup, WorkerError
 
 if TYPE_CHECKING:  # the cluster is imported only by a league that asks for one
+    import uvicorn
+    from starlette.types import ASGIApp
+
     from arena.tournament.cluster import Cluster
 
 logger = logging.getLogger(__name__)
@@ -371,6 +374,19 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _web_server(app: ASGIApp, limits: ServerLimits, host: str, port: int) -> uvicorn.Server:
+    """Uvicorn serving `app`, its connections kept to `limits` (`limits.py`: the caps, the
+    deadlines, the proxies), the open-file limit raised for them; ArenaError if they do not
+    fit in it."""
+    import uvicorn
+
+    from arena.league.limits import check_open_files, raise_open_files, server_config
+
+    check_open_files(limits, raise_open_files())
+    return uvicorn.Server(server_config(app, limits, host=host, port=port, log_level="warning",
+                                        access_log=False, lifespan="off"))
+
+
 def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
           workers: int | None = None, allow_unsandboxed: bool = False,
           say: Callable[[str], None] = print, cluster: str | None = None) -> int:
@@ -378,9 +394,8 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
     (default: the config's): play the games on the Dask cluster at that address ('local:N':
     N worker processes here), as `arena tournament --cluster` does. StoreBusy if another
     server (or tournament run) holds the store; Unsandboxed; ArenaError if the address
-    cannot be bound; ClusterError if the cluster cannot be used."""
-    import uvicorn
-
+    cannot be bound or the connection caps exceed half the open-file limit; ClusterError if
+    the cluster cannot be used."""
     from arena.league.app import make_app
 
     isolation = check_isolation(config, allow_unsandboxed)
@@ -404,8 +419,7 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
                 "build it had is back (ask for the rebuild again if need be)")
         league._restore(store)
         app = make_app(league)
-        server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                               access_log=False, lifespan="off"))
+        server = _web_server(app, config.limits, host, port)
         thread = threading.Thread(target=server.run, name="arena-http", daemon=True)
         thread.start()
         while not server.started and thread.is_alive():

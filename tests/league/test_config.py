@@ -3,12 +3,14 @@ ConfigError naming the file, the key and the problem, as a tournament config's."
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 from arena.errors import ConfigError
-from arena.league.config import load_league
+from arena.league import config as league_config
+from arena.league.config import ServerLimits, load_league
 from tests.league.conftest import ROOT, write_config
 
 
@@ -28,6 +30,18 @@ def test_the_example_league_loads_with_its_house_bots():
     ("[league]\ngames_per_minute = 0\n", "league.games_per_minute", "at least 1"),
     ("[league]\ngames_per_minute = 1.5\n", "league.games_per_minute", "an integer"),
     ("[leage]\n", "leage", "unknown key"),
+    ("[league]\nconnections = 0\n", "league.connections", "at least 1"),
+    ("[league]\nconnections_per_client = 300\n", "league.connections_per_client",
+     "at most league.connections (256)"),
+    ("[league]\nstreams = 300\n", "league.streams", "at most league.connections (256)"),
+    ("[league]\nstreams_per_client = 65\n", "league.streams_per_client",
+     "at most league.streams (64)"),
+    ("[league]\nheader_seconds = 0\n", "league.header_seconds", "above 0"),
+    ("[league]\nbody_seconds = \"long\"\n", "league.body_seconds", "a number"),
+    ("[league]\nstream_minutes = -1\n", "league.stream_minutes", "above 0"),
+    ("[league]\nproxies = \"127.0.0.1\"\n", "league.proxies", "a list of addresses"),
+    ("[league]\nproxies = [\"*\"]\n", "league.proxies", "'*' is not an IP address"),
+    ("[league]\nproxies = [1]\n", "league.proxies", "1 is not an IP address"),
 ])
 def test_a_mistake_names_file_key_and_problem(tmp_path: Path, extra: str, key: str,
                                               problem: str):
@@ -38,6 +52,23 @@ def test_a_mistake_names_file_key_and_problem(tmp_path: Path, extra: str, key: s
         load_league(config)
     message = str(caught.value)
     assert str(config) in message and key in message and problem in message
+
+
+def test_the_example_documents_the_server_limits_with_their_defaults():
+    config = load_league(ROOT / "tournaments" / "league.toml")
+    assert config.limits == ServerLimits()
+    text = (ROOT / "tournaments" / "league.toml").read_text()
+    for limit in fields(ServerLimits):
+        assert f"\n{limit.name} = " in text, limit.name
+        assert f"\n{limit.name} = " in (league_config.__doc__ or ""), limit.name
+
+
+def test_the_server_limits_are_read_from_the_league_table(tmp_path: Path):
+    config = write_config(tmp_path, extra="connections = 40\nconnections_per_client = 8\n"
+                          "streams = 10\nstreams_per_client = 2\nheader_seconds = 2.5\n"
+                          "body_seconds = 30\nstream_minutes = 1\nproxies = [\"10.0.0.0/8\"]\n")
+    assert load_league(config).limits == ServerLimits(40, 8, 10, 2, 2.5, 30.0, 1.0,
+                                                      ("10.0.0.0/8",))
 
 
 def test_a_league_refuses_a_public_seed(tmp_path: Path):
