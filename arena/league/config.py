@@ -28,8 +28,9 @@ streams_per_client = 4        # event streams open at once per client address (4
 header_seconds = 10           # a request's headers must arrive within this (408 past it)
 body_seconds = 120            # its body, within this of its headers (408 past it)
 stream_minutes = 10           # an event stream ends after this (the browser reconnects)
-proxies = ["127.0.0.1", "::1"]  # reverse proxies in front: their connections count only in
-                              # the totals; streams count per the address they forward
+proxies = []                  # reverse proxies in front (none: exposed directly); their
+                              # connections count only in the totals, and streams count per
+                              # the address they forward; nginx here: ["127.0.0.1", "::1"]
 ```
 
 The web server's limits (`ServerLimits`, enforced by `limits.py`) keep it reachable when
@@ -82,9 +83,10 @@ class ServerLimits:
     """A request's body arrives within this of its headers (20 MB at 170 KB/s)."""
     stream_minutes: float = 10.0
     """An event stream ends after this; the browser's EventSource reconnects by itself."""
-    proxies: tuple[str, ...] = ("127.0.0.1", "::1")
+    proxies: tuple[str, ...] = ()
     """Addresses (or networks) of reverse proxies: exempt from the per-client caps, and the
-    address they forward (X-Forwarded-For) is the client's for the streams."""
+    address they forward (X-Forwarded-For) is the client's for the streams. None by default:
+    a league exposed directly trusts no address, 127.0.0.1 included (a local user)."""
 
 
 def _server_limits(file: Path, section: dict[str, Any]) -> ServerLimits:
