@@ -642,9 +642,8 @@ def make_app(league: League) -> ASGIApp:
                 'autocomplete="off"></label></p>'
                 '<p><button type="submit">Show my logs</button></p></form>')
 
-    async def signed_in_bot_page(request: Request) -> Response:
-        """The bot's page with what its author (or the organizer) may see: the form is
-        CSRF-checked as the upload form is, and the token must be valid."""
+    async def form_author(request: Request) -> tuple[Author, Any] | JSONResponse:
+        """A bot page's form (CSRF-checked as the upload form is) and its token's author."""
         cookie = request.cookies.get(CSRF_COOKIE, "")
         form = await request.form(max_files=0, max_fields=8)
         sent, token = form.get("csrf"), form.get("token")
@@ -653,8 +652,14 @@ def make_app(league: League) -> ASGIApp:
             return error(403, "the form is stale or was sent from another site: open the "
                               "bot's page again and send it from there")
         author = await authenticate(token if isinstance(token, str) and token else None)
-        if isinstance(author, JSONResponse):
-            return author
+        return author if isinstance(author, JSONResponse) else (author, form)
+
+    async def signed_in_bot_page(request: Request) -> Response:
+        """The bot's page with what its author (or the organizer) may see."""
+        signed = await form_author(request)
+        if isinstance(signed, JSONResponse):
+            return signed
+        author = signed[0]
         return await run_in_threadpool(bot_page, request, Viewer(author.name,
                                                                  author.organizer))
 
@@ -874,16 +879,10 @@ def make_app(league: League) -> ASGIApp:
     async def practice_form(request: Request) -> Response:
         """The bot page's practice form: CSRF-checked as the upload form is, then as
         `POST /api/practice`; on success, to the game's page."""
-        cookie = request.cookies.get(CSRF_COOKIE, "")
-        form = await request.form(max_files=0, max_fields=8)
-        sent, token = form.get("csrf"), form.get("token")
-        if not cookie or not isinstance(sent, str) or not hmac.compare_digest(
-                cookie.encode(), sent.encode()):
-            return error(403, "the form is stale or was sent from another site: open the "
-                              "bot's page again and send it from there")
-        author = await authenticate(token if isinstance(token, str) and token else None)
-        if isinstance(author, JSONResponse):
-            return author
+        signed = await form_author(request)
+        if isinstance(signed, JSONResponse):
+            return signed
+        author, form = signed
         result = await ask_practice(author, {k: form.get(k) for k in ("bot", "opponent")})
         if result.status_code != 202:
             return result
