@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from tests.league.conftest import WAIT, League, served
+from tests.requirements import not_applicable
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -79,7 +80,7 @@ def _loopback_addresses() -> None:
         try:
             probe.bind(("127.0.0.2", 0))
         except OSError:
-            pytest.skip("this system routes only 127.0.0.1 to the loopback")
+            not_applicable("this system routes only 127.0.0.1 to the loopback")
 
 
 @contextlib.contextmanager
