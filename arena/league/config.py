@@ -67,7 +67,7 @@ _LEAGUE_KEYS = {"upload_megabytes", "uploads_per_hour", "intakes", "placement_pa
 @dataclass(frozen=True)
 class ServerLimits:
     """What the web server lets clients hold (`limits.py`): the [league] keys of these names.
-    Measured in README, Security, "Floods"."""
+    README, Security, "The league: what one client can take", lists and measures them."""
 
     connections: int = 256
     """Open connections at once, in total; another is answered 503 and closed."""
