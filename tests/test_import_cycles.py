@@ -15,9 +15,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TOPS = ("arena", "protocol")
 
-ALLOWED = {frozenset({"arena.league.app", "arena.league.server"})}
-"""Cycles let pass for now. Issue 47, item 7: the league's rewrite cuts this one; then remove it."""
-
 Graph = dict[str, set[str]]
 
 
@@ -116,16 +113,10 @@ def cycle_in(graph: Graph, component: frozenset[str]) -> list[str]:
 
 def test_no_module_of_arena_or_protocol_is_in_an_import_cycle():
     graph = import_graph(ROOT)
-    found = [t for t in tangles(graph) if t not in ALLOWED]
+    found = tangles(graph)
     assert not found, "import cycles:\n" + "\n".join(
         f"{' -> '.join(cycle_in(graph, t))} (in a tangle of {len(t)}: {', '.join(sorted(t))})"
         for t in found)
-
-
-def test_the_allowed_cycles_are_still_there():
-    """An allowance outliving its cycle is removed (issue 47, item 7)."""
-    gone = ALLOWED - set(tangles(import_graph(ROOT)))
-    assert not gone, f"cycles allowed but gone, remove them from ALLOWED: {gone}"
 
 
 def test_the_graph_has_the_imports_of_the_source():

@@ -406,26 +406,8 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
             cluster_at(address, config.tournament) as remote:
         if remote is not None:
             count = remote.threads()
-        Accounts(config.storage).close()  # the league's tables, before any thread reads them
-        ended = reap(config.storage)  # what a kill -9 of the last server left (level none)
-        if ended:
-            say(f"ended {ended} process(es) the last server of this store left running")
-        sweep_pending(config.tournament.records, store)
-        league = League(config, count, isolation, say)
-        shutil.rmtree(league.live, ignore_errors=True)  # games a kill -9 left unfinished
-        league.live.mkdir(parents=True)
-        for upload in league.intake.undo_cut_rebuilds():
-            say(f"upload {upload}: its rebuild was cut short by the last server's end; the "
-                "build it had is back (ask for the rebuild again if need be)")
-        league._restore(store)
-        app = make_app(league)
-        server = _web_server(app, config.limits, host, port)
-        thread = threading.Thread(target=server.run, name="arena-http", daemon=True)
-        thread.start()
-        while not server.started and thread.is_alive():
-            time.sleep(0.05)
-        if not server.started:
-            raise ArenaError(f"cannot serve on {host}:{port} (is the port in use?)")
+        league = _prepared(config, store, count, isolation, say)
+        server, thread = _started(make_app(league), config.limits, host, port)
         previous: Any = signal.signal(signal.SIGTERM, _raise_interrupt)
         league.standings.start()
         league.intake.start()
@@ -439,16 +421,54 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
             say(f"stopping: {league.games_played} games played by this server")
         finally:
             signal.signal(signal.SIGTERM, previous)
-            league.stopping.set()
-            league._notify()
-            server.should_exit = True
-            thread.join(10)
-            if league.intake.taking:
-                say(f"waiting for the intake of upload(s) "
-                    f"{', '.join(map(str, sorted(league.intake.taking)))} to finish ...")
-            league.practice.close()
-            league.intake.close()
-            league.standings.close()
+            _stop(league, server, thread, say)
         return league.games_played
 
 
+def _prepared(config: LeagueConfig, store: Store, workers: int, isolation: Isolation,
+              say: Callable[[str], None]) -> League:
+    """The league of a store held by this server, what the last server left put right: its
+    processes ended, its unstored games swept, its cut rebuilds undone, its entrants back."""
+    Accounts(config.storage).close()  # the league's tables, before any thread reads them
+    ended = reap(config.storage)  # what a kill -9 of the last server left (level none)
+    if ended:
+        say(f"ended {ended} process(es) the last server of this store left running")
+    sweep_pending(config.tournament.records, store)
+    league = League(config, workers, isolation, say)
+    shutil.rmtree(league.live, ignore_errors=True)  # games a kill -9 left unfinished
+    league.live.mkdir(parents=True)
+    for upload in league.intake.undo_cut_rebuilds():
+        say(f"upload {upload}: its rebuild was cut short by the last server's end; the "
+            "build it had is back (ask for the rebuild again if need be)")
+    league._restore(store)
+    return league
+
+
+def _started(app: ASGIApp, limits: ServerLimits, host: str, port: int
+             ) -> tuple[uvicorn.Server, threading.Thread]:
+    """The web server serving `app`, started on a thread of its own; ArenaError if it
+    cannot serve on the address."""
+    server = _web_server(app, limits, host, port)
+    thread = threading.Thread(target=server.run, name="arena-http", daemon=True)
+    thread.start()
+    while not server.started and thread.is_alive():
+        time.sleep(0.05)
+    if not server.started:
+        raise ArenaError(f"cannot serve on {host}:{port} (is the port in use?)")
+    return server, thread
+
+
+def _stop(league: League, server: uvicorn.Server, thread: threading.Thread,
+          say: Callable[[str], None]) -> None:
+    """The league's parts stopped: the event streams, the web server, then intake waited
+    for, the practice games, intake and the standings closed."""
+    league.stopping.set()
+    league._notify()
+    server.should_exit = True
+    thread.join(10)
+    if league.intake.taking:
+        say(f"waiting for the intake of upload(s) "
+            f"{', '.join(map(str, sorted(league.intake.taking)))} to finish ...")
+    league.practice.close()
+    league.intake.close()
+    league.standings.close()

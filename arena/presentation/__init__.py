@@ -9,7 +9,8 @@ views' rows, `charts.py` draws SVG; the stylesheet and scripts are in `assets/`)
 that write HTML are shared with the league server's pages: `views.py` (the page shell with
 its themes, the leaderboard, games, failures, the replay viewer, a game in progress),
 `table_view.py` (cards, the four seats around the trick, the public view of a game being
-played) and `pages.py` (sortable tables, grids). Every string a bot or
+played) and `pages.py` (sortable tables, grids); the league's own pages, one function each,
+are `league_views.py`. Every string a bot or
 its author controls is escaped for its output by `safe.py` (terminal, markdown, CSV, HTML).
 `arena bench report` (`bench.py`) measures the report on a synthetic tournament of real
 engine games.

@@ -1,0 +1,211 @@
+"""The HTML pages and their forms: the leaderboard, games, a bot's page, replays, games in
+progress, practice games and the upload form.
+
+Each page's HTML is a view of `arena.presentation.league_views` (the report's views,
+every string escaped); an endpoint here gathers its data (`queries.py`) and answers with
+it. A form's POST is CSRF-checked (`auth.py`), then answered as its API endpoint is.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote
+
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from arena.league.accounts import PracticeRow, PracticeStatus
+from arena.league.privacy import PUBLIC, Viewer
+from arena.league.web import queries
+from arena.league.web.api import ask_practice
+from arena.league.web.auth import CSRF_COOKIE, csrf_matches, csrf_of, form_author
+from arena.league.web.errors import error
+from arena.league.web.intake import receive_upload, too_large
+from arena.league.web.queries import MAX_GAMES_PAGE
+from arena.league.web.state import shared
+from arena.presentation import league_views as views
+from arena.presentation.report import replay_payload, replay_script, slug
+from arena.presentation.table_view import public_table
+
+
+def index(request: Request) -> HTMLResponse:
+    state = shared(request)
+    table = state.league.standings.table
+    return HTMLResponse(views.index_page(state.config.tournament.name, table.games,
+                                         table.version, table.html, table.notes))
+
+
+def games_page(request: Request) -> HTMLResponse:
+    state = shared(request)
+    listed = queries.games_of(state, request.query_params.get("bot"), 0, MAX_GAMES_PAGE,
+                              newest=True)
+    return HTMLResponse(views.games_page(queries.game_rows(state, listed)))
+
+
+def bot_page(request: Request) -> HTMLResponse:
+    """A bot's page as anyone may see it."""
+    return bot_page_for(request, PUBLIC)
+
+
+def bot_page_for(request: Request, viewer: Viewer) -> HTMLResponse:
+    """A bot's page as `viewer` may see it (a build log only to whom `viewer.sees`)."""
+    state = shared(request)
+    name = request.path_params["name"]
+    data = queries.bot_data(state, name, viewer)
+    if data is None:
+        raise HTTPException(404, f"no bot named {name!r}")
+    data["uploads"] = [u if viewer.sees(u["author"]) else {**u, "log": ""}
+                       for u in data["uploads"]]
+    recent = queries.game_rows(state, queries.games_of(state, name, 0, 50, newest=True))
+    others = sorted({k.split("@")[0] for k in state.league.active()} - {name})
+    csrf = csrf_of(request)
+    response = HTMLResponse(views.bot_page(data, recent, csrf, others,
+                                           state.config.practice_per_day,
+                                           signed_in=viewer is not PUBLIC))
+    response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+    return response
+
+
+async def signed_in_bot_page(request: Request) -> Response:
+    """The bot's page with what its author (or the organizer) may see."""
+    signed = await form_author(request)
+    if isinstance(signed, JSONResponse):
+        return signed
+    author = signed[0]
+    return await run_in_threadpool(bot_page_for, request, Viewer(author.name,
+                                                                 author.organizer))
+
+
+def game_page(request: Request) -> HTMLResponse:
+    game_id = request.path_params["game_id"]
+    return HTMLResponse(views.replay_page(f"Replay {game_id}", "/games", slug(game_id),
+                                          f"/replays/{quote(game_id, safe='')}.js"))
+
+
+def replay_data(request: Request) -> Response:
+    state = shared(request)
+    game_id = request.path_params["game_id"].removesuffix(".js")
+    found = queries.one_game(state, game_id)
+    if found is None or not found[1]:
+        raise HTTPException(404, f"no stored game {game_id!r}")
+    stored, record = found
+    names = queries.replay_names(state)
+    return Response(replay_script(stored.game_id, replay_payload(stored, record, names)),
+                    media_type="text/javascript")
+
+
+def upload_page(request: Request) -> HTMLResponse:
+    csrf = csrf_of(request)
+    response = HTMLResponse(views.upload_page(csrf))
+    response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+    return response
+
+
+async def upload_form(request: Request) -> Response:
+    """The upload form: CSRF-checked, then as `POST /api/bots`; on success, a page."""
+    refused = too_large(shared(request).config, request)
+    if refused is not None:
+        return refused
+    form = await request.form(max_files=1, max_fields=8)  # kept for receive_upload
+    token = form.get("token")
+    if not csrf_matches(request, form.get("csrf")):
+        return error(403, "the form is stale or was sent from another site: open "
+                          "/upload again and send it from there")
+    result = await receive_upload(request, token if isinstance(token, str) else None)
+    if result.status_code != 202:
+        return result
+    data = json.loads(bytes(result.body))
+    return HTMLResponse(views.uploaded_page(data["id"], data["name"]))
+
+
+# ----- games in progress -----------------------------------------------------------------------
+
+def live_list(request: Request) -> HTMLResponse:
+    games = sorted(p.name.removesuffix(".json")
+                   for p in shared(request).league.live.glob("*.json"))
+    return HTMLResponse(views.live_list_page(games))
+
+
+def live_page(request: Request) -> HTMLResponse:
+    game_id = request.path_params["game_id"]
+    events = queries.live_events(shared(request), game_id)
+    if events is None:
+        raise HTTPException(404, f"game {game_id!r} is not in progress (it may be over: "
+                                 f"/games/{game_id})")
+    quoted = quote(game_id, safe="")
+    return HTMLResponse(views.live_page(
+        f"Live: {game_id}", f"Live {game_id}",
+        public_table(events, queries.seat_labels(game_id)),
+        f"/live/{quoted}/events", f"/games/{quoted}"))
+
+
+# ----- practice games --------------------------------------------------------------------------
+
+PRACTICE_SAID = {
+    PracticeStatus.QUEUED: " It waits for its turn (practice games are played one at a "
+                           "time): the table fills when it starts.",
+    PracticeStatus.PLAYING: "",
+    PracticeStatus.FAILED: " It failed: ",
+    PracticeStatus.DONE: " It is over.",
+}
+"""What a practice game's page says of it, by its status (a failure's reason follows)."""
+
+
+def short(key: str) -> str:
+    """An entrant key as a page names it: the bot's name and its hash's first 8 digits."""
+    name, _, version = key.partition("@")
+    return f"{name} {version[:8]}"
+
+
+def practice_said(row: PracticeRow, reason: str) -> str:
+    return PRACTICE_SAID[row.status] + (reason if row.status is PracticeStatus.FAILED else "")
+
+
+def practice_page(request: Request) -> HTMLResponse:
+    state = shared(request)
+    practice = request.path_params["practice"]
+    row, events = queries.practice_events(state, practice)
+    if row is None:
+        raise HTTPException(404, f"no practice game {practice}")
+    replay = f"/practice/{row.id}/replay"
+    status = views.practice_status(row.status, practice_said(row, state.scrub(row.reason)),
+                                   replay if row.status is PracticeStatus.DONE else None)
+    return HTMLResponse(views.live_page(
+        f"Practice {row.id}: {short(row.entrant)} against {short(row.opponent)}",
+        f"Practice {row.id}", public_table(events, queries.practice_labels(row)),
+        f"/practice/{row.id}/events", replay, after=status))
+
+
+def practice_replay(request: Request) -> HTMLResponse:
+    practice = request.path_params["practice"]
+    stored, _ = queries.practice_game(shared(request), practice)
+    return HTMLResponse(views.replay_page(f"Practice {practice}: replay",
+                                          f"/practice/{practice}", slug(stored.game_id),
+                                          f"/practice/{practice}/replay.js"))
+
+
+def practice_replay_data(request: Request) -> Response:
+    state = shared(request)
+    stored, record = queries.practice_game(state, request.path_params["practice"])
+    names = queries.replay_names(state, state.practice_store)
+    return Response(replay_script(stored.game_id, replay_payload(stored, record, names)),
+                    media_type="text/javascript")
+
+
+async def practice_form(request: Request) -> Response:
+    """The bot page's practice form: CSRF-checked as the upload form is, then as
+    `POST /api/practice`; on success, to the game's page."""
+    signed = await form_author(request)
+    if isinstance(signed, JSONResponse):
+        return signed
+    author, form = signed
+    result = await ask_practice(request, author, {k: form.get(k) for k in ("bot", "opponent")})
+    if result.status_code != 202:
+        return result
+    return RedirectResponse(json.loads(bytes(result.body))["page"], status_code=303)
+
+
+def league_js(request: Request) -> Response:
+    return Response(views.LEAGUE_JS, media_type="text/javascript")

@@ -1,0 +1,217 @@
+"""The data the API and the pages share: a bot's, pages of games, one game, an upload, a
+practice game, a game in progress; each as the viewer asking may see it (`privacy.py`).
+
+Plain functions of the `WebState` (blocking: an endpoint runs them in a thread, or is a
+thread's itself), returning JSON-ready values or the rows of the report's views.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from starlette.exceptions import HTTPException
+
+from arena.errors import ArenaError
+from arena.league.accounts import PracticeRow, PracticeStatus, Upload
+from arena.league.privacy import PUBLIC, Viewer, game_view, upload_view
+from arena.league.web.state import WebState
+from arena.presentation.views import GameListRow
+from arena.tournament.records import record_json
+from arena.tournament.runner import labels
+from arena.tournament.store import Store, StoredGame
+
+MAX_GAMES_PAGE = 200
+"""The most games one page of `GET /api/games` (or `/games`) lists."""
+Found = tuple[StoredGame, dict[str, Any]]
+"""A stored game and its record's JSON ({}: the record is not readable)."""
+
+
+def bot_data(state: WebState, name: str, viewer: Viewer = PUBLIC) -> dict[str, Any] | None:
+    """Bot `name`'s JSON (`GET /api/bots/{name}`); None if the league has no such bot."""
+    with state.accounts() as acc, state.read_store() as store:
+        uploads = acc.uploads(name)
+        versions = [e for e in store.entrants() if e.name == name]
+        owner = acc.owner(name)
+        failures = store.failures()
+        met = opponents(store, [e.key for e in versions])
+        history = {e.key: acc.ratings(e.key) for e in versions}
+    if not uploads and not versions:
+        return None
+    active = set(state.league.active())
+    table = {r["key"]: r for r in state.league.standings.table.rows}
+    return {
+        "name": name, "author": owner or "house",
+        "versions": [{"key": e.key, "version": e.bot_version, "hash": e.version,
+                      "language": e.language, "active": e.key in active,
+                      "retired": e.retired, "failures": failures.get(e.key, {}),
+                      "standing": table.get(e.key),
+                      "history": [{"games": g, "rating": r,
+                                   "interval": h if math.isfinite(h) else None}
+                                  for g, r, h in history[e.key]]} for e in versions],
+        "uploads": [upload_view(u, viewer, state.scrub) for u in uploads],
+        "opponents": met}
+
+
+def opponents(store: Store, keys: list[str]) -> list[dict[str, Any]]:
+    """Games and wins of the bot's versions (`keys`) against each other bot, by name."""
+    totals: dict[str, list[int]] = {}
+    for opponent, games, wins in store.opponents(keys):
+        entry = totals.setdefault(opponent.split("@")[0], [0, 0])
+        entry[0] += games
+        entry[1] += wins
+    return [{"opponent": name, "games": g, "wins": w} for name, (g, w) in sorted(totals.items())]
+
+
+def games_of(state: WebState, bot_name: str | None, after: int, limit: int,
+             game_id: str | None = None, newest: bool = False, path: Path | None = None
+             ) -> list[tuple[int, StoredGame]]:
+    """Stored games after the cursor `after`, oldest first (`newest`: the last `limit`
+    stored, newest first); `path`: of that store (the practice games')."""
+    if not (state.storage if path is None else path).exists():
+        return []
+    with state.read_store(path) as store:
+        return store.games_page(after, limit, bot_name, game_id, newest)
+
+
+def game_json(state: WebState, rowid: int, g: StoredGame) -> dict[str, Any]:
+    """A stored game as the API lists it (`cursor`: its place in the store)."""
+    return {"id": g.game_id, "cursor": rowid, "pair": g.pair_id, "pair_index": g.pair_index,
+            "game_index": g.game_index, "teams": list(g.teams), "scores": list(g.scores),
+            "winner": g.winner, "rounds": g.rounds, "termination": g.termination,
+            "fault_seat": g.fault_seat, "fault_message": state.scrub(g.fault_message or "")
+            or None,
+            "seconds": g.seconds, "finished_at": g.finished_at,
+            "url": f"/api/games/{quote(g.game_id, safe='')}",
+            "replay": f"/games/{quote(g.game_id, safe='')}"}
+
+
+def one_game(state: WebState, game_id: str, path: Path | None = None) -> Found | None:
+    """The stored game `game_id` and its record (of the store at `path`); None: no such."""
+    listed = games_of(state, None, 0, 1, game_id, path=path)
+    if not listed:
+        return None
+    found = listed[0][1]
+    with state.read_store(path) as store:
+        try:
+            record = record_json(store.record_path(found.record))
+        except ArenaError:
+            record = {}
+    return found, record
+
+
+def record_view(state: WebState, record: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
+    """A record as `viewer` may see it (`privacy.game_view`)."""
+    with state.accounts() as acc:
+        owners = acc.authors_of()
+    return game_view(record, owners, viewer, state.scrub)
+
+
+def upload_row(state: WebState, upload: int) -> Upload | None:
+    with state.accounts() as acc:
+        return acc.upload(upload)
+
+
+def game_rows(state: WebState, listed: list[tuple[int, StoredGame]]) -> list[GameListRow]:
+    """Stored games as the rows of the report's games table, by entrant name."""
+    with state.read_store() as store:
+        names = labels(store)
+    rows = []
+    for _, g in listed:
+        teams = tuple(names.get(k, (k, ""))[0] for k in g.teams)
+        winner = "" if g.winner is None else teams[g.winner]
+        rows.append(GameListRow(g.game_id, f"/games/{quote(g.game_id, safe='')}",
+                                g.pair_index, g.game_index, (teams[0], teams[1]),
+                                g.scores, winner, g.rounds, g.termination,
+                                "" if g.fault_seat is None else
+                                f"seat {g.fault_seat}: {state.scrub(g.fault_message or '')}",
+                                g.seconds, g.finished_at))
+    return rows
+
+
+def replay_names(state: WebState, path: Path | None = None) -> dict[str, tuple[str, str]]:
+    """The entrants' names and versions of a store's games, for the replay's data."""
+    with state.read_store(path) as store:
+        return labels(store)
+
+
+# ----- games in progress -----------------------------------------------------------------------
+
+def live_events(state: WebState, game_id: str) -> list[dict[str, Any]] | None:
+    """The public events so far of a game in progress (None: not in progress)."""
+    if "/" in game_id or game_id.startswith("."):
+        return None
+    try:
+        return list(json.loads((state.league.live / f"{game_id}.json").read_text()))
+    except (OSError, ValueError):
+        return None
+
+
+def seat_labels(game_id: str) -> list[str]:
+    """The bots' names at seats 0-3 of a game in progress, from its id."""
+    sides, _, rest = game_id.rpartition("#")
+    first, _, second = sides.partition("~")
+    teams = (first, second) if rest.endswith(".0") else (second, first)
+    names = [t.split("@")[0] for t in teams]
+    return [names[0], names[1], names[0], names[1]]
+
+
+# ----- practice games --------------------------------------------------------------------------
+
+def practice_json(row: PracticeRow) -> dict[str, Any]:
+    """A practice game's status as the API gives it, with its links."""
+    return {**row.public(), "url": f"/api/practice/{row.id}",
+            "page": f"/practice/{row.id}", "replay": f"/practice/{row.id}/replay"}
+
+
+def practice_row(state: WebState, practice: int) -> PracticeRow | None:
+    with state.accounts() as acc:
+        return acc.practice(practice)
+
+
+def practice_data(state: WebState, practice: int, viewer: Viewer) -> dict[str, Any] | None:
+    """A practice game's status and, once over, its game as `viewer` may see it."""
+    row = practice_row(state, practice)
+    if row is None:
+        return None
+    data = {**practice_json(row), "reason": state.scrub(row.reason)}
+    found = one_game(state, row.game_id, state.practice_store) \
+        if row.status is PracticeStatus.DONE and row.game_id else None
+    if found is not None:
+        data["game"] = {**game_json(state, 0, found[0]), "url": data["url"],
+                        "replay": data["replay"],
+                        "record": record_view(state, found[1], viewer)}
+    return data
+
+
+def practice_events(state: WebState, practice: int
+                    ) -> tuple[PracticeRow | None, list[dict[str, Any]]]:
+    """A practice game as stored, and its public events so far ([]: none yet)."""
+    row = practice_row(state, practice)
+    path = None if row is None else state.league.practice.live_file(row)
+    if path is None:
+        return row, []
+    try:
+        return row, list(json.loads(path.read_text()))
+    except (OSError, ValueError):  # not started yet, or being rewritten
+        return row, []
+
+
+def practice_labels(row: PracticeRow) -> list[str]:
+    """The bots' names at seats 0-3 of a practice game: the author's version is team 0."""
+    mine, theirs = row.entrant.split("@")[0], row.opponent.split("@")[0]
+    return [mine, theirs, mine, theirs]
+
+
+def practice_game(state: WebState, practice: int) -> Found:
+    """A practice game over and kept, and its record; HTTPException 404 if it is not."""
+    row = practice_row(state, practice)
+    found = None if row is None or row.status is not PracticeStatus.DONE or not row.game_id \
+        else one_game(state, row.game_id, state.practice_store)
+    if found is None or not found[1]:
+        raise HTTPException(404, f"practice game {practice} is not over (or not kept): "
+                                 f"/practice/{practice} shows it")
+    return found
