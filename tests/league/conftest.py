@@ -26,9 +26,12 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:  # imported where used: most tests of this folder talk to a server process
+    from arena.league import server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -94,6 +97,26 @@ check_games = 1
 check_target = 100
 """ + pace + extra)
     return config
+
+
+def unstarted_league(folder: Path, uploads_per_hour: int = 40, extra: str = ""
+                     ) -> server.League:
+    """A league's parts from `write_config(folder, ...)`, not started: its store and tables
+    made, no thread running. The fast tests serve it through Starlette's TestClient, where
+    an upload is only recorded (its status stays 'received': no intake runs)."""
+    from arena.league.accounts import Accounts
+    from arena.league.config import load_league
+    from arena.league.server import League as Served
+    from arena.sandbox import Isolation
+    from arena.tournament.runner import open_store
+
+    config = load_league(write_config(folder, "none", extra, uploads_per_hour))
+    with open_store(config.tournament):
+        pass
+    Accounts(config.storage).close()
+    league = Served(config, 1, Isolation.NONE, say=lambda _: None)
+    league.live.mkdir(parents=True)
+    return league
 
 
 def arena(*args: str, timeout: float = WAIT, **kwargs: Any) -> subprocess.CompletedProcess[str]:
