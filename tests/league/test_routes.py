@@ -390,8 +390,6 @@ def test_each_route_answers_each_status_in_its_form(seeded: Seeded, case: Case) 
         assert response.content == b""
 
 
-@pytest.mark.xfail(strict=True, reason="Starlette's routing answers 'Not Found' or 'Method "
-                   "Not Allowed' alone (arena/league/app.py: http_error passes its detail on)")
 @pytest.mark.parametrize("method, path", [
     ("GET", "/api/nothing"), ("GET", "/api/uploads/abc"), ("POST", "/api/standings"),
     ("GET", "/nothing"), ("GET", "/practice")])
@@ -851,9 +849,6 @@ def test_a_stale_upload_form_is_403(client: TestClient, league: League, archive:
     assert kept(league) == []
 
 
-@pytest.mark.xfail(strict=True, reason="answered 500: the form is read before the token is "
-                   "checked, then refuse_unread reads the body again (RuntimeError: Stream "
-                   "consumed)")
 @pytest.mark.parametrize("token, status", [(None, 401), ("not-a-token", 403)])
 def test_the_upload_form_without_a_valid_token_is_401_or_403(
         client: TestClient, league: League, archive: bytes, token: str | None, status: int
@@ -863,8 +858,6 @@ def test_the_upload_form_without_a_valid_token_is_401_or_403(
         json_error(form_upload(client, csrf, token, archive), status)
 
 
-@pytest.mark.xfail(strict=True, reason="the upload form is read (its archive spooled) before "
-                   "the CSRF check and never closed when it fails")
 def test_a_refused_upload_form_leaves_no_file_open(client: TestClient, league: League,
                                                    archive: bytes) -> None:
     token = token_in(invite(league, "uma"))

@@ -8,6 +8,7 @@ traceback, answered 500 with a sentence that holds none of the server's text or 
 from __future__ import annotations
 
 import logging
+from http import HTTPStatus
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -36,7 +37,23 @@ def error_page(request: Request, status: int, message: str) -> Response:
 async def http_error(request: Request, exc: Exception) -> Response:
     """An `HTTPException` raised by an endpoint, its detail scrubbed of the server's paths."""
     assert isinstance(exc, HTTPException)
-    return error_page(request, exc.status_code, shared(request).scrub(str(exc.detail)))
+    detail = str(exc.detail)
+    if detail == HTTPStatus(exc.status_code).phrase:  # routing's refusal: say what to do
+        detail = _routing_sentence(request, exc)
+    return error_page(request, exc.status_code, shared(request).scrub(detail))
+
+
+def _routing_sentence(request: Request, exc: HTTPException) -> str:
+    """A sentence for a refusal of Starlette's routing (an unknown path, a wrong method)."""
+    path = request.url.path
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        return f"{request.method} is not answered at {path}" + (
+            f": send {allowed}" if allowed else "")
+    if exc.status_code == 404:
+        return (f"nothing is at {path}: the pages start at /, and /openapi.json lists the "
+                "API's paths")
+    return f"{HTTPStatus(exc.status_code).phrase} ({path})"
 
 
 async def server_error(request: Request, exc: Exception) -> Response:

@@ -90,18 +90,19 @@ def store(state: WebState, author: str, name: str, archive: UploadFile) -> int:
                             archive.filename or "", archive.file, state.quota)
 
 
-async def receive_upload(request: Request, token: str | None,
-                         form_name: str = "archive") -> JSONResponse:
-    """An upload received: 202 with its id and links, handed to intake; else the refusal."""
+async def receive_upload(request: Request, token: str | None, form_name: str = "archive",
+                         body_read: bool = False) -> JSONResponse:
+    """An upload received: 202 with its id and links, handed to intake; else the refusal
+    (its body drained first, unless the form was read already: `body_read`)."""
     state = shared(request)
     author = await authenticate(request, token)
     if isinstance(author, JSONResponse):
-        return await refuse_unread(request, author)
+        return author if body_read else await refuse_unread(request, author)
     refused = too_large(state.config, request)
     if refused is not None:
         if refused.status_code == 413:  # counts toward the hourly quota (not a 411)
             await run_in_threadpool(count_refusal, state, author, CountedRefusal.TOO_LARGE)
-        return await refuse_unread(request, refused)
+        return refused if body_read else await refuse_unread(request, refused)
     async with request.form(max_files=1, max_fields=8) as form:
         name = form.get("name")
         archive = form.get(form_name)

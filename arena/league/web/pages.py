@@ -108,12 +108,13 @@ async def upload_form(request: Request) -> Response:
     refused = too_large(shared(request).config, request)
     if refused is not None:
         return refused
-    form = await request.form(max_files=1, max_fields=8)  # kept for receive_upload
-    token = form.get("token")
-    if not csrf_matches(request, form.get("csrf")):
-        return error(403, "the form is stale or was sent from another site: open "
-                          "/upload again and send it from there")
-    result = await receive_upload(request, token if isinstance(token, str) else None)
+    async with request.form(max_files=1, max_fields=8) as form:  # its archive closed after
+        token = form.get("token")
+        if not csrf_matches(request, form.get("csrf")):
+            return error(403, "the form is stale or was sent from another site: open "
+                              "/upload again and send it from there")
+        result = await receive_upload(request, token if isinstance(token, str) else None,
+                                      body_read=True)
     if result.status_code != 202:
         return result
     data = json.loads(bytes(result.body))
