@@ -22,6 +22,7 @@ from arena.league.openapi import OPERATIONS, SCHEMA, find_operation
 from arena.league.server import League
 from arena.sandbox import Isolation
 from arena.tournament.runner import open_store
+from arena.tournament.store import EntrantRow, Store
 from tests.league.conftest import check_answer, schema_checked, write_config
 
 JSON = "application/json"
@@ -82,12 +83,22 @@ def test_the_bot_and_the_game_are_documented_field_by_field():
                if name not in ("UploadForm", "PracticeRequest"))  # requests: extras ignored
 
 
-def test_the_schemas_operations_are_the_applications_api_routes(tmp_path: Path):
+@pytest.fixture
+def league(tmp_path: Path) -> League:
+    """A league's parts, not started: its store and tables made, no thread running."""
     config = load_league(write_config(tmp_path, isolation="none"))
     with open_store(config.tournament):
         pass
     Accounts(config.storage).close()
-    app: Any = make_app(League(config, 1, Isolation.NONE, say=lambda _: None))
+    return League(config, 1, Isolation.NONE, say=lambda _: None)
+
+
+def test_the_application_serves_the_generated_schema(league: League):
+    assert TestClient(make_app(league)).get("/openapi.json").json() == SCHEMA
+
+
+def test_the_schemas_operations_are_the_applications_api_routes(league: League):
+    app: Any = make_app(league)
     while not hasattr(app, "routes"):  # through the middleware to the Starlette application
         app = app.app
     served = {(method, shape(route.path)) for route in app.routes
@@ -155,3 +166,17 @@ def test_find_operation_routes_as_the_application_does():
     assert find_operation("/api/bots/x/rebuild", "POST").path == "/api/bots/{name}/{action}"
     assert find_operation("/api/bots/x", "POST") is None
     assert Error in {a.model for op in OPERATIONS for a in op.answers.values()}
+
+
+@pytest.mark.xfail(strict=True, reason="app.py answers an unreadable record as {}, which is "
+                   "no Record: answer null (the model then Record | None) once app.py is split")
+def test_a_game_whose_record_cannot_be_read_is_answered_as_the_schema_says(league: League):
+    with Store(league.config.storage) as store:
+        for name in ("a", "b"):
+            store.register_entrant(EntrantRow(f"{name}@1", name, "1", "1.0", "python", name,
+                                              "config", False))
+        store.add_synthetic_games([("a~b#0.0", "a~b#0", 0, 0, 1, "a@1", "b@1", 100, 0, 0, 1,
+                                    "normal", 1.0, "records/gone.json.gz", "2026")])
+    with TestClient(make_app(league)) as client:
+        answer = schema_checked(client).get("/api/games/a~b%230.0")
+    assert answer.status_code == 200
