@@ -6,8 +6,9 @@ its Dask cluster) into the tournament's store (`server.py`, which runs the sched
 workers and the web server in one process), its entrants come in through intake and
 check-bot (`uploads.py`), its standings are the ratings' tally kept ready by a process of
 their own (`standings.py`), and its pages are the report's views. The web layer is `web/`:
-the endpoints of the JSON API (whose schema is `openapi.py`), the pages and the event
-streams, each a module of its kind; `app.py` assembles them into the application. It adds the
+the endpoints of the JSON API (whose schema `openapi.py` generates from the request and
+response models of `models.py`), the pages and the event streams, each a module of its
+kind; `app.py` assembles them into the application. It adds the
 authors, their tokens and uploads (`accounts.py`, tables of the same store), the continuous
 schedule (`scheduler.py`), the authors' unrated practice games, kept in a store of their
 own so that nothing counts them (`practice.py`), the client of `arena upload` and `arena
@@ -20,8 +21,9 @@ The web layer's guards on bodies, numbers and JSON are `guards.py`. What each vi
 (stderr, build logs, the server's paths) is `privacy.py`.
 
 It sits above the tournament, the ratings, the presentation and the bot kit, below the CLI;
-it is the only package that imports the league extra (Starlette, uvicorn, python-multipart),
-and only `app.py`, `web/`, `guards.py`, `limits.py` and `server.py` do, so that `arena league
-invite` needs none of it. `server.py` imports the web layer; the web layer never imports it,
-and says what it needs of the running league as a protocol (`web/state.py`).
+it is the only package that imports the league extra (Starlette, uvicorn, python-multipart,
+msgspec), and only `app.py`, `web/`, `guards.py`, `limits.py`, `server.py`, `models.py` and
+`openapi.py` do, so that `arena league invite` needs none of it. `server.py` imports the web
+layer; the web layer never imports it, and says what it needs of the running league as a
+protocol (`web/state.py`).
 """

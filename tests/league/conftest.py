@@ -28,9 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import pytest
 
+from arena.league.models import Error
+from arena.league.openapi import find_operation
+
 if TYPE_CHECKING:  # imported where used: most tests of this folder talk to a server process
+    import httpx2 as httpx
+    from starlette.testclient import TestClient
+
     from arena.league import server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,15 +150,57 @@ def arena_here(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 def request(url: str, data: bytes | None = None, headers: dict[str, str] | None = None,
             method: str | None = None) -> tuple[int, Any]:
-    """(status, parsed JSON or text) of one request; never raises on an HTTP status."""
+    """(status, parsed JSON or text) of one request; never raises on an HTTP status. An answer
+    of the API is checked against /openapi.json first (`check_answer`)."""
     req = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
     try:
         with urllib.request.urlopen(req, timeout=60) as response:
             body, status, kind = response.read(), response.status, response.headers
     except urllib.error.HTTPError as exc:
         body, status, kind = exc.read(), exc.code, exc.headers
+    check_answer(urllib.parse.urlsplit(url).path, req.get_method(), status, body,
+                 kind.get("content-type", ""))
     text = body.decode()
     return status, json.loads(text) if "json" in kind.get("content-type", "") else text
+
+
+def check_answer(path: str, method: str, status: int, body: bytes, content_type: str) -> None:
+    """AssertionError unless an answer of `/api/...` is what /openapi.json says: a status it
+    lists for that path and method, with JSON that decodes strictly into that status's model
+    (`arena.league.openapi`: every field documented, none left out, none more). A path or
+    method it does not list must be an Error, 404 or 405. Other paths are not checked."""
+    path = urllib.parse.unquote(path)
+    if not path.startswith("/api/") or method.upper() == "HEAD":
+        return
+    where = f"{method} {path} answered {status}"
+    assert "application/json" in content_type, f"{where} with {content_type!r}, not JSON"
+    operation = find_operation(path, method)
+    if operation is None:
+        assert status in (404, 405), f"{where}, for a path and method /openapi.json lacks"
+        model: type[msgspec.Struct] = Error
+    else:
+        answer = operation.answers.get(status)
+        assert answer is not None, \
+            f"{where}, a status /openapi.json does not list for {method} {operation.path}"
+        model = answer.model
+    try:
+        msgspec.json.decode(body, type=model, strict=True)
+    except msgspec.ValidationError as exc:
+        raise AssertionError(f"{where} with a body that is not its schema's {model.__name__}:"
+                             f" {exc}: {body[:500]!r}") from None
+
+
+def schema_checked(client: TestClient) -> TestClient:
+    """`client` with each answer it gets checked against /openapi.json (`check_answer`)."""
+    def check(response: httpx.Response) -> None:
+        if response.request.url.path.startswith("/api/"):
+            response.read()
+            check_answer(response.request.url.path, response.request.method,
+                         response.status_code, response.content,
+                         response.headers.get("content-type", ""))
+
+    client.event_hooks["response"].append(check)
+    return client
 
 
 def multipart(fields: dict[str, str | tuple[str, bytes]]) -> tuple[bytes, str]:

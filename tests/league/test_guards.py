@@ -34,7 +34,7 @@ from arena.league.guards import (
 from arena.league.server import League
 from arena.sandbox import Isolation
 from arena.tournament.runner import open_store
-from tests.league.conftest import bot_copy, write_config
+from tests.league.conftest import bot_copy, schema_checked, write_config
 
 HUGE = "1" * 30
 """A 30-digit number: past SQLite's integers."""
@@ -55,7 +55,7 @@ def league(tmp_path: Path) -> League:
 @pytest.fixture
 def client(league: League) -> Iterator[TestClient]:
     with TestClient(make_app(league), raise_server_exceptions=False) as client:
-        yield client
+        yield schema_checked(client)  # every answer of the API checked against its schema
 
 
 def token_of(league: League, author: str, organizer: bool = False) -> dict[str, str]:

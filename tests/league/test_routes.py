@@ -39,7 +39,7 @@ from arena.tournament.records import write_record
 from arena.tournament.runner import register_entrants
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import EntrantRow, GameRow, Store
-from tests.league.conftest import bot_copy, unstarted_league
+from tests.league.conftest import bot_copy, schema_checked, unstarted_league
 from tests.league.test_guards import archive_of, multipart
 
 Response = Any
@@ -202,7 +202,8 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Seeded]:
               "olga": invite(league, "olga", organizer=True), "rex": revoked(league, "rex"),
               "bad": BAD, "none": {}}
     house = sorted(league.entrants)
-    with TestClient(make_app(league), raise_server_exceptions=False) as client:
+    with TestClient(make_app(league), raise_server_exceptions=False) as raw:
+        client = schema_checked(raw)  # every answer checked against the schema
         ann = post_upload(client, tokens["ann"], "ann-bot", bot_archive(folder, "ann-bot"))
         bob = post_upload(client, tokens["bob"], "bob-bot", bot_archive(folder, "bob-bot"))
         assert ann.status_code == bob.status_code == 202, (ann.text, bob.text)
@@ -512,7 +513,8 @@ def league(tmp_path: Path) -> League:
 
 @pytest.fixture
 def client(league: League) -> Iterator[TestClient]:
-    with TestClient(make_app(league), raise_server_exceptions=False) as client:
+    with TestClient(make_app(league), raise_server_exceptions=False) as raw:
+        client = schema_checked(raw)  # every answer checked against the schema
         yield client
 
 

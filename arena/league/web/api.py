@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from arena.league import models
 from arena.league.accounts import Author, UploadStatus
 from arena.league.guards import SMALL_BODY, bounded_int, json_body
 from arena.league.openapi import SCHEMA
@@ -20,6 +21,7 @@ from arena.league.practice import PracticeRefused
 from arena.league.privacy import upload_view
 from arena.league.uploads import Busy, NoSuchUpload
 from arena.league.web import queries
+from arena.league.web.answers import answer
 from arena.league.web.auth import authenticate, bearer, viewer_of
 from arena.league.web.errors import error
 from arena.league.web.intake import receive_upload
@@ -37,7 +39,7 @@ async def standings(request: Request) -> Response:
     return Response(shared(request).league.standings.table.body, media_type="application/json")
 
 
-async def bot(request: Request) -> JSONResponse:
+async def bot(request: Request) -> Response:
     name = request.path_params["name"]
     viewer = await viewer_of(request)
     if isinstance(viewer, JSONResponse):
@@ -46,7 +48,7 @@ async def bot(request: Request) -> JSONResponse:
     if data is None:
         return error(404, f"no bot named {name!r} in this league (GET /api/standings "
                           "lists the entrants)")
-    return JSONResponse(data)
+    return answer(models.Bot, data)
 
 
 def query_int(request: Request, key: str, default: int) -> int:
@@ -55,18 +57,19 @@ def query_int(request: Request, key: str, default: int) -> int:
     return default if value is None else bounded_int(f"query parameter {key!r}", value)
 
 
-def games(request: Request) -> JSONResponse:
+def games(request: Request) -> Response:
     after = query_int(request, "after", 0)
     limit = query_int(request, "limit", 50)
     if not 1 <= limit <= MAX_GAMES_PAGE:
         return error(400, f"limit must be between 1 and {MAX_GAMES_PAGE}, not {limit}")
     state = shared(request)
     listed = queries.games_of(state, request.query_params.get("bot"), after, limit)
-    return JSONResponse({"games": [queries.game_json(state, r, g) for r, g in listed],
-                         "next": listed[-1][0] if len(listed) == limit else None})
+    return answer(models.GamesPage, {
+        "games": [queries.game_json(state, r, g) for r, g in listed],
+        "next": listed[-1][0] if len(listed) == limit else None})
 
 
-async def game(request: Request) -> JSONResponse:
+async def game(request: Request) -> Response:
     game_id = request.path_params["game_id"]
     viewer = await viewer_of(request)
     if isinstance(viewer, JSONResponse):
@@ -76,11 +79,11 @@ async def game(request: Request) -> JSONResponse:
     if found is None:
         return error(404, f"no stored game {game_id!r} (GET /api/games lists them)")
     stored, record = found
-    return JSONResponse({**queries.game_json(state, 0, stored), "record": await
-                         run_in_threadpool(queries.record_view, state, record, viewer)})
+    return answer(models.Game, {**queries.game_json(state, 0, stored), "record": await
+                  run_in_threadpool(queries.record_view, state, record, viewer)})
 
 
-async def upload_status(request: Request) -> JSONResponse:
+async def upload_status(request: Request) -> Response:
     viewer = await viewer_of(request)
     if isinstance(viewer, JSONResponse):
         return viewer
@@ -88,16 +91,16 @@ async def upload_status(request: Request) -> JSONResponse:
     row = await run_in_threadpool(queries.upload_row, state, request.path_params["upload"])
     if row is None:
         return error(404, f"no upload {request.path_params['upload']}")
-    return JSONResponse(upload_view(row, viewer, state.scrub))
+    return answer(models.Upload, upload_view(row, viewer, state.scrub))
 
 
-async def post_bot(request: Request) -> JSONResponse:
+async def post_bot(request: Request) -> Response:
     return await receive_upload(request, bearer(request))
 
 
 # ----- the organizer's actions -----------------------------------------------------------------
 
-async def admin(request: Request) -> JSONResponse:
+async def admin(request: Request) -> Response:
     """An organizer's action on a bot: disable (out of the live table, its games kept),
     enable (back in) or rebuild (its version built and checked again)."""
     author = await authenticate(request, bearer(request))
@@ -116,7 +119,7 @@ async def admin(request: Request) -> JSONResponse:
     if not done:
         return error(404, f"no uploaded bot named {name!r} (house bots are the "
                           "config's: edit its entrants)")
-    return JSONResponse({"name": name, "disabled": action == "disable"})
+    return answer(models.AdminDone, {"name": name, "disabled": action == "disable"})
 
 
 def rebuild_asked(name: str, request: Request) -> tuple[int | None, str | None] | JSONResponse:
@@ -133,7 +136,7 @@ def rebuild_asked(name: str, request: Request) -> tuple[int | None, str | None] 
     return None if asked is None else bounded_int("?upload=", asked), version
 
 
-async def rebuild(name: str, request: Request) -> JSONResponse:
+async def rebuild(name: str, request: Request) -> Response:
     """An organizer's rebuild; `?upload=ID` or `?version=V` names the upload to rebuild
     (default: the bot's active one, else its newest)."""
     asked = rebuild_asked(name, request)
@@ -148,13 +151,14 @@ async def rebuild(name: str, request: Request) -> JSONResponse:
     if upload is None:
         return error(404, f"no uploaded bot named {name!r} (house bots are the "
                           "config's: they are built at each start)")
-    return JSONResponse({"name": name, "upload": upload, "status": UploadStatus.RECEIVED,
-                         "url": f"/api/uploads/{upload}"}, status_code=202)
+    return answer(models.RebuildAccepted, {"name": name, "upload": upload,
+                                           "status": UploadStatus.RECEIVED,
+                                           "url": f"/api/uploads/{upload}"}, 202)
 
 
 # ----- practice games --------------------------------------------------------------------------
 
-async def ask_practice(request: Request, author: Author, fields: Any) -> JSONResponse:
+async def ask_practice(request: Request, author: Author, fields: Any) -> Response:
     """A practice game asked for by `author` (`fields`: bot, opponent, version): 202."""
     bot, opponent = (fields.get(k) if isinstance(fields, dict) else None
                      for k in ("bot", "opponent"))
@@ -170,10 +174,10 @@ async def ask_practice(request: Request, author: Author, fields: Any) -> JSONRes
                                       version or None)
     except PracticeRefused as exc:
         return error(exc.status, state.scrub(str(exc)))
-    return JSONResponse(queries.practice_json(row), status_code=202)
+    return answer(models.Practice, queries.practice_json(row), 202)
 
 
-async def post_practice(request: Request) -> JSONResponse:
+async def post_practice(request: Request) -> Response:
     """An author asks for an unrated practice game (JSON: bot, opponent, version)."""
     author = await authenticate(request, bearer(request))
     if isinstance(author, JSONResponse):
@@ -185,7 +189,7 @@ async def post_practice(request: Request) -> JSONResponse:
     return await ask_practice(request, author, json_body(await request.body()))
 
 
-async def practice_status(request: Request) -> JSONResponse:
+async def practice_status(request: Request) -> Response:
     viewer = await viewer_of(request)
     if isinstance(viewer, JSONResponse):
         return viewer
@@ -193,4 +197,4 @@ async def practice_status(request: Request) -> JSONResponse:
                                    request.path_params["practice"], viewer)
     if data is None:
         return error(404, f"no practice game {request.path_params['practice']}")
-    return JSONResponse(data)
+    return answer(models.Practice, data)

@@ -11,12 +11,14 @@ from __future__ import annotations
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 
+from arena.league import models
 from arena.league.accounts import Author, CountedRefusal, UploadStatus
 from arena.league.config import LeagueConfig
 from arena.league.guards import MULTIPART_SLACK, SMALL_BODY, BodyTooLarge, meter_of
 from arena.league.uploads import BadUpload, refusal_error, store_upload
+from arena.league.web.answers import answer
 from arena.league.web.auth import authenticate
 from arena.league.web.errors import error
 from arena.league.web.state import WebState, shared
@@ -91,7 +93,7 @@ def store(state: WebState, author: str, name: str, archive: UploadFile) -> int:
 
 
 async def receive_upload(request: Request, token: str | None, form_name: str = "archive",
-                         body_read: bool = False) -> JSONResponse:
+                         body_read: bool = False) -> Response:
     """An upload received: 202 with its id and links, handed to intake; else the refusal
     (its body drained first, unless the form was read already: `body_read`)."""
     state = shared(request)
@@ -118,6 +120,6 @@ async def receive_upload(request: Request, token: str | None, form_name: str = "
         except BadUpload as exc:
             return error(exc.status, state.scrub(str(exc)))
     state.league.intake.put(upload)
-    return JSONResponse({"id": upload, "name": name, "status": UploadStatus.RECEIVED,
-                         "url": f"/api/uploads/{upload}", "page": f"/bots/{name}"},
-                        status_code=202)
+    return answer(models.UploadAccepted, {
+        "id": upload, "name": name, "status": UploadStatus.RECEIVED,
+        "url": f"/api/uploads/{upload}", "page": f"/bots/{name}"}, 202)

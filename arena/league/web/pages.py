@@ -90,7 +90,7 @@ def replay_data(request: Request) -> Response:
     found = queries.one_game(state, game_id)
     if found is None or not found[1]:
         raise HTTPException(404, f"no stored game {game_id!r}")
-    stored, record = found
+    stored, record = found[0], found[1]
     names = queries.replay_names(state)
     return Response(replay_script(stored.game_id, replay_payload(stored, record, names)),
                     media_type="text/javascript")

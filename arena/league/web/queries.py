@@ -26,7 +26,8 @@ from arena.tournament.store import Store, StoredGame
 
 MAX_GAMES_PAGE = 200
 """The most games one page of `GET /api/games` (or `/games`) lists."""
-Found = tuple[StoredGame, dict[str, Any]]
+Found = tuple[StoredGame, dict[str, Any] | None]
+"""A stored game and its record (None: its record file cannot be read)."""
 """A stored game and its record's JSON ({}: the record is not readable)."""
 
 
@@ -99,12 +100,15 @@ def one_game(state: WebState, game_id: str, path: Path | None = None) -> Found |
         try:
             record = record_json(store.record_path(found.record))
         except ArenaError:
-            record = {}
+            record = None
     return found, record
 
 
-def record_view(state: WebState, record: dict[str, Any], viewer: Viewer) -> dict[str, Any]:
-    """A record as `viewer` may see it (`privacy.game_view`)."""
+def record_view(state: WebState, record: dict[str, Any] | None, viewer: Viewer
+                ) -> dict[str, Any] | None:
+    """A record as `viewer` may see it (`privacy.game_view`); None stays None."""
+    if record is None:
+        return None
     with state.accounts() as acc:
         owners = acc.authors_of()
     return game_view(record, owners, viewer, state.scrub)
@@ -206,7 +210,7 @@ def practice_labels(row: PracticeRow) -> list[str]:
     return [mine, theirs, mine, theirs]
 
 
-def practice_game(state: WebState, practice: int) -> Found:
+def practice_game(state: WebState, practice: int) -> tuple[StoredGame, dict[str, Any]]:
     """A practice game over and kept, and its record; HTTPException 404 if it is not."""
     row = practice_row(state, practice)
     found = None if row is None or row.status is not PracticeStatus.DONE or not row.game_id \
@@ -214,4 +218,4 @@ def practice_game(state: WebState, practice: int) -> Found:
     if found is None or not found[1]:
         raise HTTPException(404, f"practice game {practice} is not over (or not kept): "
                                  f"/practice/{practice} shows it")
-    return found
+    return found[0], found[1]
