@@ -431,6 +431,25 @@ def prepare(config: TournamentConfig, store: Store, listener: Listener,
     return entrants, failures
 
 
+def _check_field(config: TournamentConfig, store: Store, entrants: dict[str, Entrant],
+                 some_left_out: bool, listener: Listener) -> None:
+    """ConfigError if too few entrants play; else the movement (mixed partners) and public
+    deals are noted."""
+    least = 4 if config.mixed else 2
+    if len(entrants) < least:
+        raise ConfigError(f"{config.path}: key 'tournament.entrants': a tournament "
+                          + ("with mixed partners " if config.mixed else "")
+                          + f"needs at least {least} entrants, it has {len(entrants)}"
+                          + (" that can be built" if some_left_out else ""))
+    if config.mixed:
+        plan = movement(entrants)
+        store.set_meta({"movement": plan.describe()})
+        listener.note(plan.describe())
+    seeds = deals_of(config, store)
+    if seeds.public:
+        listener.note(f"deals: {seeds.describe()}")
+
+
 def run_tournament(config: TournamentConfig, workers: int | None = None,
                    listener: Listener | None = None, skip_unbuildable: bool | None = None,
                    cluster: str | None = None) -> RunSummary:
@@ -461,19 +480,7 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
         store.set_meta({"left_out": json.dumps([[f.name, f.reason]
                                                 for f in left_out]),
                         "isolation": json.dumps(sorted({*isolations(store), *levels}))})
-        least = 4 if config.mixed else 2
-        if len(entrants) < least:
-            raise ConfigError(f"{config.path}: key 'tournament.entrants': a tournament "
-                              + ("with mixed partners " if config.mixed else "")
-                              + f"needs at least {least} entrants, it has {len(entrants)}"
-                              + (" that can be built" if left_out else ""))
-        if config.mixed:
-            plan = movement(entrants)
-            store.set_meta({"movement": plan.describe()})
-            listener.note(plan.describe())
-        seeds = deals_of(config, store)
-        if seeds.public:
-            listener.note(f"deals: {seeds.describe()}")
+        _check_field(config, store, entrants, bool(left_out), listener)
         stored = store.game_seeds()
         done = set(stored)
         todo = dealt_as_stored(missing(scheduled_games(config, store, entrants), done), stored)
