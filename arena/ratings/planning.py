@@ -30,14 +30,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.ratings.fit import (
-    ELO_PER_LOGIT,
-    MAX_LEVERAGE,
-    VARIANCE_FLOOR,
-    Z95,
-    GameResult,
-    rated_pairs,
-)
+from arena.ratings.fit import GameResult, rated_pairs
+from arena.ratings.model import ELO_PER_LOGIT, MAX_LEVERAGE, VARIANCE_FLOOR, Z95
 
 EQUAL_STRENGTHS = 0.25
 """The variance of one game's outcome between entrants of equal strength: p (1 - p) at 1/2."""

@@ -17,7 +17,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.ratings.fit import Bound, GameResult, fit_ratings
+from arena.ratings.fit import GameResult, fit_ratings
+from arena.ratings.model import Bound
 
 PAIR_SCORES = (0.0, 0.5, 1.0)
 """A's pair score for 0, 1 and 2 games won in the pair."""
