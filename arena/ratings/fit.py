@@ -25,6 +25,7 @@ from arena.ratings.bootstrap import BootstrapResult, bootstrap_data
 from arena.ratings.model import (
     ELO_PER_LOGIT,
     Comparison,
+    Contrast,
     FitData,
     RatingFit,
     RatingsError,
@@ -171,25 +172,41 @@ def rated_games_of(results: Sequence[G], pairs: Mapping[str, Sequence[G]]) -> li
 
 # --- The comparisons of fixed partners -----------------------------------------------------
 
-def _comparison(index: Mapping[str, int], a: str, b: str, wins_a: float, games: float,
-                cluster: int) -> tuple[Comparison, Sides]:
-    """A pair between a and b as the model's comparison, the lower index first: team
-    (lo, lo) minus team (hi, hi), on the team's scale (one coefficient each)."""
-    i, j = index[a], index[b]
-    lo, hi, wins = (i, j, wins_a) if i < j else (j, i, games - wins_a)
-    return Comparison(((lo, 1.0), (hi, -1.0)), wins, games, cluster), ((lo,), (hi,))
+class _Shapes(dict[tuple[int, int], tuple[Contrast, Sides]]):
+    """Per matchup (lower index first), its contrast and sides, made once and shared by its
+    pairs."""
+
+    def __missing__(self, key: tuple[int, int]) -> tuple[Contrast, Sides]:
+        lo, hi = key
+        shape = self[key] = (((lo, 1.0), (hi, -1.0)), ((lo,), (hi,)))
+        return shape
+
+
+def _data(entrants: tuple[str, ...],
+          pairs: Iterable[tuple[str, str, float, float]]) -> FitData:
+    """The model's data of pairs given as (a, b, wins of a, games): per pair, team (lo, lo)
+    minus team (hi, hi), the lower index first, on the team's scale (one coefficient each)."""
+    index = {e: k for k, e in enumerate(entrants)}
+    shapes = _Shapes()
+    comparisons, sides = [], []
+    for cluster, (a, b, wins_a, games) in enumerate(pairs):
+        i, j = index[a], index[b]
+        contrast, side = shapes[(i, j) if i < j else (j, i)]
+        wins = wins_a if i < j else games - wins_a
+        comparisons.append(Comparison(contrast, wins, games, cluster))
+        sides.append(side)
+    return FitData(entrants, tuple(comparisons), tuple(sides))
 
 
 def fixed_data(pairs: Mapping[str, Sequence[GameResult]]) -> FitData:
     """Rated pairs (`rated_pairs`) as the model's data: one comparison per pair."""
     entrants = tuple(sorted({e for games in pairs.values() for e in games[0].entrants}))
-    index = {e: k for k, e in enumerate(entrants)}
     rows = []
-    for cluster, games in enumerate(pairs.values()):  # the games of a pair: one matchup
+    for games in pairs.values():  # the games of a pair: one matchup
         a, b = games[0].entrants
-        won = sum(g.rated_winner_entrant == a for g in games)
-        rows.append(_comparison(index, a, b, float(won), float(len(games)), cluster))
-    return FitData(entrants, tuple(c for c, _ in rows), tuple(s for _, s in rows))
+        won = [g.rated_winner_entrant for g in games].count(a)
+        rows.append((a, b, float(won), float(len(games))))
+    return _data(entrants, rows)
 
 
 def counted_data(counts: Mapping[tuple[str, str, float, float], int]) -> FitData:
@@ -197,12 +214,8 @@ def counted_data(counts: Mapping[tuple[str, str, float, float], int]) -> FitData
     pairs did so (`arena.ratings.tally`), as the model's data: each pair its own cluster,
     so the fit is that of the pairs themselves."""
     entrants = tuple(sorted({e for a, b, _, _ in counts for e in (a, b)}))
-    index = {e: k for k, e in enumerate(entrants)}
-    rows: list[tuple[Comparison, Sides]] = []
-    for (a, b, wa, wb), n in counts.items():
-        for _ in range(n):
-            rows.append(_comparison(index, a, b, float(wa), float(wa + wb), len(rows)))
-    return FitData(entrants, tuple(c for c, _ in rows), tuple(s for _, s in rows))
+    return _data(entrants, [(a, b, float(wa), float(wa + wb))
+                            for (a, b, wa, wb), n in counts.items() for _ in range(n)])
 
 
 # --- The fits ------------------------------------------------------------------------------

@@ -36,13 +36,14 @@ partners), not over every pair: the cost grows with the entrants, not with the g
 
 from __future__ import annotations
 
-import dataclasses
 import enum
+import functools
 import math
+import operator
 import random
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from arena.errors import ArenaError
 from arena.ratings.graph import connected_groups, reaches, win_components
@@ -203,9 +204,9 @@ Sides = tuple[tuple[int, ...], tuple[int, ...]]
 """The distinct entrant indices of a comparison's first and second team."""
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """A pair's rated games as one comparison: the first team's wins out of `games`."""
+class Comparison(NamedTuple):
+    """A pair's rated games as one comparison: the first team's wins out of `games` (a named
+    tuple: a fit builds one per pair, and a bootstrap one per pair drawn)."""
 
     contrast: Contrast
     wins: float
@@ -229,38 +230,48 @@ class FitData:
         kept, sides = [], []
         for c, (first, second) in zip(self.comparisons, self.sides, strict=True):
             if all(k in index for k in (*first, *second)):
-                kept.append(dataclasses.replace(
-                    c, contrast=tuple((index[k], v) for k, v in c.contrast)))
+                kept.append(c._replace(contrast=tuple((index[k], v) for k, v in c.contrast)))
                 sides.append((tuple(index[k] for k in first), tuple(index[k] for k in second)))
         return FitData(tuple(self.entrants[k] for k in members), tuple(kept), tuple(sides))
 
     def resampled(self, rng: random.Random) -> FitData:
-        """The pairs drawn with replacement, as many as there are (a bootstrap sample)."""
+        """The pairs drawn with replacement, as many as there are (a bootstrap sample); each
+        draw its own cluster. Its sums are taken from ours (a bootstrap fits hundreds)."""
         picks = rng.choices(range(len(self.comparisons)), k=len(self.comparisons))
-        comparisons = tuple(dataclasses.replace(self.comparisons[k], cluster=n)
-                            for n, k in enumerate(picks))
-        return FitData(self.entrants, comparisons, tuple(self.sides[k] for k in picks))
+        drawn = (self.comparisons[k] for k in picks)
+        comparisons = tuple(Comparison(c.contrast, c.wins, c.games, n)
+                            for n, c in enumerate(drawn))
+        sample = FitData(self.entrants, comparisons, tuple(self.sides[k] for k in picks))
+        vars(sample)["summed"] = self.summed.drawn(comparisons, picks)  # `summed`, cached
+        return sample
+
+    @functools.cached_property
+    def summed(self) -> Summed:
+        """The comparisons summed per contrast (built once: each fit reads it many times)."""
+        return summed(self.comparisons)
 
     def wins_graph(self) -> Matrix:
         """wins[i][j]: games i's team won against a team of j (the graph of wins)."""
         n = len(self.entrants)
         wins = [[0.0] * n for _ in range(n)]
-        for c, (first, second) in zip(self.comparisons, self.sides, strict=True):
-            for i in first:
-                for j in second:
-                    wins[i][j] += c.wins
-                    wins[j][i] += c.games - c.wins
+        total = self.summed
+        for contrast, won, games in zip(total.contrasts, total.wins, total.games, strict=True):
+            for i, vi in contrast:
+                for j, vj in contrast:
+                    if vi > 0 > vj:  # i on the first team, j on the second
+                        wins[i][j] += won
+                        wins[j][i] += games - won
         return wins
 
     def opponents(self) -> set[tuple[int, int]]:
         """Every two entrants (lower index first) that faced each other."""
-        return {(min(i, j), max(i, j)) for first, second in self.sides
-                for i in first for j in second}
+        return {(min(i, j), max(i, j)) for contrast in self.summed.contrasts
+                for i, vi in contrast for j, vj in contrast if vi > 0 > vj}
 
     def together(self) -> set[tuple[int, int]]:
         """Every two entrants that played in one game (as partners or opponents)."""
-        return self.opponents() | {(min(i, j), max(i, j)) for side in self.sides
-                                   for team in side for i in team for j in team if i != j}
+        return {(i, j) for contrast in self.summed.contrasts
+                for i, _ in contrast for j, _ in contrast if i < j}
 
     @property
     def games(self) -> int:
@@ -287,48 +298,111 @@ class Estimate:
     """Inverse information (games taken as independent), over `free`."""
 
 
-Total = tuple[Contrast, float, float]
-"""A contrast with the wins and games of every comparison of it."""
+@dataclass(frozen=True)
+class Summed:
+    """Comparisons summed per contrast: the wins and games are all the likelihood reads."""
+
+    contrasts: tuple[Contrast, ...]
+    """The distinct contrasts, in contrast order."""
+    wins: tuple[float, ...]
+    games: tuple[float, ...]
+    codes: tuple[int, ...]
+    """Per comparison, the index of its contrast."""
+    first_seen: tuple[int, ...]
+    """The contrasts' indices in the order the comparisons first show them."""
+    lone: bool
+    """Every pair (cluster) holds one comparison."""
+
+    def drawn(self, comparisons: Sequence[Comparison], picks: Sequence[int]) -> Summed:
+        """`summed(comparisons)` of the comparisons drawn at `picks` (each its own cluster),
+        from the codes of these sums rather than from the contrasts."""
+        size = len(self.contrasts)
+        wins, games, seen, hit = [0.0] * size, [0.0] * size, [], [False] * size
+        for c, k in zip(comparisons, picks, strict=True):
+            code = self.codes[k]
+            wins[code] += c.wins
+            games[code] += c.games
+            if not hit[code]:
+                hit[code] = True
+                seen.append(code)
+        kept = [code for code in range(size) if hit[code]]
+        new = {code: n for n, code in enumerate(kept)}
+        return Summed(tuple(self.contrasts[k] for k in kept), tuple(wins[k] for k in kept),
+                      tuple(games[k] for k in kept), tuple(new[self.codes[k]] for k in picks),
+                      tuple(new[k] for k in seen), True)
 
 
-def _totals(comparisons: Iterable[Comparison]) -> list[Total]:
-    """Comparisons summed per contrast, in contrast order: all the likelihood reads."""
+def summed(comparisons: Sequence[Comparison]) -> Summed:
+    """The comparisons summed per contrast (`Summed`)."""
     sums: dict[Contrast, list[float]] = {}
+    seen = []
     for c in comparisons:
         total = sums.get(c.contrast)
         if total is None:
             sums[c.contrast] = [c.wins, c.games]
+            seen.append(c.contrast)
         else:
             total[0] += c.wins
             total[1] += c.games
-    return [(contrast, wins, games) for contrast, (wins, games) in sorted(sums.items())]
+    ordered = sorted(sums)
+    code = {contrast: k for k, contrast in enumerate(ordered)}
+    clusters = {c.cluster for c in comparisons}
+    return Summed(tuple(ordered), tuple(sums[c][0] for c in ordered),
+                  tuple(sums[c][1] for c in ordered), tuple(code[c.contrast] for c in comparisons),
+                  tuple(code[c] for c in seen), len(clusters) == len(comparisons))
+
+
+Total = tuple[tuple[int, ...], tuple[float, ...], float, float, tuple[tuple[int, float], ...]]
+"""A contrast summed over its comparisons: its indices, their coefficients, the wins and
+games of every comparison of it, and (row, coefficient) of its free parameters."""
+
+
+def _totals(data: Summed, penalties: Iterable[Comparison], pos: Mapping[int, int]) -> list[Total]:
+    """The summed comparisons with the prior's virtual games added, in contrast order, each
+    with its free parameters' rows: what the Newton steps read."""
+    rows = list(zip(data.contrasts, data.wins, data.games, strict=True))
+    if penalties:
+        sums = {contrast: [wins, games] for contrast, wins, games in rows}
+        for c in penalties:
+            total = sums.setdefault(c.contrast, [0.0, 0.0])
+            total[0] += c.wins
+            total[1] += c.games
+        rows = [(contrast, wins, games) for contrast, (wins, games) in sorted(sums.items())]
+    return [(tuple(k for k, _ in contrast), tuple(v for _, v in contrast), wins, games,
+             tuple((pos[k], v) for k, v in contrast if k in pos))
+            for contrast, wins, games in rows]
 
 
 def _log_likelihood(theta: Sequence[float], totals: Iterable[Total]) -> float:
     total = 0.0
-    for contrast, wins, games in totals:
-        x = eta(theta, contrast)
-        total += wins * math.log(max(sigmoid(x), 1e-300))
-        total += (games - wins) * math.log(max(sigmoid(-x), 1e-300))
+    at, exp, log = theta.__getitem__, math.exp, math.log
+    for keys, coefficients, wins, games, _ in totals:
+        x = sum(map(operator.mul, map(at, keys), coefficients))  # eta: the hot loop inlines
+        e = exp(-abs(x))  # sigmoid(x) and sigmoid(-x) as `sigmoid` gives them
+        high, low = 1.0 / (1.0 + e), e / (1.0 + e)
+        won, lost = (high, low) if x >= 0 else (low, high)
+        if wins:
+            total += wins * log(max(won, 1e-300))
+        if games - wins:
+            total += (games - wins) * log(max(lost, 1e-300))
     return total
 
 
 def _gradient_information(theta: Sequence[float], totals: Iterable[Total],
-                          pos: Mapping[int, int]) -> tuple[list[float], Matrix]:
-    """Gradient and observed information over the free parameters (`pos`: index -> row)."""
-    m = len(pos)
-    grad = [0.0] * m
-    info = [[0.0] * m for _ in range(m)]
-    for contrast, wins, games in totals:
-        p = sigmoid(eta(theta, contrast))
+                          size: int) -> tuple[list[float], Matrix]:
+    """Gradient and observed information over the `size` free parameters."""
+    grad = [0.0] * size
+    info = [[0.0] * size for _ in range(size)]
+    at = theta.__getitem__
+    for keys, coefficients, wins, games, free in totals:
+        p = sigmoid(sum(map(operator.mul, map(at, keys), coefficients)))  # eta, inlined
         residual = wins - games * p
         weight = games * p * (1.0 - p)
-        free = [(pos[k], v) for k, v in contrast if k in pos]
         for a, va in free:
             grad[a] += residual * va
-            row = info[a]
+            row, wa = info[a], weight * va
             for b, vb in free:
-                row[b] += weight * va * vb
+                row[b] += wa * vb
     return grad, info
 
 
@@ -338,8 +412,8 @@ def _positions(size: int, ref: int) -> tuple[list[int], dict[int, int]]:
     return free, {k: a for a, k in enumerate(free)}
 
 
-def _maximise(size: int, ref: int, comparisons: Sequence[Comparison],
-              penalties: Sequence[Comparison], start: Sequence[float] | None) -> list[float]:
+def _maximise(size: int, ref: int, data: Summed, penalties: Sequence[Comparison],
+              start: Sequence[float] | None) -> list[float]:
     """The maximum-likelihood parameters with parameter `ref` held at 0 (damped Newton, from
     `start` shifted so that its `ref` is 0); RatingsError if the information is singular or
     the fit does not converge."""
@@ -347,11 +421,10 @@ def _maximise(size: int, ref: int, comparisons: Sequence[Comparison],
     theta = list(start) if start is not None else [0.0] * size
     shift = theta[ref]
     theta = [t - shift for t in theta]
-    totals = _totals([*comparisons, *penalties])
-    played = {c.contrast for c in comparisons}
+    totals = _totals(data, penalties, pos)
     current = _log_likelihood(theta, totals)
     for _ in range(200):
-        grad, info = _gradient_information(theta, totals, pos)
+        grad, info = _gradient_information(theta, totals, len(free))
         try:
             step = solve_linear(info, grad)
         except SingularError as exc:
@@ -367,7 +440,7 @@ def _maximise(size: int, ref: int, comparisons: Sequence[Comparison],
             t /= 2.0
         theta, current = trial, value
         if max((abs(t * s) for s in step), default=0.0) < 1e-10:
-            if any(abs(eta(theta, c)) > DIVERGED for c in played):
+            if any(abs(eta(theta, c)) > DIVERGED for c in data.contrasts):
                 break  # a plateau of rounding, not a maximum: the estimate does not exist
             return theta
     raise RatingsError("the rating fit did not converge (the estimate may not exist: some "
@@ -385,8 +458,8 @@ def _contrast_variance(v: Matrix, pos: Mapping[int, int], contrast: Contrast) ->
     return total
 
 
-def _meat(theta: Sequence[float], comparisons: Iterable[Comparison], bread: Matrix,
-          pos: Mapping[int, int]) -> Matrix:
+def _meat(theta: Sequence[float], comparisons: Sequence[Comparison], data: Summed,
+          bread: Matrix, pos: Mapping[int, int]) -> Matrix:
     """Sum over pairs of the outer product of their jackknife-corrected scores (CR3).
 
     A comparison's score is its residual, wins minus expected, divided by one minus its
@@ -394,22 +467,19 @@ def _meat(theta: Sequence[float], comparisons: Iterable[Comparison], bread: Matr
     (every pair) adds its squared residual times the contrast's outer product: these are
     summed per contrast first.
     """
-    comparisons = list(comparisons)
-    sizes = Counter(c.cluster for c in comparisons)
-    factors: dict[tuple[Contrast, float], tuple[float, float]] = {}
-    squares: dict[Contrast, float] = {}
+    factors: dict[tuple[int, float], tuple[float, float]] = {}
+    squares = [0.0] * len(data.contrasts)
     scores: dict[int, dict[int, float]] = {}
-    for c in comparisons:
-        factor = factors.get((c.contrast, c.games))
+    for c, code in zip(comparisons, data.codes, strict=True):
+        factor = factors.get((code, c.games))
         if factor is None:  # the same for every pair of the contrast with as many games
             p = sigmoid(eta(theta, c.contrast))
             leverage = c.games * p * (1.0 - p) * _contrast_variance(bread, pos, c.contrast)
-            factor = factors[(c.contrast, c.games)] = (
-                p, 1.0 / (1.0 - min(leverage, MAX_LEVERAGE)))
+            factor = factors[(code, c.games)] = (p, 1.0 / (1.0 - min(leverage, MAX_LEVERAGE)))
         p, scale = factor
         residual = (c.wins - c.games * p) * scale
-        if sizes[c.cluster] == 1:
-            squares[c.contrast] = squares.get(c.contrast, 0.0) + residual * residual
+        if data.lone:
+            squares[code] += residual * residual
             continue
         score = scores.setdefault(c.cluster, {})
         for k, v in c.contrast:
@@ -417,8 +487,9 @@ def _meat(theta: Sequence[float], comparisons: Iterable[Comparison], bread: Matr
                 score[pos[k]] = score.get(pos[k], 0.0) + residual * v
     meat = [[0.0] * len(pos) for _ in pos]
     outer = [(score, 1.0) for score in scores.values()]
-    outer += [({pos[k]: v for k, v in contrast if k in pos}, total)
-              for contrast, total in squares.items()]
+    if data.lone:
+        outer += [({pos[k]: v for k, v in data.contrasts[code] if k in pos}, squares[code])
+                  for code in data.first_seen]
     for vector, weight in outer:
         for a, va in vector.items():
             row = meat[a]
@@ -446,19 +517,21 @@ def _floored(sandwich: Matrix, bread: Matrix, pos: Mapping[int, int],
 
 
 def covariances(theta: list[float], ref: int, comparisons: Sequence[Comparison],
-                penalties: Sequence[Comparison] = ()) -> Estimate:
+                penalties: Sequence[Comparison] = (), data: Summed | None = None) -> Estimate:
     """The covariances of the parameters `theta` (`ref` held at 0) fitted to the comparisons:
     the information counts `penalties` (the prior's virtual games), the pairs' scores do not.
-    RatingsError if the information is singular."""
+    `data`: the comparisons summed, if the caller has them. RatingsError if the information
+    is singular."""
+    data = summed(comparisons) if data is None else data
     free, pos = _positions(len(theta), ref)
-    _, info = _gradient_information(theta, _totals([*comparisons, *penalties]), pos)
+    _, info = _gradient_information(theta, _totals(data, penalties, pos), len(free))
     try:
         bread = inverse(info)
     except SingularError as exc:
         raise RatingsError(str(exc)) from None
-    sandwich = mat_mul(mat_mul(bread, _meat(theta, comparisons, bread, pos)), bread)
-    played = {c.contrast: None for c in comparisons}  # in order: the floor reads them all
-    return Estimate(theta, free, _floored(sandwich, bread, pos, played), bread)
+    meat = _meat(theta, comparisons, data, bread, pos)
+    sandwich = mat_mul(mat_mul(bread, meat), bread)
+    return Estimate(theta, free, _floored(sandwich, bread, pos, data.contrasts), bread)
 
 
 def estimate(size: int, ref: int, comparisons: Sequence[Comparison],
@@ -468,8 +541,9 @@ def estimate(size: int, ref: int, comparisons: Sequence[Comparison],
     games: the prior) in the likelihood and the information but not in the scores; with the
     pair-clustered sandwich covariance. RatingsError if they do not identify the
     parameters."""
-    theta = _maximise(size, ref, comparisons, penalties, start)
-    return covariances(theta, ref, comparisons, penalties)
+    data = summed(comparisons)
+    theta = _maximise(size, ref, data, penalties, start)
+    return covariances(theta, ref, comparisons, penalties, data)
 
 
 # --- Where the estimate exists: the prior --------------------------------------------------
@@ -523,7 +597,7 @@ def solve(data: FitData, anchor: str | None, prior: float,
     penalties = _virtual_draws(cross, prior)
     _check_identified(data, ref, penalties)
     try:
-        theta = _maximise(n, ref, data.comparisons, penalties, start)
+        theta = _maximise(n, ref, data.summed, penalties, start)
     except RatingsError:
         if prior <= 0.0:
             raise
@@ -531,7 +605,7 @@ def solve(data: FitData, anchor: str | None, prior: float,
         # lost in every one of its games makes every comparison's likelihood bounded.
         extra = _perfect_draws(data, prior)
         penalties = (*penalties, *extra)
-        theta = _maximise(n, ref, data.comparisons, penalties, start)
+        theta = _maximise(n, ref, data.summed, penalties, start)
         return Solution(theta, ref, component, home, kinds, penalties, len(extra))
     return Solution(theta, ref, component, home, kinds, penalties)
 
@@ -571,10 +645,15 @@ def _virtual_draws(pairs: Iterable[tuple[int, int]], prior: float) -> tuple[Comp
 
 def _check_identified(data: FitData, ref: int, penalties: Sequence[Comparison]) -> None:
     """RatingsError if the games (with the prior's draws) cannot tell every rating apart:
-    the information at equal ratings is singular (a separation shows only later)."""
+    the information at equal ratings is singular (a separation shows only later). Teams of
+    lone entrants (fixed partners) always can once connected: their information without
+    the reference is a connected graph's Laplacian, positive definite, so it is not built."""
+    if all(len(first) == len(second) == 1 for first, second in data.sides):
+        return
     n = len(data.entrants)
     _, pos = _positions(n, ref)
-    _, info = _gradient_information([0.0] * n, _totals([*data.comparisons, *penalties]), pos)
+    totals = _totals(data.summed, penalties, pos)
+    _, info = _gradient_information([0.0] * n, totals, len(pos))
     try:
         cholesky(info)
     except SingularError:
@@ -611,7 +690,7 @@ def _solve_home(data: FitData, component: Sequence[int], home: int, ref: int,
     sub = data.restrict(members)
     sub_start = None if start is None else [start[k] for k in members]
     try:
-        inner = _maximise(len(members), members.index(ref), sub.comparisons, (), sub_start)
+        inner = _maximise(len(members), members.index(ref), sub.summed, (), sub_start)
     except RatingsError as exc:
         if "singular" in str(exc):
             raise _unidentified(sub) from None
@@ -677,12 +756,13 @@ def _full_covariances(data: FitData, solution: Solution) -> tuple[Matrix, Matrix
     reference and for infinite ratings."""
     n = len(data.entrants)
     if solution.penalties or not solution.kinds:
-        est = covariances(solution.theta, solution.ref, data.comparisons, solution.penalties)
+        est = covariances(solution.theta, solution.ref, data.comparisons, solution.penalties,
+                          data.summed)
         return embed(est.covariance, est.free, n), embed(est.model, est.free, n)
     members = solution.members()
     sub = data.restrict(members)
     est = covariances([solution.theta[k] for k in members], members.index(solution.ref),
-                      sub.comparisons)
+                      sub.comparisons, (), sub.summed)
     rows = [members[k] for k in est.free]
     return embed(est.covariance, rows, n), embed(est.model, rows, n)
 
