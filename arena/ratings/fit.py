@@ -1,16 +1,16 @@
 """Fixed partners: Elo ratings of entrants each playing as a team of two copies of itself.
 
-A game between entrants a and b is a game between teams (a, a) and (b, b), so the ratings are
-those of `arena.ratings.model` with such teams, on the team's scale: a rating here is a team's
-strength, as if the mixed model's rating were doubled (`model` says why that is one model).
-This module turns stored games into the comparisons the model fits: which games are rated,
-grouped into duplicate pairs, each pair one comparison between its two entrants.
+A game between entrants a and b is one between teams (a, a) and (b, b). So the ratings are
+those of `arena.ratings.model` with such teams, on the team's scale. A rating here is a
+team's strength: the mixed model's rating of the entrant, doubled. This module turns stored
+games into the comparisons the model fits: which games are rated, grouped into duplicate
+pairs, each pair one comparison between its two entrants.
 
-Rated games: a game whose pair has a harness fault is void (the whole pair is); a forfeit is a
-loss for the offending team; a game with no winner and no forfeit is void. Incremental K-factor
-Elo is a secondary, order-dependent figure, never the ranking. Counts (per entrant, head to
-head, per matchup), connected groups and the `Standings` bundle are in
-`arena.ratings.standings`; the sequential test on pairs is in `arena.ratings.sprt`.
+Rated games: a game whose pair has a harness fault is void (the whole pair is). A forfeit is a
+loss for the offending team; a game with no winner and no forfeit is void. Incremental
+K-factor Elo is a secondary, order-dependent figure, never the ranking. Counts, connected
+groups and the `Standings` bundle are in `arena.ratings.standings`. The sequential test on
+pairs is in `arena.ratings.sprt`.
 """
 
 from __future__ import annotations
@@ -210,9 +210,9 @@ def fixed_data(pairs: Mapping[str, Sequence[GameResult]]) -> FitData:
 
 
 def counted_data(counts: Mapping[tuple[str, str, float, float], int]) -> FitData:
-    """Rated pairs counted by what they came to, (a, b, wins of a, wins of b) -> how many
-    pairs did so (`arena.ratings.tally`), as the model's data: each pair its own cluster,
-    so the fit is that of the pairs themselves."""
+    """Rated pairs counted by what they came to (`arena.ratings.tally`) as the model's data.
+    `counts`: (a, b, wins of a, wins of b) -> how many pairs did so. Each pair is its own
+    cluster, so the fit is that of the pairs themselves."""
     entrants = tuple(sorted({e for a, b, _, _ in counts for e in (a, b)}))
     return _data(entrants, [(a, b, float(wa), float(wa + wb))
                             for (a, b, wa, wb), n in counts.items() for _ in range(n)])

@@ -1,25 +1,24 @@
 """Individual ratings from team results: a rating per entrant when partners are mixed.
 
-The model (`arena.ratings.model`): Bradley-Terry over teams, where a team's strength is the
-sum of its partners' ratings: team {a, b} beats team {c, d} with probability
+The model (`arena.ratings.model`) is Bradley-Terry over teams, a team's strength the sum of its
+partners' ratings: team {a, b} beats team {c, d} with probability
 1 / (1 + 10 ** (-(r_a + r_b - r_c - r_d) / 400)). So an entrant's rating is what it adds to
-any team: in place of an entrant rated 0, it makes its team r Elo stronger (a team of two
-copies of one entrant is 2r; in a tournament of fixed partners the team Elo of an entrant
-would be about twice its individual rating, if strengths add). The fit is maximum likelihood
-over every rated game, anchored on one entrant (or centred on the mean), as for fixed
-partners: the same fitter, the same prior and the same intervals.
+any team: in place of an entrant rated 0, it makes its team r Elo stronger. A team of two
+copies of one entrant is 2r, so with fixed partners an entrant's team Elo would be about
+twice its individual rating, if strengths add. Fixed and mixed partners share one fitter,
+prior and intervals.
 
 A duplicate pair of mixed partners plays one foursome twice, on the same deals, the
-partnerships swapping seats: its two games are one comparison, team {a, b} minus team
-{c, d}, played twice, and each pair is a cluster of the sandwich covariance. The prior's
-virtual draws between two entrants of different win components are as if each had played
-with the other's partners against the other's opponents. Their measured coverage on
-simulated tournaments is in README ("Mixed partners"; `scripts/mixed_study.py`).
+partnerships swapping seats. Its two games are one comparison, team {a, b} minus team {c, d},
+played twice; each pair is a cluster of the sandwich covariance. The prior's virtual draws
+between two entrants of different win components are as if each had played with the other's
+partners against the other's opponents. Their measured coverage on simulated tournaments is
+in README ("Mixed partners"; `scripts/mixed_study.py`).
 
-Rated games: a game whose pair has a harness fault is void (the whole pair is); a forfeit is
-a loss for the offending team (the partner of the entrant whose seat failed loses with it:
-partnership games are like that; the failure is charged to the offender alone in the counts);
-a game with no winner and no forfeit is void. Pure functions of `TeamResult`s.
+Rated games: a game whose pair has a harness fault is void (the whole pair is). A forfeit is a
+loss for the offending team: the partner of the entrant whose seat failed loses with it, as
+partnership games do, and the counts charge the failure to the offender alone. A game with no
+winner and no forfeit is void. Pure functions of `TeamResult`s.
 """
 
 from __future__ import annotations

@@ -1,37 +1,37 @@
 """The one Bradley-Terry model every rating here is fitted with: teams compared, pair by pair.
 
-The model. A team's strength is the sum of its seats' ratings, and team A beats team B with
+The model. A team's strength is the sum of its seats' ratings. Team A beats team B with
 probability 1 / (1 + e^-(strength A - strength B)): a logistic regression on contrasts, one
-coefficient per entrant. Mixed partners (`arena.ratings.individual`) are fitted so, a rating
-being what an entrant adds to any team. Fixed partners (`arena.ratings.fit`) are the same
-model with teams (a, a), on the team's scale: a team of two copies of a is one parameter,
-its team rating, and each game compares two of them. The fit is maximum likelihood over
-every rated game, anchored on one entrant (or centred on the mean), on the Elo scale.
+coefficient per entrant. Mixed partners (`arena.ratings.individual`) are fitted so: a rating
+is what an entrant adds to any team. Fixed partners (`arena.ratings.fit`) are the same model
+with teams (a, a), on the team's scale: one parameter per team of two copies. The fit is
+maximum likelihood over every rated game, on the Elo scale, anchored on one entrant (or
+centred on the mean).
 
 The prior. The estimate exists only when every entrant has beaten every other through a chain
-of wins (`arena.ratings.graph`; the graph of wins has an edge from every entrant of a winning
-team to every entrant of the losing one). BayesElo's weak prior (a few virtual draws) keeps
-such ratings finite, but put on every matchup it also pulls every other rating toward the
-mean: by about a fifth of the spread with 8 pairs per matchup, so that in a field of 50 most
-true ratings fell outside their intervals. Here the virtual draws go only where the estimate
-does not exist: between each two entrants that faced each other from different groups that
+of wins (`arena.ratings.graph`). The graph of wins has an edge from every entrant of a
+winning team to every entrant of the losing one. BayesElo's weak prior (a few virtual draws)
+keeps such ratings finite. Put on every matchup, it also pulls every other rating toward the
+mean: by a fifth of the spread with 8 pairs per matchup, so that in a field of 50 most true
+ratings fell outside their intervals. Here the virtual draws go only where the estimate does
+not exist. They go between two entrants that faced each other from different groups that
 never lost to each other (the strongly connected components of the graph of wins). Everyone
-else gets the plain maximum-likelihood estimate; a rating set by the prior is marked
-(`RatingFit.bounds`) with, beside it, the one-sided 95% bound that its perfect (or zero)
-record supports by itself. With a zero prior such ratings are infinite, and only the
-anchor's group is fitted. Mixed partners can be separated in a way the components do not
-show; then each foursome won or lost in every game gets the prior too (`RatingFit.separated`).
+else gets the plain maximum-likelihood estimate. A rating set by the prior is marked
+(`RatingFit.bounds`), beside the one-sided 95% bound its perfect (or zero) record supports
+alone. With a zero prior such ratings are infinite, and only the anchor's group is fitted.
+Mixed partners can be separated in a way the components do not show. Then each foursome won
+or lost in every game gets the prior too (`RatingFit.separated`).
 
 The intervals. A duplicate pair plays one comparison twice, on the same deals, so each pair
-is a cluster: a sandwich covariance clustered by pair, with the jackknife small-sample
-correction (CR3: each pair's score divided by one minus its leverage), which holds the
-nominal 95% coverage from 2 pairs per matchup up where the plain one (CR1) covered 77-82%
-at 2 pairs; and a floor (`VARIANCE_FLOOR`) so that a comparison whose pairs all split cannot
-claim certainty. A seeded bootstrap over pairs cross-checks them (`arena.ratings.bootstrap`).
+is a cluster. The covariance is a sandwich clustered by pair, with the jackknife small-sample
+correction (CR3: each pair's score divided by one minus its leverage). It holds the nominal
+95% coverage from 2 pairs per matchup up, where the plain one (CR1) covered 77-82% at 2
+pairs. A floor (`VARIANCE_FLOOR`) keeps a comparison whose pairs all split from claiming
+certainty. A seeded bootstrap over pairs cross-checks them (`arena.ratings.bootstrap`).
 
-The likelihood and the information depend on the games only through the wins and games summed
-per contrast, so the Newton steps run over the distinct contrasts (the matchups, for fixed
-partners), not over every pair: the cost grows with the entrants, not with the games.
+The speed. The likelihood reads the games only through the wins and games summed per
+contrast (`Summed`). So the Newton steps run over the distinct contrasts (the matchups, for
+fixed partners), not over every pair: their cost grows with the entrants, not the games.
 """
 
 from __future__ import annotations
@@ -248,7 +248,7 @@ class FitData:
     @functools.cached_property
     def summed(self) -> Summed:
         """The comparisons summed per contrast (built once: each fit reads it many times)."""
-        return summed(self.comparisons)
+        return sum_comparisons(self.comparisons)
 
     def wins_graph(self) -> Matrix:
         """wins[i][j]: games i's team won against a team of j (the graph of wins)."""
@@ -314,7 +314,7 @@ class Summed:
     """Every pair (cluster) holds one comparison."""
 
     def drawn(self, comparisons: Sequence[Comparison], picks: Sequence[int]) -> Summed:
-        """`summed(comparisons)` of the comparisons drawn at `picks` (each its own cluster),
+        """`sum_comparisons(comparisons)` of the comparisons drawn at `picks` (each its own cluster),
         from the codes of these sums rather than from the contrasts."""
         size = len(self.contrasts)
         wins, games, seen, hit = [0.0] * size, [0.0] * size, [], [False] * size
@@ -332,7 +332,7 @@ class Summed:
                       tuple(new[k] for k in seen), True)
 
 
-def summed(comparisons: Sequence[Comparison]) -> Summed:
+def sum_comparisons(comparisons: Sequence[Comparison]) -> Summed:
     """The comparisons summed per contrast (`Summed`)."""
     sums: dict[Contrast, list[float]] = {}
     seen = []
@@ -374,6 +374,7 @@ def _totals(data: Summed, penalties: Iterable[Comparison], pos: Mapping[int, int
 
 
 def _log_likelihood(theta: Sequence[float], totals: Iterable[Total]) -> float:
+    """The log-likelihood of the games summed in `totals` at `theta`."""
     total = 0.0
     at, exp, log = theta.__getitem__, math.exp, math.log
     for keys, coefficients, wins, games, _ in totals:
@@ -522,7 +523,7 @@ def covariances(theta: list[float], ref: int, comparisons: Sequence[Comparison],
     the information counts `penalties` (the prior's virtual games), the pairs' scores do not.
     `data`: the comparisons summed, if the caller has them. RatingsError if the information
     is singular."""
-    data = summed(comparisons) if data is None else data
+    data = sum_comparisons(comparisons) if data is None else data
     free, pos = _positions(len(theta), ref)
     _, info = _gradient_information(theta, _totals(data, penalties, pos), len(free))
     try:
@@ -541,7 +542,7 @@ def estimate(size: int, ref: int, comparisons: Sequence[Comparison],
     games: the prior) in the likelihood and the information but not in the scores; with the
     pair-clustered sandwich covariance. RatingsError if they do not identify the
     parameters."""
-    data = summed(comparisons)
+    data = sum_comparisons(comparisons)
     theta = _maximise(size, ref, data, penalties, start)
     return covariances(theta, ref, comparisons, penalties, data)
 
@@ -769,10 +770,10 @@ def _full_covariances(data: FitData, solution: Solution) -> tuple[Matrix, Matrix
 
 def _confidence_bounds(data: FitData, solution: Solution) -> dict[int, float]:
     """Per LOWER/UPPER entrant, the one-sided 95% bound (logits) of its rating from its games
-    against teams of the reference component alone: the members of its component keep their
-    fitted distances and shift together (unknown with a zero prior: then only a lone entrant
-    gets a bound), every other entrant stays where it was fitted. Absent when there are no
-    such games."""
+    against teams of the reference component alone. The members of its component keep their
+    fitted distances and shift together; every other entrant stays where it was fitted. With
+    a zero prior those distances are unknown: then only a lone entrant gets a bound. Absent
+    when there are no such games."""
     theta, component = solution.theta, solution.component
     bounds = {}
     for k, kind in solution.kinds.items():

@@ -149,7 +149,7 @@ class PairEstimate:
 
 def pair_estimate(counts: Sequence[int], prior: float = 2.0) -> PairEstimate | None:
     """The Bradley-Terry fit of A against B over pairs counted as (both lost, split, both won),
-    with the standings' intervals (`arena.ratings.fit`); None with no pairs."""
+    with the standings' intervals (`arena.ratings.model`); None with no pairs."""
     games = []
     for outcome, count in enumerate(counts):
         for k in range(count):

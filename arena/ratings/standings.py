@@ -1,15 +1,16 @@
 """Standings: per-entrant counts, head to head, matchups and the bundle the tables show.
 
 Pure functions of game results (see `arena.ratings.fit` for which games are rated). Fixed and
-mixed partners go through one loop (`compute_standings`, `compute_mixed_standings`): their
-games are selected into pairs, grouped by who played whom, each group fitted by the one model
-of `arena.ratings.model` (fixed partners as teams (a, a)), and counted from each entrant's
-team. What differs is data (`Partners`): how games become the model's comparisons, the
-order-dependent K-factor Elo, and what each adds (matchup summaries for fixed partners, the
-partnership synergy of `arena.ratings.synergy` for mixed ones). A table is given whenever one
-can be computed: entrants not connected by games are rated as separate groups, a missing
-anchor falls back to mean-centred ratings, entrants without rated games are listed unrated,
-and each such fallback is a `Note` for the tables to print.
+mixed partners go through one loop (`standings_of`). Their games are selected into pairs and
+grouped by who played whom. Each group is fitted by the one model of `arena.ratings.model`
+(fixed partners as teams (a, a)), and counted from each entrant's team. What differs is data
+(`Partners`): how games become the model's comparisons, the order-dependent K-factor Elo, and
+what each kind adds. Fixed partners add matchup summaries; mixed ones, the partnership synergy
+of `arena.ratings.synergy`.
+
+A table is given whenever one can be computed. Entrants not connected by games are rated as
+separate groups, a missing anchor falls back to mean-centred ratings, and entrants without
+rated games are listed unrated. Each such fallback is a `Note` for the tables to print.
 """
 
 from __future__ import annotations

@@ -26,9 +26,9 @@ def as_teams(results):
 
 
 def test_fixed_partners_are_the_mixed_model_with_teams_of_two_copies():
-    # A team of two copies of a is 2 r_a in the individual model, so the individual fit of
-    # the same games is half the fixed partners' (team) ratings, with a quarter of their
-    # covariances, wherever every estimate exists (no prior acts).
+    # A team of two copies of a is 2 r_a in the individual model. So where every estimate
+    # exists (no prior acts), the individual fit of the same games is half the fixed
+    # partners' (team) ratings, with a quarter of their covariances.
     results = simulate(FIVE, 8, random.Random(3))
     fixed = fit_ratings(results, anchor="e0", anchor_elo=100.0)
     mixed = fit_individual(rated_team_pairs(as_teams(results)), anchor="e0", anchor_elo=50.0)
@@ -56,9 +56,9 @@ def test_the_one_loop_gives_each_kind_its_own_extras():
 
 
 def test_a_lone_entrant_with_a_zero_prior_gets_its_one_sided_bound_in_both_kinds():
-    # x won its four games against a and b, who split theirs (both at 0): with no prior x is
-    # +inf, and its record alone puts it above the rating at which four wins in four have a
-    # 5% chance, p^4 = 0.05: logit(0.05 ** 0.25) = -18.9 Elo. Fixed or mixed alike (halved
+    # x won its four games against a and b, who split theirs (both at 0). With no prior x
+    # is +inf; its record alone puts it above the rating at which four wins in four have a
+    # 5% chance: p^4 = 0.05, logit(0.05 ** 0.25) = -18.9 Elo. Fixed or mixed alike (halved
     # there: a team of two copies of x is twice its rating).
     results = (duplicate_pair("ab1", "a", "b", True, False)
                + duplicate_pair("ab2", "a", "b", False, True)

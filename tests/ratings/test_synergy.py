@@ -1,5 +1,5 @@
 """Partnership synergy: a pair that does better (or worse) together than its ratings predict
-is found, with an interval holding its true synergy, and flagged on its side; in a field
+is found, with an interval holding its true synergy, and flagged on its side. In a field
 without synergy, flags are as rare as the Bonferroni bound promises (5% of tournaments)."""
 
 from __future__ import annotations
