@@ -352,9 +352,12 @@ def sum_comparisons(comparisons: Sequence[Comparison]) -> Summed:
                   tuple(code[c] for c in seen), len(clusters) == len(comparisons))
 
 
-Total = tuple[tuple[int, ...], tuple[float, ...], float, float, tuple[tuple[int, float], ...]]
+Total = tuple[tuple[int, ...], tuple[float, ...], float, float, tuple[tuple[int, float], ...],
+              tuple[int, int, int, int] | None]
 """A contrast summed over its comparisons: its indices, their coefficients, the wins and
-games of every comparison of it, and (row, coefficient) of its free parameters."""
+games of every comparison of it, and (row, coefficient) of its free parameters. Last, for a
+difference of two entrants (+1, -1; every pair of fixed partners): their indices and rows
+(-1 for the reference), which the hot loops read directly, the arithmetic unchanged."""
 
 
 def _totals(data: Summed, penalties: Iterable[Comparison], pos: Mapping[int, int]) -> list[Total]:
@@ -369,16 +372,27 @@ def _totals(data: Summed, penalties: Iterable[Comparison], pos: Mapping[int, int
             total[1] += c.games
         rows = [(contrast, wins, games) for contrast, (wins, games) in sorted(sums.items())]
     return [(tuple(k for k, _ in contrast), tuple(v for _, v in contrast), wins, games,
-             tuple((pos[k], v) for k, v in contrast if k in pos))
+             tuple((pos[k], v) for k, v in contrast if k in pos), _difference(contrast, pos))
             for contrast, wins, games in rows]
+
+
+def _difference(contrast: Contrast, pos: Mapping[int, int]) -> tuple[int, int, int, int] | None:
+    """(i, j, row of i, row of j) when the contrast is entrant i minus entrant j, else None."""
+    if len(contrast) != 2 or contrast[0][1] != 1.0 or contrast[1][1] != -1.0:
+        return None
+    (i, _), (j, _) = contrast
+    return i, j, pos.get(i, -1), pos.get(j, -1)
 
 
 def _log_likelihood(theta: Sequence[float], totals: Iterable[Total]) -> float:
     """The log-likelihood of the games summed in `totals` at `theta`."""
     total = 0.0
     at, exp, log = theta.__getitem__, math.exp, math.log
-    for keys, coefficients, wins, games, _ in totals:
-        x = sum(map(operator.mul, map(at, keys), coefficients))  # eta: the hot loop inlines
+    for keys, coefficients, wins, games, _, pair in totals:
+        if pair is None:
+            x = sum(map(operator.mul, map(at, keys), coefficients))  # eta, inlined
+        else:
+            x = theta[pair[0]] - theta[pair[1]]  # the same sum, two terms
         e = exp(-abs(x))  # sigmoid(x) and sigmoid(-x) as `sigmoid` gives them
         high, low = 1.0 / (1.0 + e), e / (1.0 + e)
         won, lost = (high, low) if x >= 0 else (low, high)
@@ -395,7 +409,12 @@ def _gradient_information(theta: Sequence[float], totals: Iterable[Total],
     grad = [0.0] * size
     info = [[0.0] * size for _ in range(size)]
     at = theta.__getitem__
-    for keys, coefficients, wins, games, free in totals:
+    for keys, coefficients, wins, games, free, pair in totals:
+        if pair is not None:
+            p = sigmoid(theta[pair[0]] - theta[pair[1]])
+            _add_difference(grad, info, pair[2], pair[3], wins - games * p,
+                            games * p * (1.0 - p))
+            continue
         p = sigmoid(sum(map(operator.mul, map(at, keys), coefficients)))  # eta, inlined
         residual = wins - games * p
         weight = games * p * (1.0 - p)
@@ -405,6 +424,20 @@ def _gradient_information(theta: Sequence[float], totals: Iterable[Total],
             for b, vb in free:
                 row[b] += wa * vb
     return grad, info
+
+
+def _add_difference(grad: list[float], info: Matrix, a: int, b: int, residual: float,
+                    weight: float) -> None:
+    """The general loop's additions for a contrast of rows a minus b (-1: the reference)."""
+    if a >= 0:
+        grad[a] += residual
+        info[a][a] += weight
+    if b >= 0:
+        grad[b] -= residual
+        info[b][b] += weight
+    if a >= 0 and b >= 0:
+        info[a][b] -= weight
+        info[b][a] -= weight
 
 
 def _positions(size: int, ref: int) -> tuple[list[int], dict[int, int]]:
