@@ -86,6 +86,12 @@ class GameResult:
         return (a, a), (b, b)
 
     @property
+    def team_entrants(self) -> tuple[tuple[str], tuple[str]]:
+        """The different entrants of each team: a alone, then b alone."""
+        a, b = self.entrants
+        return (a,), (b,)
+
+    @property
     def offender(self) -> str | None:
         """The entrant of the forfeiting team (None without a forfeit)."""
         return None if self.forfeit is None else self.entrants[self.forfeit[0]]

@@ -91,6 +91,11 @@ class TeamResult:
         """The different entrants of the game, sorted."""
         return tuple(sorted({*self.teams[0], *self.teams[1]}))
 
+    @property
+    def team_entrants(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The different entrants of each team, in seat order (one for two copies)."""
+        return tuple(dict.fromkeys(self.teams[0])), tuple(dict.fromkeys(self.teams[1]))
+
     def side(self) -> frozenset[frozenset[str]]:
         """The game's two teams, whatever their seats (the same for both games of a pair)."""
         return frozenset((frozenset(self.teams[0]), frozenset(self.teams[1])))

@@ -76,7 +76,7 @@ class TeamGame(PairGame, Protocol):
     `individual.TeamResult`."""
 
     @property
-    def teams(self) -> tuple[tuple[str, str], tuple[str, str]]: ...
+    def team_entrants(self) -> tuple[tuple[str, ...], tuple[str, ...]]: ...
     @property
     def scores(self) -> tuple[int, int]: ...
     @property
@@ -105,8 +105,8 @@ def _entrant_stats(results: Sequence[TeamGame],
     rows: dict[str, list[float]] = {}
     forfeits: dict[str, dict[ForfeitKind, int]] = {}
     for g in results:
-        for team, side in enumerate(g.teams):
-            for e in sorted(set(side)):
+        for team, side in enumerate(g.team_entrants):
+            for e in side:
                 row = rows.get(e)
                 if row is None:
                     # games, wins, margin sum, void, normal, voided by a harness fault
@@ -137,12 +137,16 @@ def _head_to_head(rated: Iterable[TeamGame]) -> dict[tuple[str, str], tuple[int,
     """(a, b) -> (games a's team won against a team b was on, games it lost)."""
     counts: dict[tuple[str, str], list[int]] = {}
     for g in rated:
-        winner = g.rated_winner
-        for team, side in enumerate(g.teams):
-            for a in sorted(set(side)):
-                for b in sorted(set(g.teams[1 - team])):
-                    row = counts.setdefault((a, b), [0, 0])
-                    row[0 if winner == team else 1] += 1
+        won = g.rated_winner == 0
+        first, second = g.team_entrants
+        for a in first:
+            for b in second:
+                row = counts.get((a, b))
+                if row is None:
+                    row = counts[(a, b)] = [0, 0]
+                    counts[(b, a)] = [0, 0]
+                row[0 if won else 1] += 1
+                counts[(b, a)][1 if won else 0] += 1
     return {key: (w, lost) for key, (w, lost) in counts.items()}
 
 
