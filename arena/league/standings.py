@@ -46,7 +46,7 @@ from arena.league.accounts import Accounts
 from arena.presentation.notes import standings_notes
 from arena.presentation.report_pages import leaderboard_rows
 from arena.presentation.views import leaderboard
-from arena.ratings.fit import RatingsError
+from arena.ratings.model import RatingsError
 from arena.ratings.standings import Standings
 from arena.ratings.tally import Tally
 from arena.tournament.config import TournamentConfig

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.presentation.safe import html_text
-from arena.ratings.fit import Bound
+from arena.ratings.model import Bound
 
 
 @dataclass(frozen=True)

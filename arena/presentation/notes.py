@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from arena.ratings.fit import Bound
+from arena.ratings.model import Bound
 from arena.ratings.standings import Note, NoteKind, Standings
 from arena.ratings.synergy import SynergyTable
 

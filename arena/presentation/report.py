@@ -40,8 +40,9 @@ from arena.presentation.report_pages import (
     index_page,
     replay_page,
 )
-from arena.ratings.fit import GameResult, RatingsError
+from arena.ratings.fit import GameResult
 from arena.ratings.individual import TeamResult
+from arena.ratings.model import RatingsError
 from arena.ratings.standings import Standings, compute_mixed_standings, compute_standings
 from arena.tournament.movement import movement
 from arena.tournament.records import record_json

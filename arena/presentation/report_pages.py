@@ -33,7 +33,7 @@ from arena.presentation.views import (
     report_nav,
 )
 from arena.ratings.duplicate import Mean
-from arena.ratings.fit import Bound
+from arena.ratings.model import Bound
 from arena.ratings.standings import Standings
 from arena.ratings.synergy import Synergy
 from arena.tournament.store import EntrantRow, StoredGame

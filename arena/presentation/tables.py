@@ -39,7 +39,7 @@ from arena.presentation.notes import (
     version,
 )
 from arena.presentation.safe import csv_cell, html_text, markdown_cell, terminal
-from arena.ratings.fit import Bound
+from arena.ratings.model import Bound
 from arena.ratings.sprt import SprtResult, sprt_summary
 from arena.ratings.standings import MatchupSummary, Standings
 from arena.ratings.synergy import Synergy, SynergyTable

@@ -19,8 +19,9 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.ratings.fit import MAX_LEVERAGE, Z95, RatingsError, _inverse, _mat_mul
 from arena.ratings.graph import connected_groups
+from arena.ratings.linalg import SingularError, inverse, mat_mul
+from arena.ratings.model import MAX_LEVERAGE, Z95
 
 
 @dataclass(frozen=True)
@@ -110,8 +111,8 @@ def duplicate_ratings(scores: Iterable[DealScore],
     for s in scores:
         _add(laplacian, rhs, pos, index[s.a], index[s.b], float(s.deals), s.points)
     try:
-        bread = _inverse(laplacian)
-    except RatingsError:
+        bread = inverse(laplacian)
+    except SingularError:
         return None
     theta = [0.0] * len(members)
     for k, a in pos.items():
@@ -154,7 +155,7 @@ def _sandwich(scores: Sequence[DealScore], index: Mapping[str, int], pos: Mappin
                 meat[a][b] += xa * xb * resid * resid
     if len(scores) < 2:
         return [[math.nan] * m for _ in range(m)]
-    return _mat_mul(_mat_mul(bread, meat), bread)
+    return mat_mul(mat_mul(bread, meat), bread)
 
 
 def _centred_variances(cov: list[list[float]], pos: Mapping[int, int], n: int) -> list[float]:

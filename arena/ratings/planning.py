@@ -6,7 +6,7 @@ graph on `n` entrants and `v` the variance of one game's outcome, `p (1 - p)`: 1
 entrants of equal strength, less in a lopsided matchup. With one entrant anchored, the
 inverse of the reduced `L` is `(I + J) / n`, so a rating (and the difference between any two
 ratings) has the variance `2 / (n g v)`; centred on the mean instead (no anchor), `(n - 1) /
-(n^2 g v)`, about half of it. The standings' interval (`arena.ratings.fit`) clusters the
+(n^2 g v)`, about half of it. The standings' interval (`arena.ratings.model`) clusters the
 games by duplicate pair: its variance is that of independent games times the pair factor `f`
 (the variance of a pair's wins over that of two independent games: 1 when the deals do not
 matter, less when the same deals cancel luck), divided by `1 - h` for the jackknife
@@ -30,14 +30,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.ratings.fit import (
-    ELO_PER_LOGIT,
-    MAX_LEVERAGE,
-    VARIANCE_FLOOR,
-    Z95,
-    GameResult,
-    rated_pairs,
-)
+from arena.ratings.fit import GameResult, rated_pairs
+from arena.ratings.model import ELO_PER_LOGIT, MAX_LEVERAGE, VARIANCE_FLOOR, Z95
 
 EQUAL_STRENGTHS = 0.25
 """The variance of one game's outcome between entrants of equal strength: p (1 - p) at 1/2."""

@@ -17,7 +17,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.ratings.fit import Bound, GameResult, fit_ratings
+from arena.ratings.fit import GameResult, fit_ratings
+from arena.ratings.model import Bound
 
 PAIR_SCORES = (0.0, 0.5, 1.0)
 """A's pair score for 0, 1 and 2 games won in the pair."""
@@ -148,7 +149,7 @@ class PairEstimate:
 
 def pair_estimate(counts: Sequence[int], prior: float = 2.0) -> PairEstimate | None:
     """The Bradley-Terry fit of A against B over pairs counted as (both lost, split, both won),
-    with the standings' intervals (`arena.ratings.fit`); None with no pairs."""
+    with the standings' intervals (`arena.ratings.model`); None with no pairs."""
     games = []
     for outcome, count in enumerate(counts):
         for k in range(count):

@@ -1,12 +1,16 @@
 """Standings: per-entrant counts, head to head, matchups and the bundle the tables show.
 
-Pure functions of game results (see `arena.ratings.fit` for which games are rated); the rating
-fit itself lives in `arena.ratings.fit`, and for mixed partners in `arena.ratings.individual`
-(`compute_mixed_standings`: individual ratings, counts from each entrant's team, opponents
-head to head, and the partnership synergy of `arena.ratings.synergy`). `compute_standings` gives a table whenever one can be
-computed: entrants not connected by games are rated as separate groups, a missing anchor falls
-back to mean-centred ratings, entrants without rated games are listed unrated, and each such
-fallback is a `Note` for the tables to print.
+Pure functions of game results (see `arena.ratings.fit` for which games are rated). Fixed and
+mixed partners go through one loop (`standings_of`). Their games are selected into pairs and
+grouped by who played whom. Each group is fitted by the one model of `arena.ratings.model`
+(fixed partners as teams (a, a)), and counted from each entrant's team. What differs is data
+(`Partners`): how games become the model's comparisons, the order-dependent K-factor Elo, and
+what each kind adds. Fixed partners add matchup summaries; mixed ones, the partnership synergy
+of `arena.ratings.synergy`.
+
+A table is given whenever one can be computed. Entrants not connected by games are rated as
+separate groups, a missing anchor falls back to mean-centred ratings, and entrants without
+rated games are listed unrated. Each such fallback is a `Note` for the tables to print.
 """
 
 from __future__ import annotations
@@ -14,29 +18,28 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 from arena.faults import ForfeitKind
+from arena.ratings.bootstrap import BootstrapResult, bootstrap_data
 from arena.ratings.fit import (
-    BootstrapResult,
     GameResult,
-    RatingFit,
-    RatingsError,
-    bootstrap_rated_pairs,
-    fit_rated_pairs,
+    PairGame,
+    fixed_data,
     incremental_rated,
     rated_games,
     rated_games_of,
     rated_pairs,
 )
 from arena.ratings.graph import connected_groups
-from arena.ratings.individual import (
-    TeamResult,
-    bootstrap_individual,
-    fit_individual,
-    rated_team_pairs,
+from arena.ratings.individual import TeamResult, rated_team_pairs, team_data
+from arena.ratings.model import (
+    FitData,
+    RatingFit,
+    RatingsError,
+    fit_data,
 )
 from arena.ratings.synergy import SynergyTable, synergies
 
@@ -68,39 +71,61 @@ class EntrantStats:
         return self.wins / self.games if self.games else 0.0
 
 
+class TeamGame(PairGame, Protocol):
+    """What the counts read of a game: `GameResult` (teams (a, a) and (b, b)) or
+    `individual.TeamResult`."""
+
+    @property
+    def team_entrants(self) -> tuple[tuple[str, ...], tuple[str, ...]]: ...
+    @property
+    def scores(self) -> tuple[int, int]: ...
+    @property
+    def forfeit(self) -> tuple[int, str] | None: ...
+    @property
+    def offender(self) -> str | None: ...
+    @property
+    def entrants(self) -> tuple[str, ...]: ...
+
+
+G = TypeVar("G", bound=TeamGame)
+
+
 def entrant_stats(results: Iterable[GameResult]) -> dict[str, EntrantStats]:
     """Games, wins, mean score margin, forfeits by kind and void games per entrant."""
     results = list(results)
     return _entrant_stats(results, rated_games(results))
 
 
-def _entrant_stats(results: Sequence[GameResult],
-                   rated_list: Sequence[GameResult]) -> dict[str, EntrantStats]:
+def _entrant_stats(results: Sequence[TeamGame],
+                   rated_list: Sequence[TeamGame]) -> dict[str, EntrantStats]:
+    """EntrantStats from each entrant's side: its team's wins and margin; a forfeit counted
+    for the entrant whose seat caused it, not for its partner."""
     rated = {id(g) for g in rated_list}
     harness = {g.pair_id for g in results if g.harness_fault}
-    games: dict[str, list[float]] = {}
+    rows: dict[str, list[float]] = {}
     forfeits: dict[str, dict[ForfeitKind, int]] = {}
     for g in results:
-        for team, e in enumerate(g.entrants):
-            row = games.get(e)
-            if row is None:
-                # games, wins, margin sum, void, normal, voided by a harness fault
-                row = games[e] = [0, 0, 0.0, 0, 0, 0]
-                forfeits[e] = {k: 0 for k in ForfeitKind}
-            if id(g) not in rated:
-                row[3] += 1
-                row[5] += g.pair_id in harness
-                continue
-            row[0] += 1
-            row[1] += g.rated_winner == team
-            if g.forfeit is None:
-                row[2] += g.scores[team] - g.scores[1 - team]
-                row[4] += 1
-            elif g.forfeit[0] == team:
-                forfeits[e][ForfeitKind(g.forfeit[1])] += 1
+        for team, side in enumerate(g.team_entrants):
+            for e in side:
+                row = rows.get(e)
+                if row is None:
+                    # games, wins, margin sum, void, normal, voided by a harness fault
+                    row = rows[e] = [0, 0, 0.0, 0, 0, 0]
+                    forfeits[e] = {k: 0 for k in ForfeitKind}
+                if id(g) not in rated:
+                    row[3] += 1
+                    row[5] += g.pair_id in harness
+                    continue
+                row[0] += 1
+                row[1] += g.rated_winner == team
+                if g.forfeit is None:
+                    row[2] += g.scores[team] - g.scores[1 - team]
+                    row[4] += 1
+                elif g.forfeit[0] == team and g.offender in (None, e):
+                    forfeits[e][ForfeitKind(g.forfeit[1])] += 1
     return {e: EntrantStats(int(r[0]), int(r[1]), r[2] / r[4] if r[4] else 0.0, forfeits[e],
                             int(r[3]), int(r[5]))
-            for e, r in sorted(games.items())}
+            for e, r in sorted(rows.items())}
 
 
 def head_to_head(results: Iterable[GameResult]) -> dict[tuple[str, str], tuple[int, int]]:
@@ -108,17 +133,20 @@ def head_to_head(results: Iterable[GameResult]) -> dict[tuple[str, str], tuple[i
     return _head_to_head(rated_games(results))
 
 
-def _head_to_head(rated: Iterable[GameResult]) -> dict[tuple[str, str], tuple[int, int]]:
+def _head_to_head(rated: Iterable[TeamGame]) -> dict[tuple[str, str], tuple[int, int]]:
+    """(a, b) -> (games a's team won against a team b was on, games it lost)."""
     counts: dict[tuple[str, str], list[int]] = {}
     for g in rated:
-        a, b = g.entrants
         won = g.rated_winner == 0
-        row = counts.get((a, b))
-        if row is None:
-            row = counts[(a, b)] = [0, 0]
-            counts[(b, a)] = [0, 0]
-        row[0 if won else 1] += 1
-        counts[(b, a)][1 if won else 0] += 1
+        first, second = g.team_entrants
+        for a in first:
+            for b in second:
+                row = counts.get((a, b))
+                if row is None:
+                    row = counts[(a, b)] = [0, 0]
+                    counts[(b, a)] = [0, 0]
+                row[0 if won else 1] += 1
+                counts[(b, a)][1 if won else 0] += 1
     return {key: (w, lost) for key, (w, lost) in counts.items()}
 
 
@@ -350,17 +378,58 @@ def fit_order(fit: RatingFit) -> tuple[str, ...]:
     return tuple(sorted(fit.entrants, key=key))
 
 
-def _rating_groups(rated: Mapping[str, Sequence[GameResult]]) -> list[list[str]]:
-    """Entrants connected by rated games, largest group first (entrant keys sorted)."""
-    return rating_groups({games[0].entrants for games in rated.values()})
-
-
 def rating_groups(matchups: Iterable[tuple[str, str]]) -> list[list[str]]:
     """Entrants connected by these matchups, largest group first (entrant keys sorted)."""
     keys = sorted({e for m in matchups for e in m})
     index = {e: k for k, e in enumerate(keys)}
     edges = {(index[a], index[b]) for a, b in matchups}
     return [[keys[k] for k in group] for group in connected_groups(len(keys), edges)]
+
+
+def _groups(pairs: Mapping[str, Sequence[TeamGame]]) -> list[list[str]]:
+    """Entrants connected by rated games (in a game together), largest group first."""
+    return rating_groups({(a, b) for games in pairs.values() for a in games[0].entrants
+                          for b in games[0].entrants if a < b})
+
+
+# --- One loop for fixed and mixed partners -------------------------------------------------
+
+@dataclass(frozen=True)
+class Partners(Generic[G]):
+    """What differs between fixed and mixed partners; the standings are one loop over it."""
+
+    rated: Callable[[Iterable[G]], dict[str, list[G]]]
+    """Rated pairs of the results (`fit.rated_pairs`, `individual.rated_team_pairs`)."""
+    data: Callable[[Mapping[str, Sequence[G]]], FitData]
+    """Rated pairs as the model's comparisons (`fit.fixed_data`, `individual.team_data`)."""
+    incremental: Callable[[Sequence[G], float, str | None, float], dict[str, float]]
+    """K-factor Elo over the rated games in order: (games, k_factor, anchor, anchor_elo)."""
+    extras: Callable[[Standings, Mapping[str, Sequence[G]], Mapping[str, Sequence[G]], float],
+                     Standings]
+    """What this kind adds: (standings, rated pairs, the first group's pairs, prior)."""
+    individual: bool
+    """Whether the ratings are individual (`Standings.individual`)."""
+
+
+def _fixed_incremental(games: Sequence[GameResult], k_factor: float, anchor: str | None,
+                       anchor_elo: float) -> dict[str, float]:
+    return incremental_rated(games, k_factor=k_factor, anchor=anchor, anchor_elo=anchor_elo)
+
+
+def _with_matchups(standings: Standings, pairs: Mapping[str, Sequence[GameResult]],
+                   main: Mapping[str, Sequence[GameResult]], prior: float) -> Standings:
+    return dataclasses.replace(standings, matchups=tuple(
+        _matchup_summaries(pairs, standings.head_to_head, standings)))
+
+
+def _with_synergy(standings: Standings, pairs: Mapping[str, Sequence[TeamResult]],
+                  main: Mapping[str, Sequence[TeamResult]], prior: float) -> Standings:
+    return dataclasses.replace(standings, synergy=synergies(main, standings.fit, prior=prior))
+
+
+FIXED: Partners[GameResult] = Partners(rated_pairs, fixed_data, _fixed_incremental,
+                                       _with_matchups, individual=False)
+"""Fixed partners: teams (a, a); matchup summaries."""
 
 
 def compute_standings(results: Iterable[GameResult], *, anchor: str | None = None,
@@ -374,34 +443,51 @@ def compute_standings(results: Iterable[GameResult], *, anchor: str | None = Non
     games are listed unrated; `Standings.notes` says what was done. Raises RatingsError only
     when no two entrants have a rated game between them.
     """
+    return standings_of(FIXED, results, anchor=anchor, anchor_elo=anchor_elo, prior=prior,
+                        k_factor=k_factor, bootstrap=bootstrap, seed=seed, entrants=entrants)
+
+
+def standings_of(partners: Partners[G], results: Iterable[G], *, anchor: str | None = None,
+                 anchor_elo: float = 0.0, prior: float = 2.0, k_factor: float = 16.0,
+                 bootstrap: int = 0, seed: int = 0, entrants: Iterable[str] = ()) -> Standings:
+    """The standings of `results` played by `partners` (`FIXED` or `MIXED`): what
+    `compute_standings` and `compute_mixed_standings` say, in one loop."""
     results, entrants = list(results), list(entrants)
-    pairs = rated_pairs(results)  # selected once: every figure below counts these
-    groups = [g for g in _rating_groups(pairs) if len(g) > 1]
+    pairs = partners.rated(results)  # selected once: every figure below counts these
+    groups = [g for g in _groups(pairs) if len(g) > 1]
     if not groups:
         raise RatingsError("no rated games between two entrants yet")
     if anchor is not None:
         groups.sort(key=lambda g: anchor not in g)
-    fits, boots = [], []
+    fits: list[RatingFit] = []
+    boots: list[BootstrapResult | None] = []
     for group in groups:
-        members = set(group)
-        own_pairs = pairs if len(groups) == 1 else \
-            {p: games for p, games in pairs.items() if games[0].entrants[0] in members}
-        own = anchor if anchor in members else None
-        fits.append(fit_rated_pairs(own_pairs, anchor=own, anchor_elo=anchor_elo, prior=prior))
-        boots.append(bootstrap_rated_pairs(own_pairs, anchor=own, anchor_elo=anchor_elo,
-                                           prior=prior, replicates=bootstrap, seed=seed)
-                     if bootstrap else None)
+        data = partners.data(_pairs_of(pairs, group, len(groups)))
+        own = anchor if anchor in group else None
+        fits.append(fit_data(data, anchor=own, anchor_elo=anchor_elo, prior=prior))
+        boots.append(bootstrap_data(data, anchor=own, anchor_elo=anchor_elo, prior=prior,
+                                    replicates=bootstrap, seed=seed) if bootstrap else None)
     rated_list = rated_games_of(results, pairs)
     stats = _entrant_stats(results, rated_list)
-    h2h = _head_to_head(rated_list)
     rated = [e for f in fits for e in fit_order(f)]
     listed = tuple(rated) + tuple(sorted((set(entrants) | set(stats)) - set(rated)))
-    standings = Standings(tuple(fits), stats, h2h, (), incremental_rated(
-        rated_list, k_factor=k_factor, anchor=anchor, anchor_elo=anchor_elo), tuple(boots),
-        listed, (), anchor, k_factor)
+    standings = Standings(
+        tuple(fits), stats, _head_to_head(rated_list), (),
+        partners.incremental(rated_list, k_factor, anchor, anchor_elo), tuple(boots), listed,
+        (), anchor, k_factor, individual=partners.individual)
+    standings = partners.extras(standings, pairs, _pairs_of(pairs, groups[0], len(groups)),
+                                prior)
     return dataclasses.replace(
-        standings, matchups=tuple(_matchup_summaries(pairs, h2h, standings)),
-        notes=tuple(notes_for(standings, anchor, known=set(entrants) | set(stats))))
+        standings, notes=tuple(notes_for(standings, anchor, known=set(entrants) | set(stats))))
+
+
+def _pairs_of(pairs: Mapping[str, Sequence[G]], group: Sequence[str],
+              groups: int) -> Mapping[str, Sequence[G]]:
+    """The pairs of one group of entrants (all of them when there is one group)."""
+    if groups == 1:
+        return pairs
+    members = set(group)
+    return {p: games for p, games in pairs.items() if games[0].entrants[0] in members}
 
 
 def notes_for(standings: Standings, anchor: str | None, known: set[str]) -> list[Note]:
@@ -449,92 +535,8 @@ def compute_mixed_standings(results: Iterable[TeamResult], *, anchor: str | None
     to head as opponents, and the partnership synergy, with the same fallbacks and notes as
     `compute_standings` (groups of entrants never in a game together are rated apart).
     There are no matchups. Raises RatingsError only when nothing can be rated."""
-    results, entrants = list(results), list(entrants)
-    pairs = rated_team_pairs(results)
-    groups = [g for g in _mixed_groups(pairs) if len(g) > 1]
-    if not groups:
-        raise RatingsError("no rated games between two entrants yet")
-    if anchor is not None:
-        groups.sort(key=lambda g: anchor not in g)
-    fits, boots = [], []
-    for group in groups:
-        members = set(group)
-        own_pairs = pairs if len(groups) == 1 else \
-            {p: games for p, games in pairs.items() if games[0].entrants[0] in members}
-        own = anchor if anchor in members else None
-        fits.append(fit_individual(own_pairs, anchor=own, anchor_elo=anchor_elo, prior=prior))
-        boots.append(bootstrap_individual(own_pairs, anchor=own, anchor_elo=anchor_elo,
-                                          prior=prior, replicates=bootstrap, seed=seed)
-                     if bootstrap else None)
-    rated_list = [g for games in pairs.values() for g in games]
-    order = {id(g): k for k, g in enumerate(results)}
-    rated_list.sort(key=lambda g: order[id(g)])
-    stats = _mixed_stats(results, rated_list)
-    rated = [e for f in fits for e in fit_order(f)]
-    listed = tuple(rated) + tuple(sorted((set(entrants) | set(stats)) - set(rated)))
-    main = groups[0]
-    main_pairs = pairs if len(groups) == 1 else \
-        {p: games for p, games in pairs.items() if games[0].entrants[0] in set(main)}
-    standings = Standings(
-        tuple(fits), stats, _mixed_head_to_head(rated_list), (),
-        _mixed_incremental(rated_list, k_factor, anchor, anchor_elo), tuple(boots), listed,
-        (), anchor, k_factor, individual=True,
-        synergy=synergies(main_pairs, fits[0], prior=prior))
-    return dataclasses.replace(
-        standings, notes=tuple(notes_for(standings, anchor, known=set(entrants) | set(stats))))
-
-
-def _mixed_groups(pairs: Mapping[str, Sequence[TeamResult]]) -> list[list[str]]:
-    """Entrants connected by rated games (in a game together), largest group first."""
-    keys = sorted({e for games in pairs.values() for g in games for e in g.entrants})
-    index = {e: k for k, e in enumerate(keys)}
-    edges = {(index[a], index[b]) for games in pairs.values()
-             for a in games[0].entrants for b in games[0].entrants if a < b}
-    return [[keys[k] for k in group] for group in connected_groups(len(keys), edges)]
-
-
-def _mixed_stats(results: Sequence[TeamResult],
-                 rated_list: Sequence[TeamResult]) -> dict[str, EntrantStats]:
-    """EntrantStats from each entrant's side: its team's wins and margin; a forfeit counted
-    for the entrant whose seat caused it, not for its partner."""
-    rated = {id(g) for g in rated_list}
-    harness = {g.pair_id for g in results if g.harness_fault}
-    rows: dict[str, list[float]] = {}
-    forfeits: dict[str, dict[ForfeitKind, int]] = {}
-    for g in results:
-        for team, side in enumerate(g.teams):
-            for e in set(side):
-                row = rows.get(e)
-                if row is None:
-                    row = rows[e] = [0, 0, 0.0, 0, 0, 0]
-                    forfeits[e] = {k: 0 for k in ForfeitKind}
-                if id(g) not in rated:
-                    row[3] += 1
-                    row[5] += g.pair_id in harness
-                    continue
-                row[0] += 1
-                row[1] += g.rated_winner == team
-                if g.forfeit is None:
-                    row[2] += g.scores[team] - g.scores[1 - team]
-                    row[4] += 1
-                elif g.forfeit[0] == team and g.offender in (None, e):
-                    forfeits[e][ForfeitKind(g.forfeit[1])] += 1
-    return {e: EntrantStats(int(r[0]), int(r[1]), r[2] / r[4] if r[4] else 0.0, forfeits[e],
-                            int(r[3]), int(r[5]))
-            for e, r in sorted(rows.items())}
-
-
-def _mixed_head_to_head(rated: Iterable[TeamResult]) -> dict[tuple[str, str], tuple[int, int]]:
-    """(a, b) -> (games a's team won against a team b was on, games it lost)."""
-    counts: dict[tuple[str, str], list[int]] = {}
-    for g in rated:
-        winner = g.rated_winner
-        for team, side in enumerate(g.teams):
-            for a in set(side):
-                for b in set(g.teams[1 - team]):
-                    row = counts.setdefault((a, b), [0, 0])
-                    row[0 if winner == team else 1] += 1
-    return {key: (w, lost) for key, (w, lost) in counts.items()}
+    return standings_of(MIXED, results, anchor=anchor, anchor_elo=anchor_elo, prior=prior,
+                        k_factor=k_factor, bootstrap=bootstrap, seed=seed, entrants=entrants)
 
 
 def _mixed_incremental(games: Iterable[TeamResult], k_factor: float, anchor: str | None,
@@ -551,3 +553,8 @@ def _mixed_incremental(games: Iterable[TeamResult], k_factor: float, anchor: str
                 elo[e] += sign * delta
     shift = elo[anchor] - anchor_elo if anchor in elo else 0.0
     return {e: r - shift for e, r in elo.items()}
+
+
+MIXED: Partners[TeamResult] = Partners(rated_team_pairs, team_data, _mixed_incremental,
+                                       _with_synergy, individual=True)
+"""Mixed partners: a team's rating is the sum of its partners'; the partnership synergy."""

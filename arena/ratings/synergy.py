@@ -26,14 +26,18 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.ratings.fit import ELO_PER_LOGIT, Z95, RatingFit, RatingsError, _sigmoid
-from arena.ratings.individual import (
+from arena.ratings.individual import TeamResult, team_data
+from arena.ratings.linalg import sigmoid
+from arena.ratings.model import (
+    ELO_PER_LOGIT,
+    Z95,
     Comparison,
-    TeamData,
-    TeamResult,
-    _eta,
-    _solve,
+    FitData,
+    RatingFit,
+    RatingsError,
     estimate,
+    eta,
+    solve,
 )
 
 FAMILY_ALPHA = 0.05
@@ -100,8 +104,8 @@ def synergies(pairs: Mapping[str, Sequence[TeamResult]], fit: RatingFit, *,
     """The synergy of every two entrants that partnered in the rated pairs `pairs`
     (`individual.rated_team_pairs`), given their individual `fit` (of the same pairs, from
     `individual.fit_individual`). RatingsError if the pairs cannot be fitted."""
-    data = TeamData.from_pairs(pairs)
-    solution = _solve(data, fit.anchor, fit.prior)
+    data = team_data(pairs)
+    solution = solve(data, fit.anchor, fit.prior)
     n = len(data.entrants)
     partnerships = _partnerships(data)
     threshold = bonferroni(len(partnerships))
@@ -125,11 +129,17 @@ def synergies(pairs: Mapping[str, Sequence[TeamResult]], fit: RatingFit, *,
         out.append(Synergy(data.entrants[i], data.entrants[j], gamma * ELO_PER_LOGIT,
                            Z95 * se * ELO_PER_LOGIT, z, games, wins, expected,
                            bool(math.isfinite(z) and abs(z) > threshold)))
-    out.sort(key=lambda s: (-s.z if math.isfinite(s.z) else math.inf, s.a, s.b))
+    out.sort(key=_order)
     return SynergyTable(tuple(out), threshold, prior)
 
 
-def _partnerships(data: TeamData) -> dict[tuple[int, int], list[tuple[int, int]]]:
+def _order(s: Synergy) -> tuple[float, str, str]:
+    """Highest z first; z-scores equal to 9 decimals (they differ by the fits' rounding
+    alone) in key order, so that the order does not hang on the order of summation."""
+    return (-round(s.z, 9) if math.isfinite(s.z) else math.inf, s.a, s.b)
+
+
+def _partnerships(data: FitData) -> dict[tuple[int, int], list[tuple[int, int]]]:
     """Every two different entrants that partnered: (comparison, their side: 0 or 1) each."""
     found: dict[tuple[int, int], list[tuple[int, int]]] = {}
     for k, sides in enumerate(data.sides):
@@ -148,7 +158,7 @@ def _with_synergy(c: Comparison, sides: tuple[tuple[int, ...], tuple[int, ...]],
     return c
 
 
-def _record(data: TeamData, theta: Sequence[float],
+def _record(data: FitData, theta: Sequence[float],
             together: Sequence[tuple[int, int]]) -> tuple[int, int, float]:
     """(wins, games, wins the ratings alone predict) of two partners' rated games."""
     wins = games = 0
@@ -156,8 +166,8 @@ def _record(data: TeamData, theta: Sequence[float],
     for k, side in together:
         c = data.comparisons[k]
         ours = c.wins if side == 0 else c.games - c.wins
-        eta = _eta(theta, c.contrast)
-        p = _sigmoid(eta if side == 0 else -eta) if math.isfinite(eta) else math.nan
+        x = eta(theta, c.contrast)
+        p = sigmoid(x if side == 0 else -x) if math.isfinite(x) else math.nan
         wins += int(ours)
         games += int(c.games)
         expected += c.games * p

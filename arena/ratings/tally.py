@@ -23,13 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arena.faults import ForfeitKind
-from arena.ratings.fit import (
-    GameResult,
-    RatingFit,
-    RatingsError,
-    check_joins_pair,
-    fit_clusters,
-)
+from arena.ratings.fit import GameResult, check_joins_pair, fit_clusters
+from arena.ratings.model import RatingFit, RatingsError
 from arena.ratings.standings import (
     EntrantStats,
     Standings,

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from arena.errors import ArenaError, ConfigError
 from arena.intake import IntakeFailed, IntakeStage, Unbuildable, take_bot
-from arena.ratings.fit import GameResult, RatingsError, ranking_of
+from arena.ratings.fit import GameResult
 from arena.ratings.fit import rate as rate_points
 from arena.ratings.individual import rate_individual, rated_team_pairs
+from arena.ratings.model import RatingsError, ranking_of
 from arena.referee.manifest import BotManifest, load_manifest
 from arena.referee.match import Entrant
 from arena.sandbox import Isolation, describe

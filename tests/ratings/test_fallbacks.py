@@ -13,13 +13,8 @@ import pytest
 
 from arena.presentation.notes import number
 from arena.presentation.tables import FORMATS, matrix_tables, standings_table
-from arena.ratings.fit import (
-    Bound,
-    RatingsError,
-    bootstrap_rated_pairs,
-    bootstrap_ratings,
-    rated_pairs,
-)
+from arena.ratings.fit import bootstrap_rated_pairs, bootstrap_ratings, rated_pairs
+from arena.ratings.model import Bound, RatingsError
 from arena.ratings.standings import NoteKind, compute_mixed_standings, compute_standings
 from arena.ratings.tally import Tally
 from tests.ratings.helpers import duplicate_pair, single_games

@@ -6,14 +6,8 @@ import math
 
 import pytest
 
-from arena.ratings.fit import (
-    ForfeitKind,
-    GameResult,
-    RatingsError,
-    fit_ratings,
-    group_pairs,
-    rated_games,
-)
+from arena.ratings.fit import ForfeitKind, GameResult, fit_ratings, group_pairs, rated_games
+from arena.ratings.model import RatingsError
 from arena.ratings.standings import entrant_stats, head_to_head, matchup_summaries, pair_outcomes
 from tests.ratings.helpers import duplicate_pair, single_games
 

@@ -9,16 +9,14 @@ import math
 
 import pytest
 
-from arena.ratings.fit import ELO_PER_LOGIT, Bound, RatingsError
 from arena.ratings.individual import (
-    Comparison,
     TeamResult,
     bootstrap_individual,
-    estimate,
     fit_individual,
     rate_individual,
     rated_team_pairs,
 )
+from arena.ratings.model import ELO_PER_LOGIT, Bound, Comparison, RatingsError, estimate
 from arena.ratings.standings import NoteKind, compute_mixed_standings
 from tests.ratings.mixed import evenly, mixed_coverage
 

@@ -6,15 +6,8 @@ import math
 
 import pytest
 
-from arena.ratings.fit import (
-    ELO_PER_LOGIT,
-    Bound,
-    fit_rated_pairs,
-    fit_ratings,
-    incremental_elo,
-    rate,
-    rated_pairs,
-)
+from arena.ratings.fit import fit_rated_pairs, fit_ratings, incremental_elo, rate, rated_pairs
+from arena.ratings.model import ELO_PER_LOGIT, Bound
 from tests.ratings.helpers import single_games
 
 

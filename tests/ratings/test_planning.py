@@ -9,7 +9,8 @@ import statistics
 
 import pytest
 
-from arena.ratings.fit import ELO_PER_LOGIT, Z95, GameResult, fit_ratings
+from arena.ratings.fit import GameResult, fit_ratings
+from arena.ratings.model import ELO_PER_LOGIT, Z95
 from arena.ratings.planning import (
     DEFAULT_ASSUMPTIONS,
     MAX_GAMES,

@@ -10,17 +10,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.ratings.fit import (
-    ELO_PER_LOGIT,
-    MAX_LEVERAGE,
-    VARIANCE_FLOOR,
-    GameResult,
-    RatingsError,
-    fit_ratings,
-    incremental_elo,
-    rate,
-    rated_pairs,
-)
+from arena.ratings.fit import GameResult, fit_ratings, incremental_elo, rate, rated_pairs
+from arena.ratings.model import ELO_PER_LOGIT, MAX_LEVERAGE, VARIANCE_FLOOR, RatingsError
 from arena.ratings.standings import (
     compute_standings,
     entrant_stats,

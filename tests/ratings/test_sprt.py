@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from arena.ratings.fit import Bound
+from arena.ratings.model import Bound
 from arena.ratings.sprt import (
     Verdict,
     expected_score,

@@ -1,14 +1,17 @@
-"""Partnership synergy: a pair that does better together than its ratings predict is found,
-with an interval holding its true synergy, and flagged; in a field without synergy, flags are
-as rare as the Bonferroni bound promises (5% of tournaments)."""
+"""Partnership synergy: a pair that does better (or worse) together than its ratings predict
+is found, with an interval holding its true synergy, and flagged on its side. In a field
+without synergy, flags are as rare as the Bonferroni bound promises (5% of tournaments)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import random
 
 import pytest
 
+from arena.presentation.tables import synergy_table
 from arena.ratings.individual import fit_individual, rated_team_pairs
 from arena.ratings.synergy import bonferroni, normal_quantile, synergies
 from tests.ratings.mixed import evenly, simulate_mixed
@@ -41,6 +44,34 @@ def test_a_planted_synergy_is_found_and_flagged():
     assert flagged.games == 2 * 2 * 8  # 2 foursomes a cycle (6 entrants), 2 games each
     assert table.threshold == pytest.approx(bonferroni(15))
     assert table.pairs[0] is flagged  # highest z first
+
+
+def test_a_pair_that_does_worse_together_is_flagged_below():
+    # The mirror of the planted synergy above: two partners lose 300 Elo together (two of
+    # the stronger ones, whose team wins often enough for the loss to show). The flag is
+    # two-sided (|z| beyond the bound): this pair's z is far below minus the bound, so a
+    # flag on one side only (z beyond the bound) would leave it out, and the table's worse
+    # side would be empty.
+    true = evenly(6, 200.0)
+    keys = sorted(true)
+    planted = frozenset(keys[3:5])
+    results = simulate_mixed(true, 8, random.Random(11), synergy={planted: -300.0})
+    table = table_of(results, keys[0])
+    (flagged,) = table.flagged
+    assert {flagged.a, flagged.b} == planted and flagged.elo < 0
+    assert flagged.z < -table.threshold  # flagged for |z|: z itself is below every bound
+    assert abs(flagged.elo + 300.0) <= flagged.interval
+    assert flagged.wins < flagged.expected  # they won less together than ratings predict
+    assert table.pairs[-1] is flagged  # lowest z last
+    others = [s for s in table.pairs if s is not flagged]
+    assert all(abs(s.z) <= table.threshold and not s.flagged for s in others)
+    rows = {(row["a"], row["b"]): row for row in csv.DictReader(io.StringIO(
+        synergy_table(table, fmt="csv")))}
+    assert rows[(flagged.a, flagged.b)]["flagged"] == "True"
+    assert [r for r in rows.values() if r["flagged"] == "True"] == [rows[(flagged.a, flagged.b)]]
+    line = next(x for x in synergy_table(table).splitlines() if x.startswith(
+        f"{flagged.a} & {flagged.b}"))
+    assert line.endswith("FLAGGED: below")
 
 
 def test_a_field_without_synergy_is_flagged_as_rarely_as_promised():

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.faults import ForfeitKind
-from arena.ratings.fit import GameResult, RatingsError, fit_ratings
+from arena.ratings.fit import GameResult, fit_ratings
+from arena.ratings.model import RatingsError
 from arena.ratings.standings import compute_standings
 from arena.ratings.tally import Tally
 from tests.ratings.helpers import evenly_spread, simulate, single_games
