@@ -21,7 +21,6 @@ from starlette.testclient import TestClient
 
 from arena.league.accounts import Accounts
 from arena.league.app import make_app
-from arena.league.config import load_league
 from arena.league.guards import (
     MAX_ID,
     MULTIPART_SLACK,
@@ -32,9 +31,7 @@ from arena.league.guards import (
     json_body,
 )
 from arena.league.server import League
-from arena.sandbox import Isolation
-from arena.tournament.runner import open_store
-from tests.league.conftest import bot_copy, schema_checked, write_config
+from tests.league.conftest import bot_copy, schema_checked, unstarted_league
 
 HUGE = "1" * 30
 """A 30-digit number: past SQLite's integers."""
@@ -42,14 +39,8 @@ HUGE = "1" * 30
 
 @pytest.fixture
 def league(tmp_path: Path) -> League:
-    """A league's parts, not started: its store and tables made, no thread running."""
-    config = load_league(write_config(tmp_path, isolation="none"))
-    with open_store(config.tournament):
-        pass
-    Accounts(config.storage).close()
-    league = League(config, 1, Isolation.NONE, say=lambda _: None)
-    league.live.mkdir(parents=True)
-    return league
+    """A league's parts, not started (`conftest.unstarted_league`)."""
+    return unstarted_league(tmp_path)
 
 
 @pytest.fixture

@@ -14,16 +14,13 @@ import pytest
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from arena.league.accounts import Accounts, UploadStatus
+from arena.league.accounts import UploadStatus
 from arena.league.app import make_app
-from arena.league.config import load_league
 from arena.league.models import Error, Upload
 from arena.league.openapi import OPERATIONS, SCHEMA, find_operation
 from arena.league.server import League
-from arena.sandbox import Isolation
-from arena.tournament.runner import open_store
 from arena.tournament.store import EntrantRow, Store
-from tests.league.conftest import check_answer, schema_checked, write_config
+from tests.league.conftest import check_answer, schema_checked, unstarted_league
 
 JSON = "application/json"
 UPLOAD = Upload(id=7, author="ann", name="ann-bot", status=UploadStatus.FAILED, stage="build",
@@ -85,12 +82,8 @@ def test_the_bot_and_the_game_are_documented_field_by_field():
 
 @pytest.fixture
 def league(tmp_path: Path) -> League:
-    """A league's parts, not started: its store and tables made, no thread running."""
-    config = load_league(write_config(tmp_path, isolation="none"))
-    with open_store(config.tournament):
-        pass
-    Accounts(config.storage).close()
-    return League(config, 1, Isolation.NONE, say=lambda _: None)
+    """A league's parts, not started (`conftest.unstarted_league`)."""
+    return unstarted_league(tmp_path)
 
 
 def test_the_application_serves_the_generated_schema(league: League):
