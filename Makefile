@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TRAIN  := $(VENV)/.installed-train
 
-.PHONY: demo test test-slow bench mutation clean
+.PHONY: demo test test-slow bench mutation league clean
 
 # The demo needs the core dependencies only.
 # pip's own output (warnings about the machine's package index settings, setuptools' notices)
@@ -41,6 +41,18 @@ $(MUTATION): $(TRAIN)
 	@echo "installing the mutation extra into $(VENV) (pip's log: $(VENV)/install.log)"
 	@$(PIP) -e '.[test,train,mutation]' $(LOGGED)
 	touch $(MUTATION)
+
+# The league extra (the web server's parts: Starlette, uvicorn, python-multipart, msgspec);
+# `make league` installs it, then serves tournaments/league.toml until Ctrl-C.
+LEAGUE := $(VENV)/.installed-league
+$(LEAGUE): $(STAMP)
+	@echo "installing the league extra into $(VENV) (pip's log: $(VENV)/install.log)"
+	@$(PIP) -e '.[league]' $(LOGGED)
+	touch $(LEAGUE)
+
+league: $(LEAGUE)
+	sh scripts/setup-bots.sh
+	$(BIN)/arena league serve tournaments/league.toml
 
 demo: $(STAMP)
 	sh scripts/setup-bots.sh

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from typing import Any
 
@@ -29,6 +30,21 @@ def league() -> None:
     """A league: strangers upload bots, games never stop, the ranking is live on the web."""
 
 
+LEAGUE_EXTRA = "make league, or pip install -e '.[league]'"
+LEAGUE_MODULES = (("starlette",), ("uvicorn",), ("python_multipart", "multipart"),
+                  ("httptools",), ("msgspec",))
+"""The league extra's modules (pyproject.toml), each by the names it may be imported as."""
+
+
+def _need_league_extra() -> None:
+    """A ClickException naming what is missing if the league extra is not installed."""
+    missing = [names[0] for names in LEAGUE_MODULES
+               if not any(importlib.util.find_spec(name) for name in names)]
+    if missing:
+        raise click.ClickException(f"arena league serve needs {', '.join(missing)}, of the "
+                                   f"league extra: {LEAGUE_EXTRA}")
+
+
 @league.command()
 @click.argument("config", type=click.Path())
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -48,6 +64,7 @@ def serve(config: str, host: str, port: int, jobs: int | None, allow_unsandboxed
           cluster: str | None) -> None:
     """Run the league of CONFIG: the web server, the scheduler and the game workers, until
     Ctrl-C or SIGTERM (it resumes where it stopped when started again)."""
+    _need_league_extra()
     from arena.league.server import serve as run
     from arena.tournament.config import address_problem
 
