@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from arena.presentation.charts import rating_line
 from arena.presentation.pages import cell, esc, table
+from arena.presentation.safe import html_block
 from arena.presentation.table_view import TableState
 from arena.presentation.views import GameListRow, games_table, live_game, page, replay_viewer
 
@@ -147,7 +148,8 @@ def bot_uploads(uploads: Sequence[Mapping[str, Any]]) -> str:
                      f'<strong class="status">{esc(u["status"])}</strong>'
                      + (f" at {esc(u['stage'])}: {esc(u['reason'])}" if u["reason"] else "")
                      + "</p>"
-                     + (f"<pre>{esc(u['log'])}</pre>" if u["log"] else "")
+                     + (f'<pre class="output">{html_block(u["log"])}</pre>' if u["log"]
+                        else "")
                      + (f"<p>Reproduce it on your machine: <code>{esc(u['command'])}</code>"
                         "</p>" if u["command"] else "") + "</div>")
     return "".join(parts)

@@ -92,6 +92,12 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
+def html_block(text: Any) -> str:
+    """`text` for a `<pre>` block: its line breaks and tabs kept, every other control
+    character made visible as for a terminal, then ``& < > " '`` escaped."""
+    return html.escape(terminal(text, multiline=True), quote=True)
+
+
 def html_text(text: Any) -> str:
     """`text` for HTML element content or a quoted attribute value: control characters made
     visible as for a terminal, then ``& < > " '`` escaped."""

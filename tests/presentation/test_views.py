@@ -148,3 +148,17 @@ def test_the_leaderboard_shows_the_columns_asked_for():
     assert league.index("Author") < league.index("Version")
     with pytest.raises(ValueError, match="no leaderboard column"):
         leaderboard([row], extras=("rating",))
+
+
+def test_a_build_log_keeps_its_lines_in_a_box_and_shows_escapes_as_text():
+    """A failed upload's log (issue 48): its lines stay lines, in a box that wraps and
+    scrolls (`pre.output`); markup and terminal escapes show as text."""
+    from arena.presentation.league_views import bot_uploads
+
+    log = "make: *** [bot] Error 1\n\tgcc: <b>bad</b>\n\x1b[31mred\x1b[0m"
+    html = bot_uploads([{"id": 3, "status": "failed", "stage": "build", "reason": "exit 2",
+                         "log": log, "command": ""}])
+    box = re.search(r'<pre class="output">(.*?)</pre>', html, re.S)
+    assert box is not None, html
+    assert box.group(1).split("\n") == [
+        "make: *** [bot] Error 1", "\tgcc: &lt;b&gt;bad&lt;/b&gt;", "\\x1b[31mred\\x1b[0m"]
