@@ -8,7 +8,6 @@ answers with these; nothing here knows the league.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -159,15 +158,22 @@ def bot_versions(versions: Sequence[Mapping[str, Any]]) -> str:
     """A bot's versions, each with its state, rating and failures."""
     items = []
     for v in versions:
-        s = v["standing"]
+        failures = ", ".join(f"{kind.replace('_', ' ')} {count}"
+                             for kind, count in sorted(v["failures"].items()))
         items.append(f"<li>{esc(v['version'])} {esc(v['hash'][:8])}: "
                      + ("active" if v["active"] else "retired" if v["retired"] else
                         "inactive")
-                     + (f", rating {esc(s['rating_text'])} ({esc(s['interval_text'])}) "
-                        f"over {s['games']} games" if s else "")
-                     + (f", failures {esc(json.dumps(v['failures']))}" if v["failures"]
-                        else "") + "</li>")
+                     + f", {_rating_words(v['standing'])}"
+                     + (f", games forfeited: {esc(failures)}" if failures else "") + "</li>")
     return "<h2>Versions</h2><ul>" + "".join(items) + "</ul>"
+
+
+def _rating_words(standing: Mapping[str, Any] | None) -> str:
+    """A version's rating in words, or "no rating yet" (not in the table, or no games)."""
+    if not standing or not standing.get("rating_text") or not standing.get("games"):
+        return "no rating yet"
+    return (f"rating {esc(standing['rating_text'])} ({esc(standing['interval_text'])}) "
+            f"over {standing['games']} games")
 
 
 def bot_charts(name: str, versions: Sequence[Mapping[str, Any]]) -> str:

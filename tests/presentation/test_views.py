@@ -162,3 +162,18 @@ def test_a_build_log_keeps_its_lines_in_a_box_and_shows_escapes_as_text():
     assert box is not None, html
     assert box.group(1).split("\n") == [
         "make: *** [bot] Error 1", "\tgcc: &lt;b&gt;bad&lt;/b&gt;", "\\x1b[31mred\\x1b[0m"]
+
+
+def test_a_version_without_a_rating_says_so_and_its_forfeits_read_as_words():
+    """Issue 48: no `rating () over 0 games`, no `failures {"crash": 74}`."""
+    from arena.presentation.league_views import bot_versions
+
+    unrated = {"version": "1.0", "hash": "0123456789abcdef", "active": True, "retired": False,
+               "standing": {"rating_text": "", "interval_text": "", "games": 0},
+               "failures": {"crash": 74, "start_failure": 2}}
+    html = bot_versions([unrated, {**unrated, "standing": None, "failures": {}}])
+    assert html.count("no rating yet") == 2 and "rating (" not in html
+    assert "games forfeited: crash 74, start failure 2" in html and "{" not in html
+    rated = {**unrated, "standing": {"rating_text": "+12.0", "interval_text": "±30.1",
+                                     "games": 40}, "failures": {}}
+    assert "rating +12.0 (±30.1) over 40 games" in bot_versions([rated])
