@@ -175,9 +175,11 @@ def _bound_text(note: Note, standings: Standings, labels: Labels | None) -> str:
                      f"(ranked at {number(fit.elo[key], signed=True)})")
     where = ("between entrants of groups that never lost to each other" if standings.individual
              else "on each matchup between groups that never lost to each other")
-    return ("≥/≤: a perfect (or zero) record: the maximum-likelihood rating is infinite, so "
-            "there is no estimate and no interval. The rating shown is the one-sided 95% bound "
-            "the record alone supports; the order (and the chart) use a figure set by the "
+    return ("≥/≤: no estimate. The entrant's group (the entrants that beat one another) never "
+            "lost a game to the entrants outside it (≥), or never won one (≤); the entrant may "
+            "have lost within its group. Its maximum-likelihood rating is then infinite, with "
+            "no interval. The rating shown is the one-sided 95% bound the record alone "
+            "supports; the order (and the chart) use a figure set by the "
             f"prior ({standings.fit.prior:g} virtual draws {where}): " + "; ".join(parts) + ".")
 
 

@@ -388,9 +388,10 @@ def _entrant_rating(data: ReportData, key: str) -> str:
         text += f" ± {number(fit.interval(key))}"
     lines = [f"Elo {text}" + (" (the anchor)" if fit.anchor == key else "")]
     if bound in (Bound.LOWER, Bound.UPPER) and limit is not None and math.isfinite(fit.elo[key]):
-        lines.append(f"A perfect (or zero) record has no estimate: {text} is the one-sided "
-                     f"95% bound its record alone supports; it is ranked at "
-                     f"{number(fit.elo[key], signed=True)}, a figure set by the prior.")
+        lines.append(f"No estimate: its group never lost (or never won) a game against the "
+                     f"entrants outside it. {text} is the one-sided 95% bound its record alone "
+                     f"supports; it is ranked at {number(fit.elo[key], signed=True)}, a "
+                     "figure set by the prior.")
     if s.individual:
         return ('<section id="entrant-rating"><h2>Rating</h2>' + notes(lines)
                 + _entrant_partners(data, s, key) + "</section>")
