@@ -44,7 +44,10 @@ What is taken, and how:
   refused, as are device, FIFO and sparse members, and encrypted zip members
   (`IntakeLimits.links_in_archives` admits symlink members under the folder's rule, for
   `pack_snapshot`'s output). Members are paths relative to the bot's root (made with
-  `tar -C bot .` or `cd bot && zip -r`): a single top folder is kept, not stripped.
+  `tar -C bot .` or `cd bot && zip -r`), with one exception: when the unpacked root holds
+  only one folder (not a link) and that folder holds bot.toml, that folder is the bot's root
+  (made with `tar czf x.tar.gz bot`), so both archives give the bot's folder one digest.
+  Any other top folder is kept, not stripped (and its bot has no bot.toml at its root).
   Members under `.git` and `__pycache__` folders are skipped, but every member counts
   toward `limits.files`. Zip member names are taken as UTF-8 whatever their flag says.
 - Bomb guards, on the real bytes (declared sizes can lie): the unpacked files may not exceed
@@ -92,6 +95,10 @@ _log = logging.getLogger(__name__)
 
 SKIPPED_FOLDERS = frozenset({".git", "__pycache__"})
 """Folders neither copied nor hashed, wherever they are."""
+
+MANIFEST = "bot.toml"
+"""A bot's manifest, as `arena.referee.manifest.MANIFEST` names it (not imported: this
+module needs nothing of the project but its errors)."""
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 """The archives `take_snapshot` unpacks (matched case-insensitively)."""
@@ -194,11 +201,13 @@ def take_snapshot(source: str | Path, root: str | Path,
     machine (a full disk under `root`). Either way nothing is left under `root`.
     """
     source, root = Path(source), Path(root)
-    fill = _filler(source, root, limits)
+    fill, archive = _filler(source, root, limits)
     _make_root(root)
     scratch = Path(tempfile.mkdtemp(prefix=".incoming-", dir=root))
     try:
         fill(scratch)
+        if archive:
+            scratch = _hoisted(scratch, root)
         digest, files, size = _survey(scratch)
         os.chmod(scratch, 0o755)
         folder = _publish(scratch, root / digest)
@@ -235,6 +244,7 @@ def pack_snapshot(snapshot_folder: Path) -> bytes:
     Entries come in digest order, with times, owners and modes fixed (0644, 0755). A
     snapshot holding symlinks packs them as symlink members: take it back with
     `IntakeLimits(links_in_archives=True)`. Uncompressed, so that no bomb guard trips.
+    A snapshot holding only a folder with bot.toml in it comes back as that folder (no bot).
     """
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT,
@@ -247,22 +257,52 @@ def pack_snapshot(snapshot_folder: Path) -> bytes:
 # -- the source, the scratch folder and publishing
 
 
-def _filler(source: Path, root: Path, limits: IntakeLimits) -> Callable[[Path], None]:
-    """What fills the scratch folder from `source`; refuses a source of the wrong kind."""
+def _filler(source: Path, root: Path, limits: IntakeLimits
+            ) -> tuple[Callable[[Path], None], bool]:
+    """What fills the scratch folder from `source`, and whether it is an archive; refuses a
+    source of the wrong kind."""
     try:
         info = os.stat(source)
     except OSError as exc:
         raise IntakeRefused(_shown(str(source)), f"cannot be read ({exc.strerror})") from None
     if stat.S_ISDIR(info.st_mode):
         _refuse_root_inside(source, root)
-        return lambda scratch: _FolderCopy(source, limits).run(scratch)
+        return (lambda scratch: _FolderCopy(source, limits).run(scratch)), False
     lowered = source.name.lower()
     if not lowered.endswith(ARCHIVE_SUFFIXES):
         raise IntakeRefused(_shown(str(source)),
                             "not a folder or a .tar.gz, .tgz, .tar or .zip archive")
     unpack = _unpack_zip if lowered.endswith(".zip") else functools.partial(
         _unpack_tar, gzipped=lowered.endswith((".tar.gz", ".tgz")))
-    return lambda scratch: _unpack(source, scratch, limits, unpack)
+    return (lambda scratch: _unpack(source, scratch, limits, unpack)), True
+
+
+def _top_folder(scratch: Path) -> str | None:
+    """The name of the one folder an unpacked archive holds at its root, if that folder holds
+    bot.toml and the root holds nothing else (a folder, never a link: lstat says)."""
+    names = os.listdir(scratch)
+    if len(names) != 1 or names[0] == MANIFEST:
+        return None
+    if not stat.S_ISDIR(os.lstat(scratch / names[0]).st_mode):
+        return None
+    return names[0] if os.path.lexists(scratch / names[0] / MANIFEST) else None
+
+
+def _hoisted(scratch: Path, root: Path) -> Path:
+    """The scratch folder of an unpacked archive, or its one top folder holding bot.toml
+    moved out in its place (`tar czf x.tar.gz my-bot`): the snapshot is the bot's folder."""
+    top = _top_folder(scratch)
+    if top is None:
+        return scratch
+    inner = Path(tempfile.mkdtemp(prefix=".incoming-", dir=root))
+    try:
+        os.chmod(scratch / top, 0o700)
+        os.rename(scratch / top, inner)  # onto the empty folder, in one step
+        os.rmdir(scratch)
+    except BaseException:
+        shutil.rmtree(inner, ignore_errors=True)
+        raise
+    return inner
 
 
 def _refuse_root_inside(source: Path, root: Path) -> None:

@@ -7,7 +7,9 @@
    followed, into `ROOT/snapshots/<digest>`, refused whole if it holds anything a bot folder
    may not (see `snapshot`); everything after works on that copy, never on the author's
    folder, so an author who edits the folder while a run goes on changes nothing of it.
-2. **Manifest**: the copy's `bot.toml`, read and checked (`load_manifest`).
+2. **Manifest**: the copy's `bot.toml`, read and checked (`load_manifest`). An archive's
+   mistakes name paths inside it, never where it lies (a league keeps it in its own folders);
+   one without bot.toml at its root is told how to make one that has it.
 3. **Build** (`arena.sandbox.run_build`), if the manifest has one: in a copy of the snapshot
    at `ROOT/builds/<digest>`, the only place the build may write, at the run's isolation
    level (the sandbox of play, with the network only where the bot asks for it and the run
@@ -207,8 +209,17 @@ def take_bot(source: str | Path, policy: IntakePolicy, build: bool = True,
     try:
         snapshot = take_snapshot(source, policy.root / "snapshots", policy.limits)
     except IntakeRefused as exc:
-        raise IntakeFailed(Unbuildable(source, source.name, IntakeStage.SNAPSHOT, str(exc))) from None
+        raise _refused(source, exc) from None
     return ready(snapshot, source, policy, build, note)
+
+
+def _refused(source: Path, exc: IntakeRefused) -> IntakeFailed:
+    """A snapshot's refusal as an intake failure. An archive's reason names only paths
+    inside it (a league's archive lies in the server's folders); `details()` names it."""
+    reason = str(exc)
+    if exc.path == str(source) and source.is_file():
+        reason = f"the archive: {exc.reason}"
+    return IntakeFailed(Unbuildable(source, source.name, IntakeStage.SNAPSHOT, reason))
 
 
 def forget_build(source: str | Path, policy: IntakePolicy, keep: bool = False) -> bool:
@@ -272,7 +283,7 @@ def _build_lock(source: str | Path, policy: IntakePolicy
     try:
         snapshot = take_snapshot(source, policy.root / "snapshots", policy.limits)
     except IntakeRefused as exc:
-        raise IntakeFailed(Unbuildable(source, source.name, IntakeStage.SNAPSHOT, str(exc))) from None
+        raise _refused(source, exc) from None
     builds = policy.root / "builds"
     if not builds.is_dir():
         yield None
@@ -305,12 +316,37 @@ def ready(snapshot: Snapshot, source: Path, policy: IntakePolicy, build: bool = 
 def _manifest(snapshot: Snapshot, source: Path) -> BotManifest:
     """The snapshot's manifest (`load_manifest` reads it safely: not through a link, not past
     `MANIFEST_BYTES`, never a crash on deep nesting); a mistake is named at the author's
-    path."""
+    path, or for an archive by its path inside the archive."""
+    archive = source.is_file()
+    if archive and not os.path.lexists(snapshot.folder / MANIFEST):
+        raise IntakeFailed(Unbuildable(source, source.name, IntakeStage.MANIFEST,
+                                       _not_at_root(snapshot.folder)))
     try:
         return load_manifest(snapshot.folder)
     except ConfigError as exc:
-        text = str(exc).replace(str(snapshot.folder), str(source))
+        text = str(exc)
+        if archive:
+            text = text.replace(f"{snapshot.folder}{os.sep}", "").replace(
+                str(snapshot.folder), "the archive")
+        else:
+            text = text.replace(str(snapshot.folder), str(source))
         raise IntakeFailed(Unbuildable(source, source.name, IntakeStage.MANIFEST, text)) from None
+
+
+ROOT_NAMES_SHOWN = 5  # of an archive's root, in the refusal of one without bot.toml there
+
+
+def _not_at_root(folder: Path) -> str:
+    """Why an archive unpacked at `folder` is no bot, and how to make one, in one sentence
+    naming what its root holds (paths inside the archive only)."""
+    names = sorted(os.listdir(folder))
+    shown_names = [shown(f"{name}/" if (folder / name).is_dir() and not (
+        folder / name).is_symlink() else name) for name in names[:ROOT_NAMES_SHOWN]]
+    if len(names) > ROOT_NAMES_SHOWN:
+        shown_names.append(f"and {len(names) - ROOT_NAMES_SHOWN} more")
+    holds = f"holds {', '.join(shown_names)}" if names else "is empty"
+    return (f"{MANIFEST} must be at the archive's root (or in its one top folder), and its "
+            f"root {holds}: make it with `tar czf bot.tar.gz -C my-bot .`")
 
 
 def _built(manifest: BotManifest, snapshot: Snapshot, source: Path, policy: IntakePolicy,
