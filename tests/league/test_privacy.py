@@ -12,7 +12,6 @@ import base64
 import gzip
 import json
 import re
-import tarfile
 from pathlib import Path
 
 from arena.league.accounts import Upload
@@ -164,22 +163,21 @@ def test_another_author_cannot_read_a_bots_stderr(league: League, tmp_path: Path
 
 
 def test_an_authors_messages_name_no_server_path(league: League, tmp_path: Path) -> None:
-    """An archive with its bot in a top folder fails at intake (bot.toml is not at its
-    root): the stored reason names the server's cache; what the author is shown does not."""
+    """A build that prints its folder fails: the stored log names the server's build folder;
+    what the author is shown names their bot instead."""
     token = league.invite("tia")
-    folder = bot_copy(tmp_path / "nested" / "tia-bot", "tia-bot")
-    archive = tmp_path / "tia.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
-        tar.add(folder, arcname="tia-bot")
-    result = league.upload(archive, token, "--name", "tia-bot")
+    bot = bot_copy(tmp_path / "tia-bot", "tia-bot",
+                   extra='build = ["sh", "-c", "echo building in $(pwd); exit 3"]\n')
+    result = league.upload(bot, token)
     assert result.returncode == 1, result.stdout + result.stderr
     with database(league.folder / "league.sqlite") as db:
         stored = " ".join(db.execute("SELECT reason || ' ' || log FROM league_uploads WHERE "
                                      "name = 'tia-bot'").fetchone())
-    assert stored.count("/") >= 2 and re.search(r"/\S+/", stored), stored  # the control
+    assert re.search(r"building in /\S+/builds/[0-9a-f]{16,}", stored), stored  # the control
     shown = json.dumps(league.get("/api/bots/tia-bot", token)) + result.stdout + \
         league.signed_in("tia-bot", token)
     for path in re.findall(r"(/[\w.-]+(?:/[\w.-]+)+)", stored):
         assert path not in shown, (path, shown)
+    assert "building in <your bot>" in shown
     assert str(Path.home()) not in shown and str(league.folder) not in shown
 
