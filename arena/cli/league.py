@@ -153,7 +153,8 @@ def practice(bot: str, opponent: str, server: str, token: str, version: str | No
              no_follow: bool) -> None:
     """Ask a league for an unrated practice game of your bot BOT against the active entrant
     OPPONENT; print its page (to watch it live), then its status until it is over, and the
-    replay's address (exit 1 if it failed)."""
+    replay's address; exit 1 if it failed, or if your bot failed in it (then say how, with
+    the end of its stderr)."""
     from arena.league.accounts import PracticeStatus
     from arena.league.client import UploadFailed, follow_practice
     from arena.league.client import practice as ask
@@ -173,4 +174,24 @@ def practice(bot: str, opponent: str, server: str, token: str, version: str | No
     if final["status"] is PracticeStatus.DONE:
         game = final.get("game", {})
         echo(f"scores {game.get('scores')}; the replay: {base}{final['replay']}")
+        if said_practice_failures(game):
+            sys.exit(1)
     sys.exit(1 if final["status"] is PracticeStatus.FAILED else 0)
+
+
+def said_practice_failures(game: dict[str, Any]) -> bool:
+    """Say whose bot failed in a practice game over, how, and the end of the author's failed
+    seat's output (when their token shows it); whether the author's bot failed."""
+    from arena.league.privacy import HIDDEN
+    from arena.presentation.failures import fault_said, output_lines, practice_failures
+
+    mine, theirs = practice_failures(game)
+    for fault in mine[:1]:
+        echo(f"your bot failed: {fault_said(fault)}", one_line=True)
+        if fault.output and fault.output != HIDDEN:
+            for line in output_lines(fault.output, fault.seat):
+                echo(f"  {line}", one_line=True)
+    for fault in theirs[:1]:
+        echo(f"the opponent's bot failed{' too' if mine else ''} (it forfeited): "
+             f"{fault_said(fault)}", one_line=True)
+    return bool(mine)

@@ -2,7 +2,8 @@
 when (round and decision), the referee's message, and the end of the bot's own output (its
 stderr: the traceback, the failed assertion), which the record keeps per seat.
 
-Shown by `arena failures`, under `arena replay` and on the entrant's page of the web report.
+Shown by `arena failures`, under `arena replay`, on the entrant's page of the web report,
+and by `arena practice` and a practice game's page (`practice_verdict`).
 The output is the bot's text: every place that shows it escapes it (`safe.terminal` for a
 terminal, `pages.esc` for a page) and shows at most `OUTPUT_LINES` lines.
 """
@@ -116,3 +117,47 @@ def record_failure_lines(record: Any) -> list[str]:
     for failure in seat_failures(record.game_id, data):
         lines += output_lines(failure.output, failure.seat)
     return lines
+
+
+def game_failures(game: Mapping[str, Any]) -> list[SeatFailure]:
+    """The seats charged with a fault in a game as the league's API answers it: from its
+    `record` (as the viewer may see it), or from its `termination` and `fault_seat` if it
+    has none (then without round, decision or output)."""
+    teams = game.get("teams") or ("", "")
+    record = game.get("record")
+    if isinstance(record, Mapping) and record.get("termination"):
+        return seat_failures(str(game.get("id", "")), record, teams)
+    seat, kind = game.get("fault_seat"), game.get("termination")
+    if not isinstance(seat, int) or kind not in _BOT_FAULT_KINDS:
+        return []
+    return [SeatFailure(str(game.get("id", "")), seat, str(kind),
+                        str(game.get("fault_message") or ""), 0, 0, "",
+                        teams[seat % len(teams)])]
+
+
+_BOT_FAULT_KINDS = frozenset(t.value for t in Termination if t.is_bot_fault)
+
+
+def practice_failures(game: Mapping[str, Any]
+                      ) -> tuple[list[SeatFailure], list[SeatFailure]]:
+    """The failures of a practice game (its `game` in `GET /api/practice/ID`): the author's
+    version's (team 0: seats 0 and 2), then the opponent's."""
+    found = game_failures(game)
+    return [f for f in found if f.seat % 2 == 0], [f for f in found if f.seat % 2 == 1]
+
+
+def fault_said(failure: SeatFailure) -> str:
+    """A failure in words: its kind, its round and decision when known, its message."""
+    when = f" in round {failure.round} (decision {failure.decision})" \
+        if failure.round or failure.decision else ""
+    return f"{failure.kind.replace('_', ' ')}{when}: {failure.message}"
+
+
+def practice_verdict(game: Mapping[str, Any]) -> str:
+    """What a practice game's page says of its end: whose bot failed and how, or ""."""
+    mine, theirs = practice_failures(game)
+    said = [f"Your bot failed: {fault_said(mine[0])}."] if mine else []
+    if theirs:
+        said.append(f"The opponent's bot failed{' too' if mine else ''}: "
+                    f"{fault_said(theirs[0])}" + ("." if mine else "; yours did not."))
+    return " ".join(said)

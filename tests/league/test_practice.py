@@ -1,12 +1,15 @@
 """Practice games against a real server: an author asks for an unrated game of their bot
 against an active entrant, watches it pushed live (public events only), opens its replay;
 it is stored, but no league table, game list or pair count holds it; every refusal gets its
-status code and records nothing; `arena practice` and the bot page's form do the same; one
-cut short by kill -9 is played at the next start."""
+status code and records nothing; `arena practice` and the bot page's form do the same, and
+both say whose bot failed (the command exits 1 if the author's did); one cut short by kill -9
+is played at the next start."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import signal
 import urllib.request
 from collections.abc import Iterator
@@ -38,8 +41,19 @@ SLOW_BOT = (Path(__file__).resolve().parents[2] / "bots" / "random" / "bot.py").
 """The random bot, a little slower at each decision: its games last long enough to watch."""
 
 
-SLOW_BOTS = ("pat-bot", "ruth-bot", "quinn-bot")
-"""The slow bots this module uploads to the shared league."""
+FRAGILE_BOT = (Path(__file__).resolve().parents[2] / "bots" / "random" / "bot.py").read_text(
+).replace("    def decide(self, request):\n", """    def decide(self, request):
+        self.decided = getattr(self, "decided", 0) + 1
+        names = " ".join(self.welcome["settings"]["names"])
+        if self.decided == 3 and ("heuristic" in names or "calm" in names):
+            print("cara-bot at its third decision", file=sys.stderr, flush=True)
+            raise RuntimeError("cara-bot gives up")
+""")
+"""The random bot, crashing at its third decision of a game against the heuristic bot or a
+bot named "...calm...": its check game (against the random bot) passes."""
+
+SLOW_BOTS = ("pat-bot", "ruth-bot", "quinn-bot", "cara-bot", "cara-calm")
+"""The bots this module uploads to the shared league (cara's are not slow, but crash)."""
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -64,14 +78,16 @@ def _slow_bots_leave_with_this_module(league: League) -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def tokens(league: League) -> dict[str, str]:
-    return {author: league.invite(author) for author in ("pat", "ruth")}
+    return {author: league.invite(author) for author in ("pat", "ruth", "cara")}
 
 
-def ready(league: League, tokens: dict[str, str], author: str, tmp_path: Path) -> str:
-    """`author`'s bot (a slow random bot), uploaded and active."""
-    name = f"{author}-bot"
+def ready(league: League, tokens: dict[str, str], author: str, tmp_path: Path,
+          name: str = "", body: str | None = SLOW_BOT) -> str:
+    """`author`'s bot `name` (default AUTHOR-bot) of `body` (a slow random bot; None: the
+    random bot), uploaded and active."""
+    name = name or f"{author}-bot"
     if name not in league.standings():
-        result = league.upload(bot_copy(tmp_path / name, name, SLOW_BOT), tokens[author])
+        result = league.upload(bot_copy(tmp_path / name, name, body), tokens[author])
         assert result.returncode == 0, result.stdout + result.stderr
     wait_for(f"{name} in the table", lambda: name in league.standings())
     return name
@@ -143,7 +159,8 @@ def test_a_practice_game_is_watched_live_replayed_and_never_counted(league: Leag
     assert status == 200 and 'id="replay"' in html
     status, script = request(league.url + done["replay"] + ".js")
     assert status == 200 and script.startswith("tichuReplay.add(")
-    assert 'href="/practice/' in league.get(granted["page"])  # the page links the replay now
+    page = league.get(granted["page"])
+    assert 'href="/practice/' in page and "It is over." in page  # and links the replay now
 
     # stored once, in the practice store; nowhere the league counts games
     assert stored(league, "league.sqlite.practice", game["id"]) == 1
@@ -265,9 +282,44 @@ def test_arena_practice_follows_the_game_to_its_replay(league: League, tokens, t
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("practice ") and "watch it at http" in result.stdout
     assert "done" in result.stdout and "/replay" in result.stdout
+    assert "failed" not in result.stdout  # random bots never fail
     result = arena("practice", bot, "nobody", "--server", league.url, "--token",
                    tokens["pat"])
     assert result.returncode != 0 and "404" in result.stderr
+
+
+def practice_page_says(league: League, stdout: str) -> str:
+    """The status line of the practice page `arena practice` printed in `stdout`."""
+    found = re.search(r"watch it at http://[^/]+(/practice/\d+)", stdout)
+    assert found is not None, stdout
+    status = re.search(r'<p id="practice-status"[^>]*>(.*?)</p>', league.get(found.group(1)))
+    assert status is not None, stdout
+    return html.unescape(status.group(1))
+
+
+def test_arena_practice_exits_1_saying_why_when_the_authors_bot_failed(league: League, tokens,
+                                                                       tmp_path):
+    """cara-bot crashes in its game against the heuristic bot: `arena practice` says how,
+    shows the end of its stderr and exits 1, and the page says it too; when the opponent
+    crashes instead, both say so and the command exits 0."""
+    fragile = ready(league, tokens, "cara", tmp_path, "cara-bot", FRAGILE_BOT)
+    calm = ready(league, tokens, "cara", tmp_path, "cara-calm", None)
+    mine = arena("practice", fragile, "heuristic", "--server", league.url, "--token",
+                 tokens["cara"])
+    assert mine.returncode == 1, mine.stdout + mine.stderr
+    assert re.search(r"your bot failed: crash in round \d+ \(decision \d+\): \S", mine.stdout)
+    assert "    | RuntimeError: cara-bot gives up" in mine.stdout  # its stderr, to its author
+    said = practice_page_says(league, mine.stdout)
+    assert re.search(r"Your bot failed: crash in round \d+ \(decision \d+\): \S", said), said
+    assert "It is over" not in said and "opponent" not in said
+
+    theirs = arena("practice", calm, fragile, "--server", league.url, "--token",
+                   tokens["cara"])
+    assert theirs.returncode == 0, theirs.stdout + theirs.stderr
+    assert "the opponent's bot failed (it forfeited): crash in round" in theirs.stdout
+    assert "your bot failed" not in theirs.stdout
+    said = practice_page_says(league, theirs.stdout)
+    assert "The opponent's bot failed: crash in round" in said and "Your bot" not in said
 
 
 def test_a_practice_game_cut_by_kill_9_is_played_at_the_next_start(league: League, tmp_path):

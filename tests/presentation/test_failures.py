@@ -64,3 +64,32 @@ def test_the_entrant_page_shows_the_output_escaped(tournament, tmp_path):
     assert page.count('<pre class="output"') == 4
     assert "AssertionError: crash on purpose \x1b[31m(in red)" not in page
     assert "AssertionError: crash on purpose" in page
+
+
+def test_a_practice_verdict_names_whose_bot_failed_from_the_record_or_the_row():
+    """A practice game's page: the author's seats are 0 and 2; a fault of both teams names
+    both; a game whose record is missing is told from its row, without round or decision."""
+    from arena.presentation.failures import practice_verdict
+
+    def fault(seat: int) -> dict:
+        return {"kind": "crash", "seat": seat, "message": f"seat {seat} died", "round": 2,
+                "decision": 41}
+
+    def game(record: dict | None, **row: object) -> dict:
+        return {"id": "a~b#0.0", "teams": ["a@1", "b@2"], "record": record, **row}
+
+    def over(termination: str, found: dict | None) -> dict:
+        return game({"termination": termination, "fault": found, "bot_output": [""] * 4})
+
+    assert practice_verdict(over("normal", None)) == ""
+    assert practice_verdict(over("crash", fault(2))) == \
+        "Your bot failed: crash in round 2 (decision 41): seat 2 died."
+    assert practice_verdict(over("crash", fault(1))) == \
+        "The opponent's bot failed: crash in round 2 (decision 41): seat 1 died; yours did not."
+    both = {**fault(0), "seat": None, "details": {"faults": [fault(0), fault(3)]}}
+    assert practice_verdict(over("crash", both)).startswith(
+        "Your bot failed: crash in round 2 (decision 41): seat 0 died. The opponent's bot "
+        "failed too: ")
+    assert practice_verdict(game(None, termination="timeout", fault_seat=0,
+                                 fault_message="no reply")) == "Your bot failed: timeout: no reply."
+    assert practice_verdict(game(None, termination="harness_fault", fault_seat=None)) == ""

@@ -26,6 +26,7 @@ from arena.league.web.intake import receive_upload, too_large
 from arena.league.web.queries import MAX_GAMES_PAGE
 from arena.league.web.state import shared
 from arena.presentation import league_views as views
+from arena.presentation.failures import practice_verdict
 from arena.presentation.report import replay_payload, replay_script, slug
 from arena.presentation.table_view import public_table
 
@@ -160,7 +161,11 @@ def short(key: str) -> str:
     return f"{name} {version[:8]}"
 
 
-def practice_said(row: PracticeRow, reason: str) -> str:
+def practice_said(row: PracticeRow, reason: str, verdict: str = "") -> str:
+    """What the page says of a practice game: a failure's `reason`, or, in place of "It is
+    over", the `verdict` of one over in which a bot failed (`failures.practice_verdict`)."""
+    if row.status is PracticeStatus.DONE and verdict:
+        return f" {verdict}"
     return PRACTICE_SAID[row.status] + (reason if row.status is PracticeStatus.FAILED else "")
 
 
@@ -171,7 +176,11 @@ def practice_page(request: Request) -> HTMLResponse:
     if row is None:
         raise HTTPException(404, f"no practice game {practice}")
     replay = f"/practice/{row.id}/replay"
-    status = views.practice_status(row.status, practice_said(row, state.scrub(row.reason)),
+    over = queries.practice_data(state, row.id, PUBLIC) \
+        if row.status is PracticeStatus.DONE else None
+    verdict = practice_verdict(over["game"]) if over and "game" in over else ""
+    status = views.practice_status(row.status, practice_said(row, state.scrub(row.reason),
+                                                             verdict),
                                    replay if row.status is PracticeStatus.DONE else None)
     return HTMLResponse(views.live_page(
         f"Practice {row.id}: {short(row.entrant)} against {short(row.opponent)}",
