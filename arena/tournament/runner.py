@@ -433,15 +433,17 @@ def prepare(config: TournamentConfig, store: Store, listener: Listener,
 
 
 def _check_field(config: TournamentConfig, store: Store, entrants: dict[str, Entrant],
-                 some_left_out: bool, listener: Listener) -> None:
-    """ConfigError if too few entrants play; else the movement (mixed partners) and public
-    deals are noted."""
+                 left_out: list[Unbuildable], levels: set[str], listener: Listener) -> None:
+    """Record who was left out and the isolation levels played at; ConfigError if too few
+    entrants play; else the movement (mixed partners) and public deals are noted."""
+    store.set_meta({"left_out": json.dumps([[f.name, f.reason] for f in left_out]),
+                    "isolation": json.dumps(sorted({*isolations(store), *levels}))})
     least = 4 if config.mixed else 2
     if len(entrants) < least:
         raise ConfigError(f"{config.path}: key 'tournament.entrants': a tournament "
                           + ("with mixed partners " if config.mixed else "")
                           + f"needs at least {least} entrants, it has {len(entrants)}"
-                          + (" that can be built" if some_left_out else ""))
+                          + (" that can be built" if left_out else ""))
     if config.mixed:
         plan = movement(entrants)
         store.set_meta({"movement": plan.describe()})
@@ -449,6 +451,15 @@ def _check_field(config: TournamentConfig, store: Store, entrants: dict[str, Ent
     seeds = deals_of(config, store)
     if seeds.public:
         listener.note(f"deals: {seeds.describe()}")
+
+
+def _still_to_play(config: TournamentConfig, store: Store, entrants: dict[str, Entrant]
+                   ) -> tuple[list[ScheduledGame], set[str]]:
+    """The games of the schedule not stored yet (a half-stored pair's missing game on its
+    stored game's deals), and the ids of those stored."""
+    stored = store.game_seeds()
+    done = set(stored)
+    return dealt_as_stored(missing(scheduled_games(config, store, entrants), done), stored), done
 
 
 def run_tournament(config: TournamentConfig, workers: int | None = None,
@@ -478,13 +489,8 @@ def run_tournament(config: TournamentConfig, workers: int | None = None,
         if remote is not None:
             count = remote.threads()
             levels = remote.levels
-        store.set_meta({"left_out": json.dumps([[f.name, f.reason]
-                                                for f in left_out]),
-                        "isolation": json.dumps(sorted({*isolations(store), *levels}))})
-        _check_field(config, store, entrants, bool(left_out), listener)
-        stored = store.game_seeds()
-        done = set(stored)
-        todo = dealt_as_stored(missing(scheduled_games(config, store, entrants), done), stored)
+        _check_field(config, store, entrants, left_out, levels, listener)
+        todo, done = _still_to_play(config, store, entrants)
         before = store.game_count()
         if not todo:  # nothing left to play: no standings to fit for a progress line
             return RunSummary(0, 0, before, 0.0, 0, tuple(left_out))
