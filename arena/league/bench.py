@@ -134,13 +134,17 @@ def _copies(folder: Path, bots: Sequence[Path], count: int) -> list[Path]:
 
 
 def _config(folder: Path, bots: Sequence[Path], target: int, games: int, name: str,
-            league: bool) -> Path:
+            league: bool, clients: int = 0) -> Path:
+    """A tournament config, or a league's (`league`) whose `clients` all come from 127.0.0.1:
+    its connection caps let them all in, as a class behind one address would need."""
     entrants = ", ".join(json.dumps(str(b)) for b in bots)
+    room = max(256, clients + 64)
     path = folder / f"{name}.toml"
     path.write_text(f"[tournament]\nname = \"{name}\"\nentrants = [{entrants}]\n"
                     f"games_per_matchup = {games}\ntarget = {target}\n"
                     f"storage = \"{name}.sqlite\"\n"
-                    + ("[league]\nbatch_pairs = 8\n" if league else ""))
+                    + (f"[league]\nbatch_pairs = 8\nconnections = {room}\n"
+                       f"connections_per_client = {room}\n" if league else ""))
     return path
 
 
@@ -243,7 +247,7 @@ def bench_league(bots: Sequence[Path], workers: int = 2, target: int = 200,
         summary = run_tournament(load_config(_config(folder, bots, target, games, "t", False)),
                                  workers)
         league_bots = _copies(folder, bots, entrants) if entrants else list(bots)
-        config = _config(folder, league_bots, target, 2, "l", True)
+        config = _config(folder, league_bots, target, 2, "l", True, clients)
         seeded = _seed(config, stored, note) if stored else 0
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
