@@ -175,10 +175,19 @@ def practice(bot: str, opponent: str, server: str, token: str, version: str | No
         raise failure(str(exc)) from None
     if final["status"] is PracticeStatus.DONE:
         game = final.get("game", {})
-        echo(f"scores {game.get('scores')}; the replay: {base}{final['replay']}")
+        echo(f"{final_score(game)}; the replay: {base}{final['replay']}")
         if said_practice_failures(game, base):
             sys.exit(1)
     sys.exit(1 if final["status"] is PracticeStatus.FAILED else 0)
+
+
+def final_score(game: dict[str, Any]) -> str:
+    """A practice game's end in words: the score (yours first), and what stopped it early."""
+    mine, theirs = game.get("scores") or (0, 0)
+    ending = game.get("termination") or "normal"
+    if ending == "normal":
+        return f"score {mine} to {theirs}"
+    return f"stopped by a {ending.replace('_', ' ')} at {mine} to {theirs}"
 
 
 def own_command(command: str, path: str) -> str:

@@ -284,6 +284,7 @@ def test_arena_practice_follows_the_game_to_its_replay(league: League, tokens, t
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("practice ") and "watch it at http" in result.stdout
     assert "done" in result.stdout and "/replay" in result.stdout
+    assert re.search(r"score \d+ to \d+; the replay: http", result.stdout), result.stdout
     assert "failed" not in result.stdout  # random bots never fail
     result = arena("practice", bot, "nobody", "--server", league.url, "--token",
                    tokens["pat"])
@@ -315,6 +316,7 @@ def test_arena_practice_exits_1_saying_why_when_the_authors_bot_failed(league: L
     assert command is not None, mine.stdout
     words = shlex.split(command.group(1))
     assert words[2:4] == [practice_id(mine.stdout), "BOT_FOLDER"] and "--seat" in words
+    assert re.search(r"stopped by a crash at \d+ to \d+; the replay: http", mine.stdout)
     said = practice_page_says(league, mine.stdout)
     assert re.search(r"Your bot failed: crash in round \d+ \(decision \d+\): \S", said), said
     assert "It is over" not in said and "opponent" not in said
