@@ -72,6 +72,22 @@ def standings_notes(standings: Standings, labels: Labels | None) -> list[str]:
     return [note_text(n, standings, labels) for n in standings.notes]
 
 
+def left_out_note(retired: int, removed: int = 0) -> str | None:
+    """The note saying how many games of the listed entrants a table leaves out: those against
+    `retired` versions and against bots `removed` from the table (None: none left out)."""
+    parts = []
+    if retired:
+        parts.append(f"{retired} game{'s' if retired != 1 else ''} against retired versions")
+    if removed:
+        parts.append(f"{removed} game{'s' if removed != 1 else ''} against bots taken out of "
+                     "the table")
+    if not parts:
+        return None
+    verb = "is" if retired + removed == 1 else "are"
+    return (" and ".join(parts) + f" {verb} not counted: each row counts only the games "
+            "between the versions listed.")
+
+
 def column_notes(standings: Standings, bootstrap: bool, labels: Labels | None = None) -> list[str]:
     """What the columns mean (human formats)."""
     fit = standings.fit
