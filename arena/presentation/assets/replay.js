@@ -340,6 +340,7 @@
 
   document.addEventListener("keydown", function (e) {
     if (!view.steps.length || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.target.closest && e.target.closest("input, textarea, select")) return;  // typing a token
     var keys = {
       ArrowRight: function () { go(view.index + 1); }, ArrowLeft: function () { go(view.index - 1); },
       ArrowDown: function () { seek("trick", 1); }, PageDown: function () { seek("trick", 1); },
