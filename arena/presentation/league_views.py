@@ -223,11 +223,12 @@ def live_list_page(games: Sequence[LiveRow]) -> str:
 
 
 def not_live_page(game_id: str, replay_href: str) -> str:
-    """The answer to a game's live page when it is neither in progress nor stored yet."""
-    return league_page("Not in progress", f"<h1>Game {esc(game_id)} is not in progress</h1>"
-                       "<p>It may have just ended: its replay will be at "
-                       f'<a id="replay-link" href="{esc(replay_href)}">its replay page</a> '
-                       'in a moment. The games being played are on <a href="/live">the live '
+    """The answer (404, as `error_page` writes one) to a game's live page when the game is
+    neither in progress nor stored: a real link to where its replay will be."""
+    return league_page("Not in progress", f"<h1>404</h1><p>Game {esc(game_id)} is not in "
+                       "progress, and no finished game has that id yet. If it has just ended, "
+                       f'<a id="replay-link" href="{esc(replay_href)}">its replay</a> opens '
+                       'in a moment; the games being played are on <a href="/live">the live '
                        "list</a>.</p>")
 
 
