@@ -179,10 +179,9 @@ def test_a_stream_plays_the_stored_end_then_says_the_score_and_winner(monkeypatc
     assert all(t.count("\n") == 3 for t in tables)  # each one data line
 
 
-def test_a_stream_whose_game_is_never_stored_ends_anyway(monkeypatch):
-    monkeypatch.setattr(streams, "STORED_WAIT", 0.0)
-    assert ticks(streams.over_ticks(lambda: None, 0, ["A"] * 4, "/g/x"))[-1] == \
-        "event: end\ndata: over\n\n"
+def test_a_stream_whose_game_is_never_stored_ends_anyway():
+    assert ticks(streams.over_ticks(lambda: None, 0, ["A"] * 4, "/g/x", 0.0)) == [
+        "event: end\ndata: over\n\n"]
 
 
 # ----- the pages: TestClient over make_app --------------------------------------------------

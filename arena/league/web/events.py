@@ -61,8 +61,9 @@ async def live_ticks(state: WebState, game_id: str, seen: int | None = None
         shown = len(events)
         yield f"event: table\ndata: {live_fragment(events, labels)}\n\n" if new else ""
     replay = f"/games/{quote(game_id, safe='')}"
+    # a game this stream never saw in progress is waited for no longer than one look
     async for tick in over_ticks(lambda: queries.finished_events(state, game_id), shown,
-                                 labels, replay):
+                                 labels, replay, STORED_WAIT if shown is not None else 0.0):
         yield tick
 
 
@@ -77,12 +78,14 @@ _STEP_KINDS = frozenset(("trick", "dog", "round_end", "game_end"))
 
 
 async def over_ticks(finished: Callable[[], Finished | None], shown: int | None,
-                     labels: Sequence[str], replay: str) -> AsyncGenerator[str, None]:
+                     labels: Sequence[str], replay: str, wait: float = STORED_WAIT
+                     ) -> AsyncGenerator[str, None]:
     """A game's end for a stream that has shown its first `shown` public events: the
     stored game's events after them, a trick at a time (the spectators' file is removed as
     the game ends, so its last half second of play is only in the record), then `end`
-    with the final score and the winner or the fault, and the link to `replay`."""
-    deadline = time.monotonic() + STORED_WAIT
+    with the final score and the winner or the fault, and the link to `replay`. The game
+    is looked for in the store for `wait` seconds at most."""
+    deadline = time.monotonic() + wait
     while (found := await run_in_threadpool(finished)) is None:
         if time.monotonic() > deadline:
             yield "event: end\ndata: over\n\n"
