@@ -106,8 +106,9 @@ def games_list(rows: Sequence[GameListRow], now: datetime,
     when, a short time (its full stamp as the title)."""
     body = [[Cell(f'<a href="{esc(g.href)}" title="{esc(g.game_id)}">{esc(g.teams[0])} '
                   f'<span class="vs">vs</span> {esc(g.teams[1])}</a><span class="place">'
-                  f"game {g.pair}.{g.game}, {g.rounds} round{'s' if g.rounds != 1 else ''}"
-                  "</span>", f"{g.pair:09d}.{g.game}"),
+                  f"game {g.pair}.{g.game}" + (f", {g.rounds} round{'s' * (g.rounds != 1)}"
+                                               if g.rounds else "") + "</span>",
+                  f"{g.pair:09d}.{g.game}"),
              Cell(f'<span class="score">{esc(score_text(g.scores))}</span>',
                   g.scores[0] - g.scores[1]),
              cell(_ending(g)),
@@ -122,14 +123,14 @@ def _ending(g: GameListRow) -> str:
     won = f"{g.winner} wins" if g.winner else "no winner"
     if g.termination == "normal":
         return won
-    return f"{g.termination.replace('_', ' ')} by {g.fault}" if g.fault else \
-        f"{won} ({g.termination.replace('_', ' ')})"
+    kind = g.termination.replace("_", " ")
+    return f"{won}: {kind} by {g.fault}" if g.fault else f"{won} ({kind})"
 
 
 def games_page(rows: Sequence[GameListRow], now: datetime) -> str:
     """The last games stored, newest first."""
-    return league_page("Games", f"<h1>The last {len(rows)} games</h1>"
-                       + games_list(rows, now))
+    heading = "The last game" if len(rows) == 1 else f"The last {len(rows)} games"
+    return league_page("Games", f"<h1>{heading}</h1>" + games_list(rows, now))
 
 
 def replay_page(title: str, games_href: str, game: str, data_script: str,

@@ -84,7 +84,8 @@ def test_the_games_list_names_the_teams_with_a_one_line_score_and_a_short_time()
     assert ('a 1.0 11111111 <span class="vs">vs</span> b 2.0 22222222</a>'
             '<span class="place">game 3.1, 4 rounds</span>') in listing
     assert '<span class="score">450 – 550</span>' in listing
-    assert ">b wins<" in listing and ">crash by seat 1: the bot process exited<" in listing
+    assert ">b wins<" in listing and ">a wins: crash by seat 1: the bot process exited<" in \
+        listing
     assert '<time datetime="2026-12-04T14:27:00+0000" title="2026-12-04T14:27:00+0000">3 min ' \
            "ago</time>" in listing
     assert "#3.1" not in re.sub(r'(href|title)="[^"]*"', "", listing)  # no bare "#3.1"

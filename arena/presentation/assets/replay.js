@@ -246,16 +246,17 @@
     var counter = el("div", "counter", "Event " + (view.index + 1) + " of " + view.steps.length);
     counter.id = "step-counter";
     root.appendChild(counter);
-    var event = el("div", "event" + (isBomb(step.event) ? " bomb" : "") + (step.event.kind === "fault" ? " fault" : ""), describe(step.event));
+    var detail = step.event.kind === "fault" && document.getElementById("fault-event");
+    var event = el("div", "event" + (isBomb(step.event) ? " bomb" : "") + (step.event.kind === "fault" ? " fault" : ""),
+      detail ? undefined : describe(step.event));
     event.id = "event-text";
-    root.appendChild(event);
-    var detail = document.getElementById("fault-event");
-    if (step.event.kind === "fault" && detail) {
+    if (detail) {  // the server's words for it: with the bot's output, to its author
       var box = el("div", "fault-detail");
       box.id = "fault-detail";
       box.appendChild(detail.content.cloneNode(true));
-      root.appendChild(box);
+      event.appendChild(box);
     }
+    root.appendChild(event);
     root.appendChild(drawTable(step));
     root.appendChild(el("h3", "", "This round"));
     var log = el("ol", "log");
