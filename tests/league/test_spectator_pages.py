@@ -174,6 +174,8 @@ def test_a_stream_plays_the_stored_end_then_says_the_score_and_winner(monkeypatc
     assert tables and len(tables) == len(streams.last_steps(events, len(events) - 8))
     final = f"{game.scores[0]} : {game.scores[1]}"
     assert f'data-slot="scores">{final}</b>' in tables[-1]
+    assert f"The game is over: {final}; {'AB'[game.winner]} wins." in tables[-1]
+    assert any(re.search(r"Round \d+ ends: the score is -?\d+ : -?\d+\.", t) for t in tables)
     assert got[-1].startswith("event: end\ndata: ") and got[-1].endswith("\n\n")
     assert f"{game.scores[0]} – {game.scores[1]}" in got[-1]
     assert f"{'AB'[game.winner]} wins." in got[-1] and 'href="/g/x"' in got[-1]

@@ -12,7 +12,11 @@ random play, from its seat's seed) against the random bot."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import re
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
@@ -21,7 +25,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.league.conftest import League, bot_copy, served, wait_for
+from tests.league.conftest import League, bot_copy, request, served, wait_for
 from tests.presentation.conftest import module_browser  # noqa: F401 (a fixture)
 
 WIDTHS = (390, 1280)
@@ -216,6 +220,37 @@ def test_a_crashed_games_replay_ends_with_the_fault(spectated: League, browser: 
     assert MARK in output and "RuntimeError" in output, output
     assert not browser.find_elements(By.ID, "output-form")
     fits(browser, f"fault signed in {width}")
+
+
+def replay_as(league: League, game_id: str, token: str) -> tuple[str, int, str]:
+    """A crashed game's replay page as anyone sees it, then the answer to its form sent
+    with `token` (and the CSRF cookie and field the page set)."""
+    path = f"{league.url}/games/{quote(game_id, safe='')}"
+    with urllib.request.urlopen(path, timeout=60) as response:
+        cookie = response.headers["set-cookie"].split(";")[0]
+        public = response.read().decode()
+    body = urllib.parse.urlencode({"csrf": cookie.partition("=")[2], "token": token})
+    status, page = request(path, body.encode(), {
+        "Cookie": cookie, "Content-Type": "application/x-www-form-urlencoded"}, "POST")
+    return public, status, str(page)
+
+
+def test_a_failed_bots_output_is_its_authors_only_on_a_real_server(spectated: League
+                                                                   ) -> None:
+    """The attack: another author (mallory) reads the house bot's stderr from its replay
+    page, its form or its data. The control: the organizer (the house bots' author) does."""
+    game = some_game(spectated, crashed=True)
+    public, status, page = replay_as(spectated, game["id"], spectated.invite("mallory"))
+    assert status == 200 and MARK not in public and MARK not in page
+    assert 'id="output-form"' in page  # still offered: mallory is not its author
+    script = request(f"{spectated.url}/replays/{quote(game['id'], safe='')}.js")[1]
+    packed = re.fullmatch(r'tichuReplay\.add\("[^"]*", "([^"]*)"\);\n', script)
+    assert packed, script[:200]
+    data = gzip.decompress(base64.b64decode(packed.group(1))).decode()
+    assert '"failures":[{"seat":' in data and MARK not in data
+    _, status, page = replay_as(spectated, game["id"],
+                                spectated.organizer()["Authorization"].split()[1])
+    assert status == 200 and MARK in page and 'id="output-form"' not in page
 
 
 # ----- lists --------------------------------------------------------------------------------
