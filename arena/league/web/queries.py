@@ -23,6 +23,7 @@ from arena.presentation.failures import SeatFailure, seat_failures
 from arena.presentation.league_views import LiveRow
 from arena.presentation.notes import full_name, name
 from arena.presentation.views import GameListRow
+from arena.referee.record import Termination
 from arena.rules import PUBLIC as PUBLIC_EVENT
 from arena.tournament.records import record_json
 from arena.tournament.runner import labels
@@ -163,6 +164,9 @@ def failures_seen(state: WebState, game_id: str, viewer: Viewer
     """The seats charged with a fault in a stored game, their texts scrubbed of the server's
     paths, and for each whether `viewer` may see its bot's output (`Viewer.sees`): an output
     the viewer may not see is left out ("")."""
+    listed = games_of(state, None, 0, 1, game_id)
+    if not listed or not Termination(listed[0][1].termination).is_bot_fault:
+        return [], []  # (its record is not read)
     found = one_game(state, game_id)
     if found is None or not found[1]:
         return [], []
