@@ -228,11 +228,11 @@ def live_rows(state: WebState) -> list[LiveRow]:
             continue
         keys, place = game_keys(game_id)
         starts = [e for e in events if e.get("kind") == "round_start"]
-        ends = [e for e in events if e.get("kind") in ("round_end", "game_end")]
+        scored = [e for e in events if e.get("kind") in ("round_start", "round_end")]
         rows.append(LiveRow(game_id, f"/live/{quote(game_id, safe='')}",
                             (full_name(names, keys[0]), full_name(names, keys[1])), place,
                             starts[-1]["round"] if starts else 0,
-                            tuple(ends[-1]["scores"]) if ends else (0, 0)))
+                            tuple(scored[-1]["scores"]) if scored else (0, 0)))
     return rows
 
 
@@ -250,15 +250,6 @@ def live_labels(state: WebState, game_id: str) -> tuple[list[str], str]:
     names = replay_names(state) if state.storage.exists() else {}
     team0, team1 = full_name(names, a), full_name(names, b)
     return [team0, team1, team0, team1], f"{team0} vs {team1}, game {place}"
-
-
-def seat_labels(game_id: str) -> list[str]:
-    """The bots' names at seats 0-3 of a game in progress, from its id."""
-    sides, _, rest = game_id.rpartition("#")
-    first, _, second = sides.partition("~")
-    teams = (first, second) if rest.endswith(".0") else (second, first)
-    names = [t.split("@")[0] for t in teams]
-    return [names[0], names[1], names[0], names[1]]
 
 
 # ----- practice games --------------------------------------------------------------------------
