@@ -28,7 +28,7 @@ from arena.league.server import League
 from arena.league.web import events as streams
 from arena.presentation import league_views as views
 from arena.presentation.bench import play_record
-from arena.presentation.failures import SeatFailure
+from arena.presentation.failures import SeatFailure, reproduce_command
 from arena.presentation.views import GameListRow
 from arena.referee.record import Fault, GameRecord, Termination
 from arena.rules import PUBLIC
@@ -303,9 +303,12 @@ def test_a_failed_bots_output_is_shown_to_its_author_and_the_organizer_only(serv
     assert MARK not in public and 'id="output-form"' in public
     bob = signed(served, served.tokens["bob"])
     assert bob.status_code == 200 and MARK not in bob.text
+    assert "arena reproduce" not in public and "arena reproduce" not in bob.text
     for who in ("ann", "olga"):
         shown = signed(served, served.tokens[who])
         assert shown.status_code == 200 and MARK in shown.text, who
+        command = reproduce_command(served.crashed, served.seat, "http://testserver")
+        assert f"<code>{html.escape(command)}</code>" in shown.text, who
         assert 'id="output-form"' not in shown.text
         assert str(served.league.config.storage.parent) not in shown.text
 

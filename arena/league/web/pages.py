@@ -25,9 +25,9 @@ from arena.league.web.auth import CSRF_COOKIE, csrf_matches, csrf_of, form_autho
 from arena.league.web.errors import error
 from arena.league.web.intake import receive_upload, too_large
 from arena.league.web.queries import MAX_GAMES_PAGE
-from arena.league.web.state import shared
+from arena.league.web.state import server_url, shared
 from arena.presentation import league_views as views
-from arena.presentation.failures import practice_verdict
+from arena.presentation.failures import practice_verdict, reproduce_command
 from arena.presentation.report import replay_payload, replay_script, slug
 from arena.presentation.table_view import public_table
 
@@ -56,7 +56,7 @@ def bot_page_for(request: Request, viewer: Viewer) -> HTMLResponse:
     """A bot's page as `viewer` may see it (a build log only to whom `viewer.sees`)."""
     state = shared(request)
     name = request.path_params["name"]
-    data = queries.bot_data(state, name, viewer)
+    data = queries.bot_data(state, name, viewer, server_url(request))
     if data is None:
         raise HTTPException(404, f"no bot named {name!r}")
     data["uploads"] = [u if viewer.sees(u["author"]) else {**u, "log": ""}
@@ -97,8 +97,10 @@ def game_page_for(request: Request, viewer: Viewer) -> HTMLResponse:
         raise HTTPException(404, f"no stored game {game_id!r}: the last games are on /games")
     failures, seen = queries.failures_seen(state, game_id, viewer)
     csrf = csrf_of(request)
-    # the lead's `arena reproduce` line for each failure goes in `commands` (failures.py)
-    fault = views.fault_event(failures, seen, [named[0], named[1]], csrf, f"/games/{quoted}")
+    commands = [reproduce_command(game_id, f.seat, server_url(request)) if shown else ""
+                for f, shown in zip(failures, seen, strict=True)]  # to its author
+    fault = views.fault_event(failures, seen, [named[0], named[1]], csrf, f"/games/{quoted}",
+                              commands)
     response = HTMLResponse(views.replay_page(
         views.game_title(named[:2], named[2]), "/games", slug(game_id),
         f"/replays/{quoted}.js", fault))
