@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
 from arena.presentation.charts import rating_line
-from arena.presentation.pages import cell, esc, table
+from arena.presentation.failures import SeatFailure
+from arena.presentation.pages import Cell, cell, esc, table
 from arena.presentation.safe import html_block
 from arena.presentation.table_view import TableState
 from arena.presentation.views import GameListRow, games_table, live_game, page, replay_viewer
@@ -64,15 +67,112 @@ def index_page(name: str, games: int, version: int, board: str, notes: Iterable[
     return league_page(f"{name}: leaderboard", body, ("league.js",))
 
 
-def games_page(rows: Sequence[GameListRow]) -> str:
+# ----- games: lists, replays, games in progress ----------------------------------------------
+
+def game_title(teams: Sequence[str], place: str) -> str:
+    """A game as a page names it: "A 1.0 vs B 2.1, game 3.1" (`place`: pair.game)."""
+    return f"{teams[0]} vs {teams[1]}, game {place}"
+
+
+def score_text(scores: Sequence[int]) -> str:
+    """Two teams' scores: "450 – 550" (kept on one line by its ``score`` class)."""
+    return f"{scores[0]} \u2013 {scores[1]}"
+
+
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
+"""How the store writes a game's `finished_at`."""
+
+
+def short_time(stamp: str, now: datetime) -> str:
+    """A time as a list shows it: "just now", "3 min ago" within the hour, "14:02" the same
+    day, else "Dec 4 14:02"; the stamp itself if it cannot be read."""
+    try:
+        then = datetime.strptime(stamp, TIME_FORMAT)
+    except ValueError:
+        return stamp
+    ago = now - then
+    if timedelta(0) <= ago < timedelta(minutes=1):
+        return "just now"
+    if timedelta(0) <= ago < timedelta(hours=1):
+        return f"{int(ago.total_seconds() // 60)} min ago"
+    when = then.astimezone(now.tzinfo)
+    return when.strftime("%H:%M" if when.date() == now.date() else "%b %-d %H:%M")
+
+
+def games_list(rows: Sequence[GameListRow], now: datetime,
+               table_id: str = "games-table") -> str:
+    """Games as a table that fits a phone: each game's teams (named with their versions)
+    linking to its replay with its place beneath, the score on one line, how it ended, and
+    when, a short time (its full stamp as the title)."""
+    body = [[Cell(f'<a href="{esc(g.href)}" title="{esc(g.game_id)}">{esc(g.teams[0])} '
+                  f'<span class="vs">vs</span> {esc(g.teams[1])}</a><span class="place">'
+                  f"game {g.pair}.{g.game}" + (f", {g.rounds} round{'s' * (g.rounds != 1)}"
+                                               if g.rounds else "") + "</span>",
+                  f"{g.pair:09d}.{g.game}"),
+             Cell(f'<span class="score">{esc(score_text(g.scores))}</span>',
+                  g.scores[0] - g.scores[1]),
+             cell(_ending(g)),
+             Cell(f'<time datetime="{esc(g.finished)}" title="{esc(g.finished)}">'
+                  f"{esc(short_time(g.finished, now))}</time>", g.finished)] for g in rows]
+    return table(["Game", "Score", "Result", "Finished"], body, table_id,
+                 numeric=[False, True, False, False])
+
+
+def _ending(g: GameListRow) -> str:
+    """How a listed game ended: who won, or who failed and how."""
+    won = f"{g.winner} wins" if g.winner else "no winner"
+    if g.termination == "normal":
+        return won
+    kind = g.termination.replace("_", " ")
+    return f"{won}: {kind} by {g.fault}" if g.fault else f"{won} ({kind})"
+
+
+def games_page(rows: Sequence[GameListRow], now: datetime) -> str:
     """The last games stored, newest first."""
-    return league_page("Games", f"<h1>The last {len(rows)} games</h1>" + games_table(rows))
+    heading = "The last game" if len(rows) == 1 else f"The last {len(rows)} games"
+    return league_page("Games", f"<h1>{heading}</h1>" + games_list(rows, now))
 
 
-def replay_page(title: str, games_href: str, game: str, data_script: str) -> str:
-    """The replay viewer of one finished game, its data from `data_script`."""
-    body = replay_viewer(games_href, game=game, data_script=data_script)
-    return league_page(title, body, ("replay.js",))
+def replay_page(title: str, games_href: str, game: str, data_script: str,
+                fault: str = "") -> str:
+    """The replay viewer of one finished game, its data from `data_script`, titled `title`;
+    `fault`: its fault's last event (`fault_event`), shown by the viewer as its last step.
+    It opens on the first hands dealt."""
+    body = replay_viewer(games_href, game=game, data_script=data_script, title=title,
+                         start="dealt")
+    return league_page(title, body + fault, ("replay.js",))
+
+
+def fault_event(failures: Sequence[SeatFailure], seen: Sequence[bool], names: Sequence[str],
+                csrf: str, action: str, commands: Sequence[str] = ()) -> str:
+    """What the replay shows as its last event when the game ended by a fault: each failed
+    seat's bot, the kind, the round and decision; its output where `seen`, else a form for
+    its author's token (posted to `action`); `commands`: the line reproducing it, if any."""
+    if not failures:
+        return ""
+    items = []
+    for k, f in enumerate(failures):
+        said = (f"Seat {f.seat} ({names[f.seat % len(names)]}) forfeits: "
+                f"{f.kind.replace('_', ' ')} in round {f.round}, decision {f.decision}"
+                + (f": {f.message}" if seen[k] else "."))
+        output = (f'<pre class="output">{html_block(f.output)}</pre>' if f.output else
+                  '<p class="empty">It wrote nothing to stdout or stderr.</p>') \
+            if seen[k] else ""
+        command = commands[k] if k < len(commands) else ""
+        # the line that reproduces the failure on the author's machine (failures.py's)
+        reproduce = f'<p class="reproduce"><code>{esc(command)}</code></p>' if command else ""
+        items.append(f'<div class="fault" data-seat="{f.seat}"><p class="fault-said">'
+                     f"{esc(said)}</p>{output}{reproduce}</div>")
+    private = "" if all(seen) else _output_form(csrf, action)
+    return (f'<template id="fault-event">{"".join(items)}{private}</template>')
+
+
+def _output_form(csrf: str, action: str) -> str:
+    """The form showing a failed bot's author its output on the replay (their token)."""
+    return ('<form method="post" class="output-form" id="output-form" action="'
+            f'{esc(action)}"><p>The bot\'s output is shown to its author only.</p>'
+            f'<input type="hidden" name="csrf" value="{esc(csrf)}">' + _TOKEN_FIELD +
+            '<p><button type="submit">Show my bot\'s output</button></p></form>')
 
 
 def live_page(title: str, page_title: str, state: TableState, events_url: str,
@@ -82,13 +182,55 @@ def live_page(title: str, page_title: str, state: TableState, events_url: str,
                        ("live.js",))
 
 
-def live_list_page(games: Sequence[str]) -> str:
+def live_over(teams: Sequence[str], scores: Sequence[int], winner: int | None,
+              failures: Sequence[SeatFailure], replay_href: str) -> str:
+    """How a game watched live ended, on one line: the final score, the winner (or whose
+    bot failed, and how), and the link to its replay."""
+    said = (f"The game is over: {teams[0]} {score_text(scores)} {teams[1]}; "
+            + (f"{teams[winner]} wins." if winner is not None else "no winner."))
+    for f in failures:
+        said += (f" Seat {f.seat} ({teams[f.seat % 2]}) forfeited: "
+                 f"{f.kind.replace('_', ' ')} in round {f.round}, decision {f.decision}.")
+    return (f'<span id="live-over">{esc(said)}</span> <a id="live-replay" '
+            f'href="{esc(replay_href)}">Open the replay, with every hand.</a>')
+
+
+@dataclass(frozen=True)
+class LiveRow:
+    """One game in progress, as the live list shows it."""
+
+    game_id: str
+    href: str
+    teams: tuple[str, str]
+    """Each team's entrant, named with its version."""
+    place: str
+    """Its pair and game, "3.1"."""
+    round: int
+    scores: tuple[int, int]
+
+
+def live_list_page(games: Sequence[LiveRow]) -> str:
     """The games in progress, each linking to its live page."""
-    items = "".join(f'<li><a href="/live/{quote(g, safe="")}">{esc(g)}</a></li>'
-                    for g in games)
+    body = [[Cell(f'<a href="{esc(g.href)}" title="{esc(g.game_id)}">{esc(g.teams[0])} '
+                  f'<span class="vs">vs</span> {esc(g.teams[1])}</a><span class="place">'
+                  f"game {esc(g.place)}</span>", g.game_id),
+             cell(f"round {g.round}" if g.round else "dealing", g.round),
+             Cell(f'<span class="score">{esc(score_text(g.scores))}</span>',
+                  g.scores[0] - g.scores[1])] for g in games]
+    listing = table(["Game", "Round", "Score"], body, "live-games",
+                    numeric=[False, True, True])
     return league_page("Live games", "<h1>Games in progress</h1>" + (
-        f'<ul id="live-games">{items}</ul>' if items else
-        '<p class="empty">None right now: reload in a moment.</p>'))
+        listing if games else '<p class="empty">None right now: reload in a moment.</p>'))
+
+
+def not_live_page(game_id: str, replay_href: str) -> str:
+    """The answer (404, as `error_page` writes one) to a game's live page when the game is
+    neither in progress nor stored: a real link to where its replay will be."""
+    return league_page("Not in progress", f"<h1>404</h1><p>Game {esc(game_id)} is not in "
+                       "progress, and no finished game has that id yet. If it has just ended, "
+                       f'<a id="replay-link" href="{esc(replay_href)}">its replay</a> opens '
+                       'in a moment; the games being played are on <a href="/live">the live '
+                       "list</a>.</p>")
 
 
 def practice_status(status: str, said: str, replay: str | None) -> str:

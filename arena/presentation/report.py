@@ -103,7 +103,8 @@ def _isolation_text(value: Any) -> str:
 def replay_payload(game: StoredGame, record: dict[str, Any],
                    names: Mapping[str, tuple[str, str]]) -> dict[str, Any]:
     """What the replay viewer shows of one game: the record's events (all four hands: after
-    the game the record is omniscient) and its outcome. Takes the events out of `record`."""
+    the game the record is omniscient) and its outcome, with the public facts of each
+    seat's fault (the viewer's last event). Takes the events out of `record`."""
     fault = record.get("fault")
     return {
         "game_id": game.game_id, "pair_id": game.pair_id,
@@ -117,6 +118,9 @@ def replay_payload(game: StoredGame, record: dict[str, Any],
         "termination": game.termination,
         "fault": None if not fault else {k: fault.get(k) for k in
                                          ("kind", "seat", "message", "round")},
+        "failures": [{"seat": f.seat, "kind": f.kind, "round": f.round,
+                      "decision": f.decision}
+                     for f in seat_failures(game.game_id, record, game.seats)],
         "time_used": record.get("time_used"),
         "isolation": _isolation_text(record.get("isolation")),
         "events": [_without_visibility(e) for e in record["events"]],

@@ -362,8 +362,7 @@ def _take(p: _Public, e: Mapping[str, Any]) -> None:
     elif kind in ("trick", "dog"):
         _trick_over(p, e)
     elif kind in ("round_end", "game_end"):
-        p.scores = tuple(e["scores"])
-        p.over = kind == "game_end"
+        _ended(p, e)
 
 
 def _play(p: _Public, e: Mapping[str, Any]) -> None:
@@ -390,3 +389,16 @@ def _trick_over(p: _Public, e: Mapping[str, Any]) -> None:
     p.trick_end = (f"Seat {seat} takes the trick ({e['points']} points)." if taker == seat
                    else f"Seat {seat} wins with the Dragon and gives the trick "
                         f"({e['points']} points) to seat {taker}.")
+
+
+def _ended(p: _Public, e: Mapping[str, Any]) -> None:
+    """A round's end, or the game's: the scores, said where the last trick's end was."""
+    p.scores = tuple(e["scores"])
+    p.over = e["kind"] == "game_end"
+    score = f"{p.scores[0]} : {p.scores[1]}"
+    if not p.over:
+        p.trick_end = f"Round {p.round} ends: the score is {score}."
+        return
+    winner = e.get("winner")
+    won = f"; {p.labels[winner]} wins" if winner in (0, 1) else ""
+    p.trick_end = f"The game is over: {score}{won}."

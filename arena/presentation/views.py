@@ -253,17 +253,23 @@ _CONTROLS = (("round", -1, "◀ Round", "Previous round (p)"),
              ("trick", 1, "Trick ▶", "Next trick (↓)"), ("round", 1, "Round ▶", "Next round (n)"))
 
 
-def replay_viewer(games_href: str, game: str | None = None, data_script: str | None = None) -> str:
+def replay_viewer(games_href: str, game: str | None = None, data_script: str | None = None,
+                  title: str = "", start: str = "") -> str:
     """The replay viewer's body (with the scripts `replay.js` on the page). By default it
     shows the game named by the URL's fragment, whose data it loads from
     ``games/<fragment>.js`` (the static report); a server names the game (`game`, the id
-    its data gives) and the script URL that holds it (`data_script`)."""
+    its data gives) and the script URL that holds it (`data_script`). A `title` is kept
+    (else the script writes one from the data); `start` "dealt" opens on the first hands
+    dealt (else on the first event)."""
     source = (f' data-game="{esc(game)}"' if game else "") + (
-        f' data-script="{esc(data_script)}"' if data_script else "")
+        f' data-script="{esc(data_script)}"' if data_script else "") + (
+        f' data-start="{esc(start)}"' if start else "")
+    heading = (f'<h1 id="replay-title" data-fixed="">{esc(title)}</h1>' if title else
+               '<h1 id="replay-title">Replay</h1>')
     buttons = "".join(f'<button type="button" data-seek="{kind}" data-direction="{step}" '
                       f'title="{esc(label)}" aria-label="{esc(label)}">{mark}</button>'
                       for kind, step, mark, label in _CONTROLS)
-    return ('<h1 id="replay-title">Replay</h1><div id="replay-meta"></div>'
+    return (heading + '<div id="replay-meta"></div>'
             f'<div class="controls" id="replay-controls" hidden>{buttons}</div>'
             '<p class="keys">Keys: <kbd>→</kbd>/<kbd>←</kbd> next/previous event, '
             '<kbd>↓</kbd>/<kbd>↑</kbd> next/previous trick, <kbd>n</kbd>/<kbd>p</kbd> next/'

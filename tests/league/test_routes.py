@@ -332,13 +332,16 @@ CASES = [
     Case("/games", "GET", "/games?bot=random", "none", 200, kind=HTML),
     Case("/games", "POST", "/games", "none", 405),
     Case("/games/{game_id:path}", "GET", "/games/{GAME}", "none", 200, kind=HTML),
+    Case("/games/{game_id:path}", "GET", "/games/nothing-such", "none", 404),
+    Case("/games/{game_id:path}", "POST", "/games/{GAME}", "bob", 403),  # no CSRF field
     Case("/games/{game_id:path}", "DELETE", "/games/{GAME}", "none", 405),
     Case("/replays/{game_id:path}", "GET", "/replays/{GAME}.js", "none", 200, kind=JS),
     Case("/replays/{game_id:path}", "GET", "/replays/nothing-such.js", "none", 404),
     Case("/live", "GET", "/live", "none", 200, kind=HTML),
     Case("/live", "POST", "/live", "none", 405),
     Case("/live/{game_id}", "GET", "/live/{LIVE}", "none", 200, kind=HTML),
-    Case("/live/{game_id}", "GET", "/live/{GAME}", "none", 404),
+    Case("/live/{game_id}", "GET", "/live/{GAME}", "none", 200, kind=HTML),  # its replay
+    Case("/live/{game_id}", "GET", "/live/nothing-such", "none", 404),
     Case("/live/{game_id}", "GET", "/live/.hidden", "none", 404),
     Case("/live/{game_id}/events", "GET", "/live/{LIVE}/events", "none", 200, kind=EVENTS),
     Case("/live/{game_id}/events", "GET", "/live/{GAME}/events", "none", 200, kind=EVENTS),
@@ -486,10 +489,11 @@ def test_each_event_stream_sends_its_news_then_ends(seeded: Seeded) -> None:
     """(The league stops here: a stream sends its first news and ends.) The streams' caps,
     429 and 503, are tried alone in test_limits."""
     assert seeded.client.get("/events").text.startswith("event: standings\n")
-    for path in ("/live/{LIVE}/events", "/practice/{Q}/events"):  # in play, or waiting
+    for path in ("/live/{LIVE}/events", "/practice/{Q}/events",  # in play, or waiting
+                 "/live/{GAME}/events", "/practice/{P}/events"):  # over: its last tricks
         text = seeded.client.get(path.format(**seeded.ids)).text
         assert text.startswith("event: table\ndata: <div"), (path, text)
-    for path in ("/live/{GAME}/events", "/practice/{P}/events", "/practice/999/events"):
+    for path in ("/practice/999/events",):
         text = seeded.client.get(path.format(**seeded.ids)).text
         assert text == "event: end\ndata: over\n\n", (path, text)
 

@@ -70,11 +70,12 @@ def csrf_matches(request: Request, sent: Any) -> bool:
 
 
 async def form_author(request: Request) -> tuple[Author, Any] | JSONResponse:
-    """A bot page's form (CSRF-checked as the upload form is) and its token's author."""
+    """A bot page's or a replay's form (CSRF-checked as the upload form is) and its token's
+    author."""
     form = await request.form(max_files=0, max_fields=8)
     sent, token = form.get("csrf"), form.get("token")
     if not csrf_matches(request, sent):
-        return error(403, "the form is stale or was sent from another site: open the "
-                          "bot's page again and send it from there")
+        return error(403, "the form is stale or was sent from another site: open its page "
+                          "again (the bot's, or the game's replay) and send it from there")
     author = await authenticate(request, token if isinstance(token, str) and token else None)
     return author if isinstance(author, JSONResponse) else (author, form)

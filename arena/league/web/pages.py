@@ -9,6 +9,7 @@ it. A form's POST is CSRF-checked (`auth.py`), then answered as its API endpoint
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
@@ -26,7 +27,7 @@ from arena.league.web.intake import receive_upload, too_large
 from arena.league.web.queries import MAX_GAMES_PAGE
 from arena.league.web.state import server_url, shared
 from arena.presentation import league_views as views
-from arena.presentation.failures import practice_verdict
+from arena.presentation.failures import practice_verdict, reproduce_command
 from arena.presentation.report import replay_payload, replay_script, slug
 from arena.presentation.table_view import public_table
 
@@ -42,7 +43,8 @@ def games_page(request: Request) -> HTMLResponse:
     state = shared(request)
     listed = queries.games_of(state, request.query_params.get("bot"), 0, MAX_GAMES_PAGE,
                               newest=True)
-    return HTMLResponse(views.games_page(queries.game_rows(state, listed)))
+    return HTMLResponse(views.games_page(queries.game_rows(state, listed),
+                                         datetime.now(UTC)))
 
 
 def bot_page(request: Request) -> HTMLResponse:
@@ -80,9 +82,40 @@ async def signed_in_bot_page(request: Request) -> Response:
 
 
 def game_page(request: Request) -> HTMLResponse:
+    """A game's replay as anyone may see it."""
+    return game_page_for(request, PUBLIC)
+
+
+def game_page_for(request: Request, viewer: Viewer) -> HTMLResponse:
+    """A game's replay, titled with its teams; a fault its last event, with the failed
+    bot's output where `viewer` may see it (`privacy.Viewer.sees`)."""
+    state = shared(request)
     game_id = request.path_params["game_id"]
-    return HTMLResponse(views.replay_page(f"Replay {game_id}", "/games", slug(game_id),
-                                          f"/replays/{quote(game_id, safe='')}.js"))
+    quoted = quote(game_id, safe="")
+    named = queries.game_names(state, game_id)
+    if named is None:
+        raise HTTPException(404, f"no stored game {game_id!r}: the last games are on /games")
+    failures, seen = queries.failures_seen(state, game_id, viewer)
+    csrf = csrf_of(request)
+    commands = [reproduce_command(game_id, f.seat, server_url(request)) if shown else ""
+                for f, shown in zip(failures, seen, strict=True)]  # to its author
+    fault = views.fault_event(failures, seen, [named[0], named[1]], csrf, f"/games/{quoted}",
+                              commands)
+    response = HTMLResponse(views.replay_page(
+        views.game_title(named[:2], named[2]), "/games", slug(game_id),
+        f"/replays/{quoted}.js", fault))
+    response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+    return response
+
+
+async def signed_in_game_page(request: Request) -> Response:
+    """A game's replay with what its failed bot's author (or the organizer) may see."""
+    signed = await form_author(request)
+    if isinstance(signed, JSONResponse):
+        return signed
+    author = signed[0]
+    return await run_in_threadpool(game_page_for, request, Viewer(author.name,
+                                                                  author.organizer))
 
 
 def replay_data(request: Request) -> Response:
@@ -93,8 +126,10 @@ def replay_data(request: Request) -> Response:
         raise HTTPException(404, f"no stored game {game_id!r}")
     stored, record = found[0], found[1]
     names = queries.replay_names(state)
-    return Response(replay_script(stored.game_id, replay_payload(stored, record, names)),
-                    media_type="text/javascript")
+    payload = replay_payload(stored, record, names)
+    if payload["fault"]:  # its message may name the server's folders
+        payload["fault"]["message"] = state.scrub(str(payload["fault"]["message"] or ""))
+    return Response(replay_script(stored.game_id, payload), media_type="text/javascript")
 
 
 def upload_page(request: Request) -> HTMLResponse:
@@ -125,22 +160,23 @@ async def upload_form(request: Request) -> Response:
 # ----- games in progress -----------------------------------------------------------------------
 
 def live_list(request: Request) -> HTMLResponse:
-    games = sorted(p.name.removesuffix(".json")
-                   for p in shared(request).league.live.glob("*.json"))
-    return HTMLResponse(views.live_list_page(games))
+    return HTMLResponse(views.live_list_page(queries.live_rows(shared(request))))
 
 
-def live_page(request: Request) -> HTMLResponse:
+def live_page(request: Request) -> Response:
+    """A game in progress; once over, its replay (a redirect), or a page linking to it."""
+    state = shared(request)
     game_id = request.path_params["game_id"]
-    events = queries.live_events(shared(request), game_id)
-    if events is None:
-        raise HTTPException(404, f"game {game_id!r} is not in progress (it may be over: "
-                                 f"/games/{game_id})")
     quoted = quote(game_id, safe="")
+    events = queries.live_events(state, game_id)
+    if events is None:
+        if queries.game_names(state, game_id) is not None:
+            return RedirectResponse(f"/games/{quoted}", status_code=303)
+        return HTMLResponse(views.not_live_page(game_id, f"/games/{quoted}"), 404)
+    labels, title = queries.live_labels(state, game_id)
     return HTMLResponse(views.live_page(
-        f"Live: {game_id}", f"Live {game_id}",
-        public_table(events, queries.seat_labels(game_id)),
-        f"/live/{quoted}/events", f"/games/{quoted}"))
+        f"Live: {title}", title, public_table(events, labels),
+        f"/live/{quoted}/events?seen={len(events)}", f"/games/{quoted}"))
 
 
 # ----- practice games --------------------------------------------------------------------------

@@ -17,10 +17,19 @@ from starlette.exceptions import HTTPException
 
 from arena.errors import ArenaError
 from arena.league.accounts import PracticeRow, PracticeStatus, Upload
-from arena.league.privacy import HIDDEN, PUBLIC, Viewer, game_view, upload_view
+from arena.league.privacy import HIDDEN, PUBLIC, Viewer, game_view, seat_owners, upload_view
 from arena.league.web.state import WebState
-from arena.presentation.failures import SeatFailure, failures_of, reproduce_command
+from arena.presentation.failures import (
+    SeatFailure,
+    failures_of,
+    reproduce_command,
+    seat_failures,
+)
+from arena.presentation.league_views import LiveRow
+from arena.presentation.notes import full_name, name
 from arena.presentation.views import GameListRow
+from arena.referee.record import Termination
+from arena.rules import PUBLIC as PUBLIC_EVENT
 from arena.tournament.records import record_json
 from arena.tournament.runner import labels
 from arena.tournament.store import Store, StoredGame
@@ -145,8 +154,8 @@ def game_rows(state: WebState, listed: list[tuple[int, StoredGame]]) -> list[Gam
         names = labels(store)
     rows = []
     for _, g in listed:
-        teams = tuple(names.get(k, (k, ""))[0] for k in g.teams)
-        winner = "" if g.winner is None else teams[g.winner]
+        teams = tuple(full_name(names, k) for k in g.teams)
+        winner = "" if g.winner is None else name(names, g.teams[g.winner])
         rows.append(GameListRow(g.game_id, f"/games/{quote(g.game_id, safe='')}",
                                 g.pair_index, g.game_index, (teams[0], teams[1]),
                                 g.scores, winner, g.rounds, g.termination,
@@ -162,6 +171,63 @@ def replay_names(state: WebState, path: Path | None = None) -> dict[str, tuple[s
         return labels(store)
 
 
+def game_names(state: WebState, game_id: str) -> tuple[str, str, str] | None:
+    """A stored game's teams, each named with its version, and its place ("3.1");
+    None: no such game stored."""
+    listed = games_of(state, None, 0, 1, game_id)
+    if not listed:
+        return None
+    game = listed[0][1]
+    names = replay_names(state)
+    return (full_name(names, game.teams[0]), full_name(names, game.teams[1]),
+            f"{game.pair_index}.{game.game_index}")
+
+
+def failures_seen(state: WebState, game_id: str, viewer: Viewer
+                  ) -> tuple[list[SeatFailure], list[bool]]:
+    """The seats charged with a fault in a stored game, their texts scrubbed of the server's
+    paths, and for each whether `viewer` may see its bot's output (`Viewer.sees`): an output
+    the viewer may not see is left out ("")."""
+    listed = games_of(state, None, 0, 1, game_id)
+    if not listed or not Termination(listed[0][1].termination).is_bot_fault:
+        return [], []  # (its record is not read)
+    found = one_game(state, game_id)
+    if found is None or not found[1]:
+        return [], []
+    stored, record = found[0], found[1]
+    with state.accounts() as acc:
+        owners = seat_owners(record, acc.authors_of())
+    failures, allowed = [], []
+    for f in seat_failures(game_id, record, stored.seats):
+        sees = viewer.sees(owners[f.seat]) if f.seat < len(owners) else viewer.organizer
+        failures.append(SeatFailure(f.game_id, f.seat, f.kind, state.scrub(f.message),
+                                    f.round, f.decision,
+                                    state.scrub(f.output) if sees else "",
+                                    f.entrant))
+        allowed.append(sees)
+    return failures, allowed
+
+
+Finished = tuple[StoredGame, list[dict[str, Any]], list[SeatFailure]]
+"""A finished game as stored, its public events, and its seats' faults (public facts: no
+message, no output)."""
+
+
+def finished_events(state: WebState, game_id: str, path: Path | None = None
+                    ) -> Finished | None:
+    """A finished game as it was stored (of the store at `path`), its public events (the
+    events its spectators' file held) and its faults; None: not stored (yet), or its record
+    lost."""
+    found = one_game(state, game_id, path)
+    if found is None or not found[1]:
+        return None
+    stored, record = found[0], found[1]
+    events = [e for e in record.get("events", []) if e.get("visible_to") == PUBLIC_EVENT]
+    failures = [SeatFailure(f.game_id, f.seat, f.kind, "", f.round, f.decision, "", f.entrant)
+                for f in seat_failures(game_id, record, stored.seats)]
+    return stored, events, failures
+
+
 # ----- games in progress -----------------------------------------------------------------------
 
 def live_events(state: WebState, game_id: str) -> list[dict[str, Any]] | None:
@@ -174,13 +240,40 @@ def live_events(state: WebState, game_id: str) -> list[dict[str, Any]] | None:
         return None
 
 
-def seat_labels(game_id: str) -> list[str]:
-    """The bots' names at seats 0-3 of a game in progress, from its id."""
-    sides, _, rest = game_id.rpartition("#")
+def live_rows(state: WebState) -> list[LiveRow]:
+    """The games in progress, each with its teams named with their versions, and its round
+    and score so far."""
+    names = replay_names(state) if state.storage.exists() else {}
+    rows = []
+    for path in sorted(state.league.live.glob("*.json")):
+        game_id = path.name.removesuffix(".json")
+        events = live_events(state, game_id)
+        if events is None:  # over meanwhile
+            continue
+        keys, place = game_keys(game_id)
+        starts = [e for e in events if e.get("kind") == "round_start"]
+        scored = [e for e in events if e.get("kind") in ("round_start", "round_end")]
+        rows.append(LiveRow(game_id, f"/live/{quote(game_id, safe='')}",
+                            (full_name(names, keys[0]), full_name(names, keys[1])), place,
+                            starts[-1]["round"] if starts else 0,
+                            tuple(scored[-1]["scores"]) if scored else (0, 0)))
+    return rows
+
+
+def game_keys(game_id: str) -> tuple[tuple[str, str], str]:
+    """The entrant keys of teams 0 and 1 of a league game, from its id, and its place in
+    its matchup ("3.1")."""
+    sides, _, place = game_id.rpartition("#")
     first, _, second = sides.partition("~")
-    teams = (first, second) if rest.endswith(".0") else (second, first)
-    names = [t.split("@")[0] for t in teams]
-    return [names[0], names[1], names[0], names[1]]
+    return ((first, second) if place.endswith(".0") else (second, first)), place
+
+
+def live_labels(state: WebState, game_id: str) -> tuple[list[str], str]:
+    """The names (with versions) at seats 0-3 of a league game, and its title."""
+    (a, b), place = game_keys(game_id)
+    names = replay_names(state) if state.storage.exists() else {}
+    team0, team1 = full_name(names, a), full_name(names, b)
+    return [team0, team1, team0, team1], f"{team0} vs {team1}, game {place}"
 
 
 # ----- practice games --------------------------------------------------------------------------

@@ -103,6 +103,9 @@
         return "Round over: card points " + e.card_points.join("/") + ", calls " + e.calls.join("/") +
           (e.double_victory ? ", DOUBLE VICTORY" : "") + "; scores " + e.scores.join(" : ") + ".";
       case "game_end": return "Game over: " + e.scores.join(" : ") + "; " + view.game.teams[e.winner] + " wins.";
+      case "fault": return e.failures.map(function (f) {
+        return seatName(f.seat) + " forfeits: " + f.kind.replace(/_/g, " ") + " in round " + f.round + ", decision " + f.decision + ".";
+      }).join(" ");
       default: return e.kind;
     }
   }
@@ -151,13 +154,29 @@
     return s;
   }
 
+  // A game that ended by a fault ends with it: one more step, the table as the fault left it.
   function buildSteps(game) {
     var steps = [], s = fresh();
     game.events.forEach(function (e, index) {
       s = apply(s, e, index);
       steps.push({ event: e, index: index, state: copy(s) });
     });
+    if (game.failures && game.failures.length) {
+      var fault = { kind: "fault", failures: game.failures };
+      s.mover = game.failures[0].seat;
+      steps.push({ event: fault, index: game.events.length, state: copy(s) });
+    }
     return steps;
+  }
+
+  // Where the viewer opens: the first event, or (data-start="dealt") the first hands dealt.
+  function firstStep() {
+    if (root.getAttribute("data-start") !== "dealt") return 0;
+    var dealt = 0, last = 0;
+    for (var k = 0; k < view.steps.length && dealt < 4; k++) {
+      if (view.steps[k].event.kind === "deal") { dealt += 1; last = k; }
+    }
+    return last;
   }
 
   function isBomb(e) {
@@ -227,8 +246,16 @@
     var counter = el("div", "counter", "Event " + (view.index + 1) + " of " + view.steps.length);
     counter.id = "step-counter";
     root.appendChild(counter);
-    var event = el("div", "event" + (isBomb(step.event) ? " bomb" : ""), describe(step.event));
+    var detail = step.event.kind === "fault" && document.getElementById("fault-event");
+    var event = el("div", "event" + (isBomb(step.event) ? " bomb" : "") + (step.event.kind === "fault" ? " fault" : ""),
+      detail ? undefined : describe(step.event));
     event.id = "event-text";
+    if (detail) {  // the server's words for it: with the bot's output, to its author
+      var box = el("div", "fault-detail");
+      box.id = "fault-detail";
+      box.appendChild(detail.content.cloneNode(true));
+      event.appendChild(box);
+    }
     root.appendChild(event);
     root.appendChild(drawTable(step));
     root.appendChild(el("h3", "", "This round"));
@@ -261,8 +288,11 @@
 
   function meta(game) {
     var box = document.getElementById("replay-meta");
-    document.getElementById("replay-title").textContent = "Replay: " + game.teams[0] + " vs " + game.teams[1];
-    document.title = "Replay " + game.game_id;
+    var title = document.getElementById("replay-title");
+    if (!title.hasAttribute("data-fixed")) {  // a server's page keeps the title it wrote
+      title.textContent = "Replay: " + game.teams[0] + " vs " + game.teams[1];
+      document.title = "Replay " + game.game_id;
+    }
     var items = [["Game", game.game_id], ["Team 0 (seats 0, 2)", game.teams[0]], ["Team 1 (seats 1, 3)", game.teams[1]],
       ["Final score", game.scores.join(" : ") + (game.winner === null ? "" : ", " + game.teams[game.winner] + " wins")],
       ["Rounds", String(game.rounds)], ["Termination", game.termination + (game.fault ? " (seat " + game.fault.seat + ": " + game.fault.message + ")" : "")],
@@ -293,8 +323,8 @@
         meta(game);
         var controls = document.getElementById("replay-controls");
         if (controls) controls.removeAttribute("hidden");
-        go(0);
-        root.focus();
+        go(firstStep());
+        root.focus({ preventScroll: true });  // the page stays at its top, on its title
       }, function (err) { root.textContent = "Cannot read the replay data: " + err; });
     }
   };
@@ -311,6 +341,7 @@
 
   document.addEventListener("keydown", function (e) {
     if (!view.steps.length || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (e.target.closest && e.target.closest("input, textarea, select")) return;  // typing a token
     var keys = {
       ArrowRight: function () { go(view.index + 1); }, ArrowLeft: function () { go(view.index - 1); },
       ArrowDown: function () { seek("trick", 1); }, PageDown: function () { seek("trick", 1); },
