@@ -20,7 +20,7 @@ from arena.presentation.failures import SeatFailure
 from arena.presentation.pages import Cell, cell, esc, table
 from arena.presentation.safe import html_block
 from arena.presentation.table_view import TableState
-from arena.presentation.views import GameListRow, games_table, live_game, page, replay_viewer
+from arena.presentation.views import GameListRow, live_game, page, replay_viewer
 
 LEAGUE_NAV = [("/", "Leaderboard"), ("/games", "Games"), ("/live", "Live"),
               ("/upload", "Upload")]
@@ -262,17 +262,18 @@ def uploaded_page(upload: int, name: str) -> str:
 # ----- a bot's page --------------------------------------------------------------------------
 
 def bot_page(bot: Mapping[str, Any], recent: Sequence[GameListRow], csrf: str,
-             opponents: Sequence[str], practice_per_day: int, signed_in: bool) -> str:
+             opponents: Sequence[str], practice_per_day: int, signed_in: bool,
+             now: datetime) -> str:
     """A bot's page from its JSON (`GET /api/bots/{name}`, a log shown wherever an upload
     has one): its uploads, versions, rating charts, opponents, failures, `recent` games,
     and for an uploaded bot the practice form (`opponents` to choose from) and, unless
-    `signed_in`, the form showing its author the build logs."""
+    `signed_in`, the form showing its author the build logs. `now`: for the games' times."""
     name = bot["name"]
     parts = [f"<h1>{esc(name)}</h1><p>Author: {esc(bot['author'])}</p>",
              bot_uploads(bot["uploads"]), bot_versions(bot["versions"]),
              bot_charts(name, bot["versions"]), bot_opponents(bot["opponents"]),
              bot_failures(bot["versions"], bot["failures"]), "<h2>Recent games</h2>",
-             games_table(recent)]
+             games_list(recent, now)]
     if bot["uploads"]:
         parts.append(practice_form(name, csrf, opponents, practice_per_day))
         if not signed_in:

@@ -66,7 +66,8 @@ def bot_page_for(request: Request, viewer: Viewer) -> HTMLResponse:
     csrf = csrf_of(request)
     response = HTMLResponse(views.bot_page(data, recent, csrf, others,
                                            state.config.practice_per_day,
-                                           signed_in=viewer is not PUBLIC))
+                                           signed_in=viewer is not PUBLIC,
+                                           now=datetime.now(UTC)))
     response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
     return response
 
