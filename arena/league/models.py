@@ -308,6 +308,9 @@ class Record(Model):
                                                    "league")]
     seats: Annotated[list[RecordEntrant] | UnsetType, Doc(
         description="With mixed partners, each seat's entrant; absent otherwise")] = UNSET
+    time_control: Annotated[dict[str, float] | UnsetType, Doc(
+        description="The game's time control in seconds: hello, decision, bank, grace; "
+                    "absent in older records")] = UNSET
 
 
 class Game(GameSummary):
