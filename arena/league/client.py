@@ -1,5 +1,6 @@
-"""The client of `arena upload` and `arena practice`: send a bot folder or archive to a
-league and follow its intake; ask for a practice game and follow it.
+"""The client of `arena upload`, `arena practice` and `arena reproduce`: send a bot folder or
+archive to a league and follow its intake; ask for a practice game and follow it; fetch the
+messages one seat of a game was sent.
 
 Standard library only (an author needs no extra to upload). A folder is packed as intake
 would take it (`arena.intake.pack_snapshot`: the files a snapshot keeps), into a .tar.
@@ -12,6 +13,7 @@ import secrets
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -138,3 +140,19 @@ def _follow(url: str, kind: type[UploadStatus] | type[PracticeStatus],
         if time.monotonic() > deadline:
             raise UploadFailed(f"{what} still {seen} after {timeout:.0f} s")
         time.sleep(poll)
+
+
+def seat_messages(server: str, game_id: str, seat: int | None, token: str) -> dict[str, Any]:
+    """The messages one seat of a league game was sent, for `arena reproduce` (a
+    `SeatStream`'s JSON); `seat` None: the seat charged with the game's fault. UploadFailed
+    with the league's message (401 no token, 403 not your seat, 404 no such game)."""
+    base = server.rstrip("/")
+    quoted = urllib.parse.quote(game_id, safe="")
+    headers = {"Authorization": f"Bearer {token}"}
+    if seat is None:
+        found = _request(f"{base}/api/games/{quoted}", headers=headers)
+        seat = found.get("fault_seat")
+        if not isinstance(seat, int):
+            raise UploadFailed(f"game {game_id}: no single seat is charged with a fault "
+                               "there: name the seat with --seat")
+    return _request(f"{base}/api/games/{quoted}/seats/{seat}/messages", headers=headers)

@@ -29,7 +29,7 @@ from arena.referee import packing, wire
 from arena.referee.match import TimeControl
 from arena.referee.record import GameRecord, Termination
 from arena.rules import Game, IllegalAction
-from protocol import codec
+from protocol import codec, schema
 
 Message = dict[str, Any]
 _IN_PLAY = (Termination.TIMEOUT, Termination.CRASH, Termination.ILLEGAL_ACTION,
@@ -220,3 +220,69 @@ def _last_message(record: GameRecord, seat: int, fault: dict[str, Any] | None, g
 
 def _ms(seconds: float) -> int:
     return max(0, int(seconds * 1000))
+
+
+# ----- a reply to one of the stream's requests: what it does, and whether it may -------------
+
+
+def reply_action(request: Message, reply: Message) -> Message | None:
+    """What a (decoded) reply to `request` does, in the record's form (action, call_tichu,
+    wish) so that it compares with the recorded one; None if it names no option offered."""
+    option = reply.get("option")
+    if option is not None:
+        options = request.get("options")
+        if not isinstance(options, list) or not 0 <= option < len(options):
+            return None
+        action = {k: v for k, v in options[option].items() if k != "combination"}
+    else:
+        action = dict(reply["action"])
+        if action.get("action") == "play":
+            action = {"action": "play", "cards": wire.cards_text(wire.cards_mask(
+                action["cards"])), "phoenix_as": action.get("phoenix_as")}
+    return {"action": action, "call_tichu": bool(reply.get("call_tichu")),
+            "wish": reply.get("wish")}
+
+
+def illegal(request: Message, reply: Message) -> str | None:
+    """Why a (decoded) reply to `request` is not a legal answer, in the referee's words; None
+    if it is legal. Judged from the request alone (its options, hand and flags)."""
+    done = reply_action(request, reply)
+    if done is None:
+        offered = len(request.get("options") or [])
+        return f"option {reply.get('option')} does not exist ({offered} options were offered)"
+    action = done["action"]
+    tag = action.get("action")
+    kind = request["kind"]
+    if tag not in schema.KIND_ACTIONS[kind]:
+        return f"a {kind} request takes a {' or '.join(schema.KIND_ACTIONS[kind])} action, " \
+               f"not {tag}"
+    if done["call_tichu"] and not request["may_call_tichu"]:
+        return "this request does not offer a Tichu call (may_call_tichu is false)"
+    if done["wish"] is not None and "Mahjong" not in action.get("cards", []):
+        return "only a play holding the Mah Jong may wish"
+    if kind == "exchange":
+        give = action.get("give", [])
+        held = set(request["observation"]["hand"])
+        return None if len(set(give)) == 3 and set(give) <= held else \
+            "an exchange gives three different cards of the seat's own hand"
+    legal = [{k: v for k, v in o.items() if k != "combination"} for o in request["options"]]
+    return None if action in legal else f"{describe(done)} is not among the legal actions"
+
+
+def describe(done: Message) -> str:
+    """A reply's action (`reply_action`'s form, or a recorded one) in a few words."""
+    action = done["action"]
+    tag = action.get("action")
+    if tag == "play":
+        phoenix = f" (Phoenix as {action['phoenix_as']})" if action.get("phoenix_as") else ""
+        text = f"play {' '.join(action['cards'])}{phoenix}"
+    elif tag == "exchange":
+        text = f"exchange {' '.join(action['give'])}"
+    elif tag in ("grand_tichu", "tichu"):
+        text = f"{'call' if action['call'] else 'no'} {tag.replace('_', ' ')}"
+    elif tag == "give_dragon":
+        text = f"give the Dragon to seat {action['to']}"
+    else:
+        text = str(tag)
+    return text + (" calling Tichu" if done.get("call_tichu") else "") + (
+        f" wishing {done['wish']}" if done.get("wish") else "")
