@@ -50,6 +50,7 @@ def routes() -> list[BaseRoute]:
         Route("/api/practice/{practice:id}", api.practice_status),
         Route("/api/uploads/{upload:id}", api.upload_status),
         Route("/api/games", api.games),
+        Route("/api/games/{game_id:path}/seats/{seat:int}/messages", api.seat_messages),
         Route("/api/games/{game_id:path}", api.game),
         Route("/", pages.index),
         Route("/events", events.events),

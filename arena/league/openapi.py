@@ -26,6 +26,7 @@ from arena.league.models import (
     Practice,
     PracticeRequest,
     RebuildAccepted,
+    SeatMessages,
     Standings,
     Upload,
     UploadAccepted,
@@ -168,6 +169,14 @@ OPERATIONS: tuple[Operation, ...] = (
                       {**ID, "default": 0}),
                _query("limit", "Games in the page, at most",
                       {"type": "integer", "default": 50, "minimum": 1, "maximum": 200}))),
+    Operation("GET", "/api/games/{id:path}/seats/{seat:int}/messages",
+              "The messages one seat of a stored game was sent, its recorded answers and "
+              "its fault, for `arena reproduce`: only to the author of that seat's bot, or "
+              "the organizer",
+              {200: Answer("The seat's messages", SeatMessages), **_errors(401, 403, 404)},
+              (_path("id", "The game's id", {"type": "string"}),
+               _path("seat", "The seat, 0 to 3", {"type": "integer", "minimum": 0,
+                                                  "maximum": 3})), TOKEN),
     Operation("GET", "/api/games/{id:path}",
               "One stored game and its record (each seat's stderr and its fault's details "
               "only with that bot's author's or the organizer's token)",

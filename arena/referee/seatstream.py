@@ -67,7 +67,7 @@ class SeatStream:
     termination: str
     """How the game ended (a `Termination` value)."""
     fault: dict[str, Any] | None
-    """This seat's own fault (kind, message, round, decision, details), if it had one."""
+    """This seat's own fault (kind, seat, message, round, decision, details), if it had one."""
     failing: int | None
     """The decision this seat failed at (its last request, unanswered), if it failed at one."""
     messages: tuple[SeatMessage, ...]
@@ -135,7 +135,7 @@ def seat_fault(record: GameRecord, seat: int) -> dict[str, Any] | None:
     fault = record.fault
     if fault is None or not record.termination.is_bot_fault:
         return None
-    base = {"round": fault.round, "decision": fault.decision}
+    base = {"seat": seat, "round": fault.round, "decision": fault.decision}
     if fault.seat == seat:
         return {"kind": fault.kind.value, "message": fault.message, **base,
                 "details": fault.details}

@@ -17,9 +17,18 @@ from starlette.exceptions import HTTPException
 
 from arena.errors import ArenaError
 from arena.league.accounts import PracticeRow, PracticeStatus, Upload
-from arena.league.privacy import PUBLIC, Viewer, game_view, upload_view
+from arena.league.privacy import (
+    PUBLIC,
+    Viewer,
+    game_view,
+    seat_messages_view,
+    seat_owners,
+    upload_view,
+)
 from arena.league.web.state import WebState
 from arena.presentation.views import GameListRow
+from arena.referee.record import GameRecord
+from arena.referee.seatstream import seat_stream
 from arena.tournament.records import record_json
 from arena.tournament.runner import labels
 from arena.tournament.store import Store, StoredGame
@@ -112,6 +121,21 @@ def record_view(state: WebState, record: dict[str, Any] | None, viewer: Viewer
     with state.accounts() as acc:
         owners = acc.authors_of()
     return game_view(record, owners, viewer, state.scrub)
+
+
+def seat_owner(state: WebState, record: dict[str, Any], seat: int) -> str | None:
+    """The author of the bot at `seat` in `record` (None: a house bot)."""
+    with state.accounts() as acc:
+        owners = acc.authors_of()
+    return seat_owners(record, owners)[seat]
+
+
+def seat_messages(state: WebState, record: dict[str, Any], seat: int) -> dict[str, Any]:
+    """What `seat` was sent in the game of `record` (`arena.referee.seatstream`), scrubbed of
+    the server's paths; ArenaError if the record does not replay. Only for a viewer who
+    sees that seat's bot."""
+    stream = seat_stream(GameRecord.from_json(record), seat)
+    return seat_messages_view(stream.to_json(), state.scrub)
 
 
 def upload_row(state: WebState, upload: int) -> Upload | None:
