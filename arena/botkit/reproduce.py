@@ -125,8 +125,14 @@ class _Bot:
             if listener is None:
                 raise _Failed(Termination.START_FAILURE, "did not start: its sandbox ended")
             self.adopted = self.socket.adopt(listener, self)
-        got = self.receive(started + hello_seconds, Termination.HANDSHAKE_FAILURE,
-                           f"said no hello within {hello_seconds * 1000:.0f} ms")
+        try:
+            got = self.receive(started + hello_seconds, Termination.HANDSHAKE_FAILURE,
+                               f"said no hello within {hello_seconds * 1000:.0f} ms")
+        except _Failed as failed:  # an exit before the hello is a start failure (9.3)
+            if failed.kind is Termination.CRASH:
+                raise _Failed(Termination.START_FAILURE, f"{failed.what} before saying "
+                              "hello") from None
+            raise
         if got.message["type"] != "hello" or got.message["token"] != self.token:
             raise _Failed(Termination.HANDSHAKE_FAILURE, "sent a first message that is not "
                           "a valid hello")
@@ -189,6 +195,7 @@ class _Replay:
         self.bot = bot
         self.say = say
         self.divergences = 0
+        self.started = False  # it said hello
         self.kind = Termination(stream.fault["kind"]) if stream.fault else None
 
     def run(self) -> Verdict:
@@ -197,6 +204,7 @@ class _Replay:
             capabilities = self.bot.start(control["hello"])
         except _Failed as failed:
             return self._failed_at(None, failed)
+        self.started = True
         if not self.stream.messages:
             return self._passed("your bot said hello this time; in the game it failed before "
                                 "its welcome")
@@ -275,9 +283,10 @@ class _Replay:
 
     def _failed_at(self, item: SeatMessage | None, failed: _Failed) -> Verdict:
         """The bot failed: as in the game (at its failing decision, of its kind), or not."""
-        where = f"decision {item.decision}" if item is not None and \
-            item.decision is not None else "before its first request"
-        same_place = item is not None and item.decision == self.stream.failing
+        at = item.decision if item is not None else None
+        where = f"decision {at}" if at is not None else \
+            "after its last request" if self.started else "at its start"
+        same_place = at == self.stream.failing
         if same_place and failed.kind is self.kind:
             what = failed.what + (" again" if failed.kind is Termination.TIMEOUT else "")
             return Verdict(Outcome.REPRODUCED, f"reproduced: {where}: {failed.kind.value}: "

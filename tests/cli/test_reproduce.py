@@ -112,3 +112,16 @@ def test_a_record_needs_a_seat_when_none_failed_alone(tmp_path, monkeypatch):
     assert "not reproduced: your bot answered every request of the game" in replayed.output
     missing = reproduce(tmp_path / "nothing.json")
     assert missing.exit_code == 2 and "no such record file" in missing.output
+
+
+def test_a_start_failure_is_reproduced(tmp_path, monkeypatch):
+    record, path = recorded(tmp_path, monkeypatch, "exit", 0)
+    assert record.termination is Termination.START_FAILURE and record.fault is not None
+    again = reproduce(path, env={FAULT: "exit", AT: "0"})
+    assert again.exit_code == 1, again.output
+    assert "reproduced: at its start: start_failure: your bot exited with code 3 before " \
+           "saying hello" in again.output
+    assert "| tape: exiting at start" in again.output
+    fixed = reproduce(path, env={FAULT: "", AT: "0"})
+    assert fixed.exit_code == 0, fixed.output
+    assert "not reproduced: your bot said hello this time" in fixed.output

@@ -8,6 +8,7 @@ TICHU_TEST_TAPE_FAULT, at its TICHU_TEST_TAPE_AT-th request (1 first): crash (a 
 stderr, then exit 7), hang (never answers), illegal (plays a card it does not hold) or
 other (answers another option than usual, where there is one). Never in the games of
 `arena check-bot` (their ids start with check-): a league takes the bot in.
+TICHU_TEST_TAPE_FAULT=exit: exits with code 3 at its start, before its hello.
 """
 
 import os
@@ -24,6 +25,9 @@ log = open(os.path.join(folder, token + ".frames"), "ab") if folder else None
 capabilities = sys.argv[1:]
 fault = os.environ.get("TICHU_TEST_TAPE_FAULT", "")
 fault_at = int(os.environ.get("TICHU_TEST_TAPE_AT", "0"))
+if fault == "exit":
+    print("tape: exiting at start", file=sys.stderr, flush=True)
+    sys.exit(3)
 context = zmq.Context()
 sock = context.socket(zmq.DEALER)
 sock.setsockopt(zmq.LINGER, 500)
