@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from arena.cli.output import ArenaCommand, echo, harness_failure, usage_error
+
+if TYPE_CHECKING:
+    from arena.referee.seatstream import SeatStream
 
 
 def register(main: click.Group) -> None:
@@ -21,7 +25,8 @@ def register(main: click.Group) -> None:
     main.add_command(reproduce_cmd)
 
 
-def _stream(game: str, seat: int | None, server: str | None, token: str | None):
+def _stream(game: str, seat: int | None, server: str | None, token: str | None
+            ) -> SeatStream:
     """The seat's messages: fetched from the league `server`, or rebuilt from the record
     file `game`."""
     from arena.errors import ArenaError
@@ -51,7 +56,7 @@ def _stream(game: str, seat: int | None, server: str | None, token: str | None):
     return seat_stream(record, seat)
 
 
-def _introduce(stream, folder: str) -> None:
+def _introduce(stream: SeatStream, folder: str) -> None:
     """Say which game, seat and failure are replayed, to which bot."""
     requests = sum(m.message["type"] == "request" for m in stream.messages)
     echo(f"game {stream.game_id}, seat {stream.seat} ({stream.name}): {len(stream.messages)} "

@@ -86,6 +86,15 @@ def test_an_illegal_action_is_reproduced(tmp_path, monkeypatch):
     assert f"reproduced: decision {record.fault.decision}: illegal_action" in result.output
 
 
+def test_a_protocol_violation_is_reproduced(tmp_path, monkeypatch):
+    record, path = recorded(tmp_path, monkeypatch, "garbage", 6)
+    assert record.termination is Termination.PROTOCOL_VIOLATION and record.fault is not None
+    result = reproduce(path, env={FAULT: "garbage", AT: "6"})
+    assert result.exit_code == 1, result.output
+    assert f"reproduced: decision {record.fault.decision}: protocol_violation: your bot " \
+           "sent a message the protocol refuses" in result.output
+
+
 def test_a_timeout_is_reproduced_with_the_games_time_limit(tmp_path, monkeypatch):
     record, path = recorded(tmp_path, monkeypatch, "hang", 5)
     assert record.termination is Termination.TIMEOUT and record.fault is not None

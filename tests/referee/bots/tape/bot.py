@@ -5,8 +5,8 @@ deterministic: bombs, Dragon gifts, a Tichu call now and then), wishing a rank w
 Jong. Its arguments are the capabilities of its hello.
 
 TICHU_TEST_TAPE_FAULT, at its TICHU_TEST_TAPE_AT-th request (1 first): crash (a line on
-stderr, then exit 7), hang (never answers), illegal (plays a card it does not hold) or
-other (answers another option than usual, where there is one). Never in the games of
+stderr, then exit 7), hang (never answers), illegal (plays a card it does not hold),
+garbage (sends bytes that are not msgpack) or other (answers another option than usual, where there is one). Never in the games of
 `arena check-bot` (their ids start with check-): a league takes the bot in.
 TICHU_TEST_TAPE_FAULT=exit: exits with code 3 at its start, before its hello.
 """
@@ -74,6 +74,9 @@ while True:
     if now and fault == "hang":
         while True:
             time.sleep(3600)
+    if now and fault == "garbage":
+        sock.send(b"\xc1\xc1 not msgpack")
+        continue
     reply = answer(message, now and fault == "other")
     if now and fault == "illegal":
         held = message["observation"]["hand"]
