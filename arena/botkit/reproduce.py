@@ -215,6 +215,7 @@ class _Replay:
                 continue
             try:
                 reply = self._ask(item)
+                self._check(item, reply)  # an illegal answer forfeits, here as in a game
             except _Failed as failed:
                 return self._failed_at(item, failed)
             if item.decision == self.stream.failing:
@@ -234,31 +235,33 @@ class _Replay:
                           f"{item.message['id']}")
         return got
 
+    @staticmethod
+    def _check(item: SeatMessage, reply: _Reply) -> None:
+        """_Failed (an illegal action) unless the reply is a legal answer to `item`."""
+        wrong = illegal(item.message, reply.message)
+        if wrong is not None:
+            now = reply_action(item.message, reply.message)
+            answer = describe(now) if now else f"option {reply.message.get('option')}"
+            raise _Failed(Termination.ILLEGAL_ACTION, f"answered {answer}: {wrong}")
+
     def _compare(self, item: SeatMessage, reply: _Reply) -> None:
         """Name a divergence from the recorded reply; the first says the replay goes on."""
         now = reply_action(item.message, reply.message)
         recorded = item.reply or {}
-        if now is not None and now == {k: recorded.get(k) for k in now}:
+        if now is None or now == {k: recorded.get(k) for k in now}:
             return
-        answer = describe(now) if now is not None else f"option {reply.message.get('option')}"
-        wrong = illegal(item.message, reply.message)
-        self.say(f"decision {item.decision}: your bot now answers {answer}"
-                 f"{f' (illegal: {wrong})' if wrong else ''}, it answered "
-                 f"{describe(recorded)} in the game")
+        self.say(f"decision {item.decision}: your bot now answers {describe(now)}, it "
+                 f"answered {describe(recorded)} in the game")
         if not self.divergences:
             self.say("the replay goes on as the game went (the recorded answers are what "
                      "the next messages tell)")
         self.divergences += 1
 
     def _answered_at_failing(self, item: SeatMessage, reply: _Reply) -> Verdict:
-        """The bot answered the request it failed at in the game: judge the answer."""
-        wrong = illegal(item.message, reply.message)
+        """The bot answered the request it failed at in the game, legally: say how."""
         now = reply_action(item.message, reply.message)
         answer = describe(now) if now is not None else f"option {reply.message.get('option')}"
         where = f"decision {item.decision}"
-        if wrong is not None:
-            failed = _Failed(Termination.ILLEGAL_ACTION, f"answered {answer}: {wrong}")
-            return self._failed_at(item, failed)
         if self.kind is Termination.TIMEOUT:
             return self._passed(f"{where}: your bot answered in {reply.ms:.0f} ms this time "
                                 f"({answer}; it had {item.allowed_ms} ms)")

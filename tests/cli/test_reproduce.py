@@ -78,6 +78,19 @@ def test_a_bot_that_answers_otherwise_earlier_is_told_where(tmp_path, monkeypatc
     assert result.output.count("the replay goes on as the game went") == 1
 
 
+def test_a_bot_that_now_fails_earlier_still_fails(tmp_path, monkeypatch):
+    record, path = recorded(tmp_path, monkeypatch, "crash", 9)
+    assert record.fault is not None
+    fourth = [m for m in seat_stream(record, record.fault.seat).messages
+              if m.message["type"] == "request"][3]
+    result = reproduce(path, env={FAULT: "illegal", AT: "4"})
+    assert result.exit_code == 1, result.output
+    assert f"your bot still fails, otherwise: decision {fourth.decision}: illegal_action: " \
+           f"it answered play 2" in result.output
+    assert f"in the game it failed at decision {record.fault.decision} by crash" in \
+        result.output
+
+
 def test_an_illegal_action_is_reproduced(tmp_path, monkeypatch):
     record, path = recorded(tmp_path, monkeypatch, "illegal", 4)
     assert record.termination is Termination.ILLEGAL_ACTION and record.fault is not None
