@@ -2,8 +2,8 @@
 `arena reproduce`, only to the author of that seat's bot or the organizer.
 
 The guard alone through Starlette's TestClient (no server), then end to end: a league
-plays an uploaded bot that crashes at its 9th request, and its author's
-`arena reproduce ID --server --token` makes it crash again on their machine. Neither answer
+plays an uploaded bot that crashes at its 9th request (or hangs at its 5th), and its
+author's `arena reproduce ID --server --token` makes it fail again on their machine. Neither answer
 holds a card the seat was not shown: checked against the hands the record deals, with a
 control showing that the check sees another seat's cards.
 """
@@ -99,24 +99,27 @@ def tape_copy(folder: Path) -> Path:
     return folder
 
 
-def test_an_author_reproduces_a_league_crash_on_their_machine(tmp_path: Path, monkeypatch
-                                                             ) -> None:
-    monkeypatch.setenv("TICHU_TEST_TAPE_FAULT", "crash")  # the league's bots read it too
-    monkeypatch.setenv("TICHU_TEST_TAPE_AT", "9")
+@pytest.mark.parametrize("fault, at, kind, said", [
+    ("crash", 9, "crash", "crash: your bot exited with code 7"),
+    ("hang", 5, "timeout", "timeout: your bot took longer than {allowed} ms again")])
+def test_an_author_reproduces_a_league_failure_on_their_machine(
+        tmp_path: Path, monkeypatch, fault: str, at: int, kind: str, said: str) -> None:
+    monkeypatch.setenv("TICHU_TEST_TAPE_FAULT", fault)  # the league's bots read it too
+    monkeypatch.setenv("TICHU_TEST_TAPE_AT", str(at))
     bot = tape_copy(tmp_path / "tape-bot")
     (tmp_path / "league").mkdir()
     with served(tmp_path / "league") as league:
         tia, pry = league.invite("tia"), league.invite("pry")
         uploaded = league.upload(bot, tia)
         assert uploaded.returncode == 0, uploaded.stdout + uploaded.stderr
-        game = wait_for("a crash of tape-bot", lambda: next(
+        game = wait_for(f"a {kind} of tape-bot", lambda: next(
             (g for g in league.get("/api/games?bot=tape-bot")["games"]
-             if g["termination"] == "crash"), None))
+             if g["termination"] == kind), None))
         seat = game["fault_seat"]
         url = f"{game['url']}/seats/{seat}/messages"
         status, mine = request(league.url + url, headers={"Authorization": f"Bearer {tia}"})
         assert status == 200, mine
-        assert mine["failing"] == mine["fault"]["decision"] and mine["fault"]["kind"] == "crash"
+        assert mine["failing"] == mine["fault"]["decision"] and mine["fault"]["kind"] == kind
         for token, refused in ((pry, 403), (None, 401)):
             headers = {} if token is None else {"Authorization": f"Bearer {token}"}
             status, body = request(league.url + url, headers=headers)
@@ -126,9 +129,10 @@ def test_an_author_reproduces_a_league_crash_on_their_machine(tmp_path: Path, mo
         assert foreign(mine, events, (seat + 1) % 4)  # the control: the check would see it
         again = reproduce(game["id"], bot, league, tia)
         assert again.exit_code == 1, again.output
-        assert f"reproduced: decision {mine['failing']}: crash: your bot exited with code " \
-               "7" in again.output
-        assert "| tape: crashing on purpose" in again.output
+        allowed = mine["messages"][-1]["allowed_ms"]
+        assert f"reproduced: decision {mine['failing']}: " + said.format(allowed=allowed) \
+            in again.output
+        assert f"| tape: request {at} (id " in again.output  # its stderr, as it ran
         monkeypatch.setenv("TICHU_TEST_TAPE_FAULT", "")
         fixed = reproduce(game["id"], bot, league, tia)
         assert fixed.exit_code == 0, fixed.output
