@@ -29,7 +29,7 @@ def _stream(game: str, seat: int | None, server: str | None, token: str | None
             ) -> SeatStream:
     """The seat's messages: fetched from the league `server`, or rebuilt from the record
     file `game`."""
-    from arena.errors import ArenaError
+    from arena.errors import ArenaError, ConfigError
     from arena.referee.seatstream import SeatStream, failed_seats, seat_stream
     from arena.tournament.records import read_record
 
@@ -40,6 +40,8 @@ def _stream(game: str, seat: int | None, server: str | None, token: str | None
             raise usage_error("--server needs your token: --token T, or set ARENA_TOKEN")
         try:
             return SeatStream.from_json(seat_messages(server, game, seat, token))
+        except ConfigError:  # a usage error: exit 2
+            raise
         except (UploadFailed, ArenaError) as exc:
             raise harness_failure(f"cannot fetch the seat's messages: {exc}") from None
     if not os.path.isfile(game):
@@ -97,7 +99,8 @@ def _run(game: str, bot_folder: str, seat: int | None, server: str | None, token
 @click.option("--seat", type=click.IntRange(0, 3), default=None,
               help="The seat to replay (default: the seat that failed).")
 @click.option("--server", default=None,
-              help="The league's URL: GAME is then a game id of that league.")
+              help="The league's URL: GAME is then a game id of that league (or "
+                   "practice/ID).")
 @click.option("--token", default=None, envvar="ARENA_TOKEN",
               help="Your token (or set ARENA_TOKEN): only a seat of your own bot is shown.")
 @click.option("--isolation", type=click.Choice(["auto", "sandbox", "none"]),
@@ -112,7 +115,7 @@ def reproduce_cmd(game: str, bot_folder: str, seat: int | None, server: str | No
     and including the decision it failed at, showing its output as it runs.
 
     GAME is a game record file (as `arena replay` reads), or with --server a league
-    game's id. Each reply is compared with the one in the game; a divergence is named
+    game's id, or practice/ID for a practice game. Each reply is compared with the one in the game; a divergence is named
     ("decision 212: your bot now answers X, it answered Y in the game") and the replay
     goes on as the game went. At the failing decision the failure is looked for again:
     a crash, a timeout (the game's time limit), an illegal action, a protocol violation.

@@ -48,6 +48,8 @@ def routes() -> list[BaseRoute]:
         Route("/api/bots/{name}/{action}", api.admin, methods=["POST"]),
         Route("/api/practice", api.post_practice, methods=["POST"]),
         Route("/api/practice/{practice:id}", api.practice_status),
+        Route("/api/practice/{practice:id}/seats/{seat:int}/messages",
+              api.practice_seat_messages),
         Route("/api/uploads/{upload:id}", api.upload_status),
         Route("/api/games", api.games),
         Route("/api/games/{game_id:path}/seats/{seat:int}/messages", api.seat_messages),

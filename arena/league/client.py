@@ -143,16 +143,26 @@ def _follow(url: str, kind: type[UploadStatus] | type[PracticeStatus],
 
 
 def seat_messages(server: str, game_id: str, seat: int | None, token: str) -> dict[str, Any]:
-    """The messages one seat of a league game was sent, for `arena reproduce` (a
-    `SeatStream`'s JSON); `seat` None: the seat charged with the game's fault. UploadFailed
-    with the league's message (401 no token, 403 not your seat, 404 no such game)."""
+    """The messages one seat of a league game (or of a practice game: `practice/ID`) was
+    sent, for `arena reproduce` (a `SeatStream`'s JSON); `seat` None: the seat charged with
+    the game's fault. UploadFailed with the league's message (401 no token, 403 not your
+    seat, 404 no such game); ConfigError for a practice id that is not a number."""
     base = server.rstrip("/")
-    quoted = urllib.parse.quote(game_id, safe="")
     headers = {"Authorization": f"Bearer {token}"}
+    practice = game_id.removeprefix(PRACTICE) if game_id.startswith(PRACTICE) else None
+    if practice is not None and not practice.isdigit():
+        raise ConfigError(f"{game_id}: a practice game is {PRACTICE}ID, its number")
+    game_url = f"{base}/api/practice/{practice}" if practice is not None else \
+        f"{base}/api/games/{urllib.parse.quote(game_id, safe='')}"
     if seat is None:
-        found = _request(f"{base}/api/games/{quoted}", headers=headers)
-        seat = found.get("fault_seat")
+        found = _request(game_url, headers=headers)
+        seat = (found.get("game") or {}).get("fault_seat") if practice is not None else \
+            found.get("fault_seat")
         if not isinstance(seat, int):
-            raise UploadFailed(f"game {game_id}: no single seat is charged with a fault "
-                               "there: name the seat with --seat")
-    return _request(f"{base}/api/games/{quoted}/seats/{seat}/messages", headers=headers)
+            raise UploadFailed(f"{game_id}: no single seat is charged with a fault there "
+                               "(or the game is not over): name the seat with --seat")
+    return _request(f"{game_url}/seats/{seat}/messages", headers=headers)
+
+
+PRACTICE = "practice/"
+"""How `arena reproduce` names a practice game: practice/ID, as its page's path ends."""

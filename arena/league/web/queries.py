@@ -215,6 +215,15 @@ def practice_data(state: WebState, practice: int, viewer: Viewer) -> dict[str, A
     return data
 
 
+def practice_record(state: WebState, practice: int) -> dict[str, Any] | None:
+    """The record of a practice game over and kept; None if there is none (yet)."""
+    row = practice_row(state, practice)
+    if row is None or row.status is not PracticeStatus.DONE or not row.game_id:
+        return None
+    found = one_game(state, row.game_id, state.practice_store)
+    return None if found is None else found[1]
+
+
 def practice_events(state: WebState, practice: int
                     ) -> tuple[PracticeRow | None, list[dict[str, Any]]]:
     """A practice game as stored, and its public events so far ([]: none yet)."""
