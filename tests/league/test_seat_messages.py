@@ -10,6 +10,7 @@ control showing that the check sees another seat's cards.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -138,6 +139,20 @@ def test_an_author_reproduces_a_league_failure_on_their_machine(
         assert fixed.exit_code == 0, fixed.output
         refused = reproduce(game["id"], bot, league, pry)
         assert refused.exit_code == 4 and "403" in refused.output, refused.output
+        if kind == "crash":  # and a practice game's, the same way
+            monkeypatch.setenv("TICHU_TEST_TAPE_FAULT", fault)
+            practice_crash(league, tia, bot)
+
+
+def practice_crash(league: League, token: str, bot: Path) -> None:
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    status, asked = request(f"{league.url}/api/practice", json.dumps(
+        {"bot": "tape-bot", "opponent": "random"}).encode(), headers)
+    assert status == 202, asked
+    wait_for("the practice game", lambda: league.get(asked["url"])["status"] == "done")
+    again = reproduce(f"practice/{asked['id']}", bot, league, token)
+    assert again.exit_code == 1, again.output
+    assert "reproduced: decision " in again.output and ": crash: " in again.output
 
 
 def reproduce(game_id: str, bot: Path, league: League, token: str):
