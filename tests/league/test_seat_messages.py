@@ -150,11 +150,14 @@ def practice_crash(league: League, token: str, bot: Path) -> None:
         {"bot": "tape-bot", "opponent": "random"}).encode(), headers)
     assert status == 202, asked
     wait_for("the practice game", lambda: league.get(asked["url"])["status"] == "done")
-    again = reproduce(f"practice/{asked['id']}", bot, league, token)
-    assert again.exit_code == 1, again.output
-    assert "reproduced: decision " in again.output and ": crash: " in again.output
+    done = league.get(asked["url"])
+    seat = str(done["game"]["fault_seat"])
+    for game, *seated in ((f"practice/{asked['id']}",), (done["game_id"], "--seat", seat)):
+        again = reproduce(game, bot, league, token, *seated)  # its game's id is found too
+        assert again.exit_code == 1, again.output
+        assert "reproduced: decision " in again.output and ": crash: " in again.output
 
 
-def reproduce(game_id: str, bot: Path, league: League, token: str):
+def reproduce(game_id: str, bot: Path, league: League, token: str, *extra: str):
     return CliRunner().invoke(main, ["reproduce", game_id, str(bot), "--server", league.url,
-                                     "--token", token])
+                                     "--token", token, *extra])

@@ -91,7 +91,11 @@ async def seat_messages(request: Request) -> Response:
     if isinstance(author, JSONResponse):
         return author
     game_id = request.path_params["game_id"]
-    found = await run_in_threadpool(queries.one_game, shared(request), game_id)
+    state = shared(request)
+    found = await run_in_threadpool(queries.one_game, state, game_id)
+    if found is None:  # a practice game's id (`practice/ID` names one without doubt)
+        found = await run_in_threadpool(queries.one_game, state, game_id,
+                                        state.practice_store)
     if found is None or found[1] is None:
         return error(404, f"no stored game {game_id!r} with a readable record (GET "
                           "/api/games lists them)")
