@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import sys
 from typing import Any
 
@@ -131,7 +132,8 @@ def upload(path: str, server: str, token: str, name: str | None, no_follow: bool
                 for line in status["log"].splitlines():
                     echo(f"    {line}", one_line=True)
                 if status["command"]:
-                    echo(f"reproduce it: {status['command']}", one_line=True)
+                    echo("reproduce it: " + own_command(status["command"], path),
+                         one_line=True)
 
         final = follow(server, upload_id, say, token)
     except UploadFailed as exc:
@@ -173,17 +175,39 @@ def practice(bot: str, opponent: str, server: str, token: str, version: str | No
         raise failure(str(exc)) from None
     if final["status"] is PracticeStatus.DONE:
         game = final.get("game", {})
-        echo(f"scores {game.get('scores')}; the replay: {base}{final['replay']}")
-        if said_practice_failures(game):
+        echo(f"{final_score(game)}; the replay: {base}{final['replay']}")
+        if said_practice_failures(game, base):
             sys.exit(1)
     sys.exit(1 if final["status"] is PracticeStatus.FAILED else 0)
 
 
-def said_practice_failures(game: dict[str, Any]) -> bool:
-    """Say whose bot failed in a practice game over, how, and the end of the author's failed
-    seat's output (when their token shows it); whether the author's bot failed."""
+def final_score(game: dict[str, Any]) -> str:
+    """A practice game's end in words: the score (yours first), and what stopped it early."""
+    mine, theirs = game.get("scores") or (0, 0)
+    ending = game.get("termination") or "normal"
+    if ending == "normal":
+        return f"score {mine} to {theirs}"
+    return f"stopped by a {ending.replace('_', ' ')} at {mine} to {theirs}"
+
+
+def own_command(command: str, path: str) -> str:
+    """A league's command reproducing an upload's failure, naming the author's `path`."""
+    from arena.presentation.failures import BOT_FOLDER
+
+    return command.replace(BOT_FOLDER, shlex.quote(path))
+
+
+def said_practice_failures(game: dict[str, Any], server: str) -> bool:
+    """Say whose bot failed in a practice game over, how, the end of the author's failed
+    seat's output (when their token shows it) and the command replaying it to their bot;
+    whether the author's bot failed."""
     from arena.league.privacy import HIDDEN
-    from arena.presentation.failures import fault_said, output_lines, practice_failures
+    from arena.presentation.failures import (
+        fault_said,
+        output_lines,
+        practice_failures,
+        reproduce_command,
+    )
 
     mine, theirs = practice_failures(game)
     for fault in mine[:1]:
@@ -191,6 +215,8 @@ def said_practice_failures(game: dict[str, Any]) -> bool:
         if fault.output and fault.output != HIDDEN:
             for line in output_lines(fault.output, fault.seat):
                 echo(f"  {line}", one_line=True)
+        echo("reproduce it: " + reproduce_command(fault.game_id, fault.seat, server),
+             one_line=True)
     for fault in theirs[:1]:
         echo(f"the opponent's bot failed{' too' if mine else ''} (it forfeited): "
              f"{fault_said(fault)}", one_line=True)

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from arena.cli.output import ArenaCommand, echo
+from arena.cli.output import ArenaCommand, echo, failure
 from arena.errors import ArenaError, ConfigError
 
 FORMATS = ("terminal", "markdown", "html", "csv", "json")
@@ -555,14 +555,25 @@ def _watch(builder: Any, storage: Path, interval: float, refresh: int | None) ->
 
 @click.command(cls=ArenaCommand)
 @click.argument("name")
-@click.option("--tournament", "target", required=True, type=click.Path(dir_okay=False),
+@click.option("--tournament", "target", type=click.Path(dir_okay=False),
               help="The tournament config (or its .sqlite store) whose games to look at.")
-def failures(name: str, target: str) -> None:
+@click.option("--server", default=None,
+              help="A league's URL instead: the bot's newest failures there.")
+@click.option("--token", envvar="ARENA_TOKEN", default=None,
+              help="With --server: your token (or set ARENA_TOKEN), to see your bot's stderr.")
+def failures(name: str, target: str | None, server: str | None, token: str | None) -> None:
     """List every failure of the bot NAME (every version of it; or one entrant key) in a
-    tournament: the game, the kind of fault, when (round and decision), the referee's message
-    and the end of the bot's own output (its stderr: a traceback, an assertion), escaped.
-    Replay a game with `arena replay` on its record to see it play by play."""
-    from arena.presentation.failures import failure_lines, failures_of
+    tournament, or its newest in a league: the game, the kind of fault, when (round and
+    decision), the referee's message, the end of the bot's own output (its stderr: a
+    traceback, an assertion), escaped, and the `arena reproduce` command that replays the
+    game to your bot."""
+    if (target is None) == (server is None):
+        raise click.UsageError("give either --tournament or --server")
+    if server is not None:
+        _league_failures(name, server, token)
+        return
+    assert target is not None  # checked above
+    from arena.presentation.failures import failure_lines, failures_of, reproduce_command
     from arena.tournament.runner import labels
     from arena.tournament.store import Store
 
@@ -575,11 +586,34 @@ def failures(name: str, target: str) -> None:
             raise ConfigError(f"{storage}: no entrant named {name!r} (entrants: {known})")
         names = labels(store)
         found = failures_of(store, keys)
-        played = sum(1 for g in store.games() if set(keys) & set(g.teams))
+        played = [g for g in store.games() if set(keys) & set(g.teams)]
+        records = {g.game_id: str(store.record_path(g.record)) for g in played}
     for seat_failure in found:
         label = " ".join(names.get(seat_failure.entrant, (seat_failure.entrant, "")))
-        for line in failure_lines(seat_failure, label.strip()):
+        command = reproduce_command(records[seat_failure.game_id], seat_failure.seat)
+        for line in failure_lines(seat_failure, label.strip(), command):
             echo(line)
         echo("")
-    echo(f"{name}: {len(found)} failure{'s' if len(found) != 1 else ''} in {played} "
-         f"game{'s' if played != 1 else ''}.")
+    echo(f"{name}: {len(found)} failure{'s' if len(found) != 1 else ''} in {len(played)} "
+         f"game{'s' if len(played) != 1 else ''}.")
+
+
+def _league_failures(name: str, server: str, token: str | None) -> None:
+    """`arena failures --server`: the newest failures of bot NAME in a league."""
+    from arena.league.client import UploadFailed, bot
+    from arena.presentation.failures import SeatFailure, failure_lines
+
+    try:
+        data = bot(server, name, token)
+    except UploadFailed as exc:
+        raise failure(str(exc)) from None
+    for f in data.get("failures", []):
+        seat_failure = SeatFailure(f["game"], f["seat"], f["kind"], f["message"], f["round"],
+                                   f["decision"], f["output"], f["version"])
+        for line in failure_lines(seat_failure, f["version"], f["reproduce"]):
+            echo(line)
+        echo(f"  replay: {server.rstrip('/')}{f['replay']}")
+        echo("")
+    counts = [sum(v["failures"].values()) for v in data.get("versions", [])]
+    echo(f"{name}: {sum(counts)} game{'s' if sum(counts) != 1 else ''} forfeited in the league; "
+         f"the newest {len(data.get('failures', []))} above.")

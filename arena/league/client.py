@@ -1,6 +1,7 @@
-"""The client of `arena upload`, `arena practice` and `arena reproduce`: send a bot folder or
-archive to a league and follow its intake; ask for a practice game and follow it; fetch the
-messages one seat of a game was sent.
+"""The client of `arena upload`, `arena practice`, `arena failures --server` and `arena
+reproduce`: send a bot folder or archive to a league and follow its intake; ask for a
+practice game and follow it; read a bot's failures; fetch the messages one seat of a game
+was sent.
 
 Standard library only (an author needs no extra to upload). A folder is packed as intake
 would take it (`arena.intake.pack_snapshot`: the files a snapshot keeps), into a .tar.
@@ -19,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from arena.errors import ArenaError, ConfigError
 from arena.intake import ARCHIVE_SUFFIXES, DEFAULT_INTAKE_LIMITS, pack_snapshot, take_snapshot
@@ -97,6 +99,13 @@ def practice(server: str, token: str, bot: str, opponent: str,
     body = {"bot": bot, "opponent": opponent, **({"version": version} if version else {})}
     return _request(server.rstrip("/") + "/api/practice", json.dumps(body).encode(), {
         "Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+
+
+def bot(server: str, name: str, token: str | None = None) -> dict[str, Any]:
+    """Bot `name`'s JSON (`GET /api/bots/{name}`); with its author's `token`, the stderr of
+    its failures is in it. UploadFailed with the league's message (404: no such bot)."""
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    return _request(f"{server.rstrip('/')}/api/bots/{quote(name, safe='')}", headers=headers)
 
 
 def follow_practice(server: str, practice_id: int, say: Callable[[dict[str, Any]], None],

@@ -191,8 +191,25 @@ class Opponent(Model):
     wins: Annotated[int, Doc(description="Games this bot won")]
 
 
+class BotFailure(Model):
+    """One game a version of the bot forfeited: what failed, when, and how to replay it."""
+
+    game: Annotated[str, Doc(description="The game's id")]
+    version: Annotated[str, Doc(description="The failed version's entrant key")]
+    seat: Annotated[int, Doc(description="The failed seat, 0 to 3")]
+    kind: Annotated[str, Doc(description="The fault's kind: crash, timeout, ...")]
+    round: Annotated[int, Doc(description="The round it happened in, from 1")]
+    decision: Annotated[int, Doc(description="How many decisions the game had applied then")]
+    message: Annotated[str, Doc(description="The referee's sentence about it")]
+    output: Annotated[str, Doc(description="The last lines of the seat's stderr and stdout: "
+                                           "for its author and the organizer only")]
+    replay: Annotated[str, Doc(description="The game's replay page")]
+    reproduce: Annotated[str, Doc(description="The `arena reproduce` command that replays "
+                                              "the game to the author's bot")]
+
+
 class Bot(Model):
-    """A bot: its versions and their standing, its uploads, its opponents."""
+    """A bot: its versions and their standing, its uploads, its opponents, its failures."""
 
     name: Annotated[str, Doc(description="The bot's name")]
     author: Annotated[str, Doc(description="Who owns the name; \"house\" for a league's own "
@@ -203,6 +220,8 @@ class Bot(Model):
                                                      "first")]
     opponents: Annotated[list[Opponent], Doc(description="Games and wins against each other "
                                                          "bot, by name")]
+    failures: Annotated[list[BotFailure], Doc(description="Its newest forfeits, newest "
+                                                          "first (at most 10)")]
 
 
 # ----- games ------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ import contextlib
 import logging
 import os
 import queue
+import shlex
 import tempfile
 import threading
 import time
@@ -62,6 +63,7 @@ from arena.league.accounts import (
     UploadStatus,
 )
 from arena.league.config import LeagueConfig
+from arena.presentation.failures import BOT_FOLDER
 
 logger = logging.getLogger(__name__)
 
@@ -274,7 +276,8 @@ class IntakeQueue:
         if row is None:
             return
         archive = self.config.uploads / row.file
-        command = f"arena check-bot {row.file}"
+        command = shlex.join(["arena", "check-bot", "--games", str(self.config.check_games),
+                              "--target", str(self.config.check_target), BOT_FOLDER])
         rebuild = self.fresh.get(upload)
         if rebuild is not None:
             if not rebuild.quiet():  # stopping: taken in at the next start (still received)

@@ -10,6 +10,7 @@ terminal, `pages.esc` for a page) and shows at most `OUTPUT_LINES` lines.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +19,7 @@ from arena.errors import ArenaError
 from arena.presentation.safe import terminal
 from arena.referee.record import Termination
 from arena.tournament.records import record_json
-from arena.tournament.store import Store
+from arena.tournament.store import Store, StoredGame
 
 OUTPUT_LINES = 15  # of a failed seat's output, shown with its failure
 OUTPUT_CHARS = 2000  # and at most this many characters of them
@@ -67,12 +68,14 @@ def seat_failures(game_id: str, record: Mapping[str, Any],
             for f in charged]
 
 
-def failures_of(store: Store, keys: Iterable[str]) -> list[SeatFailure]:
-    """Every failure of the entrants `keys` in the store, in schedule order; a game whose
-    record cannot be read is listed from its row, without output."""
+def failures_of(store: Store, keys: Iterable[str],
+                games: Iterable[StoredGame] | None = None) -> list[SeatFailure]:
+    """Every failure of the entrants `keys` in the store's `games` (default: all of them, in
+    schedule order); a game whose record cannot be read is listed from its row, without
+    output."""
     wanted = set(keys)
     found: list[SeatFailure] = []
-    for game in store.games():
+    for game in store.games() if games is None else games:
         if not wanted & set(game.seats) or not Termination(game.termination).is_bot_fault:
             continue
         try:
@@ -89,12 +92,26 @@ def failures_of(store: Store, keys: Iterable[str]) -> list[SeatFailure]:
     return found
 
 
-def failure_lines(failure: SeatFailure, label: str = "") -> list[str]:
-    """A failure for a terminal, escaped: a heading line, then the output a line each."""
+BOT_FOLDER = "BOT_FOLDER"
+"""Where a command shown to an author names their own bot (we never know their path)."""
+
+
+def reproduce_command(game: str, seat: int, server: str | None = None,
+                      bot_folder: str = BOT_FOLDER) -> str:
+    """The `arena reproduce` command that replays a failed seat's game to the author's bot:
+    `game` is a league game's id (with the league's URL `server`) or a record file."""
+    words = ["arena", "reproduce", game, bot_folder, "--seat", str(seat)]
+    return shlex.join(words + (["--server", server] if server else []))
+
+
+def failure_lines(failure: SeatFailure, label: str = "", command: str = "") -> list[str]:
+    """A failure for a terminal, escaped: a heading line, the output a line each, then the
+    `command` that reproduces it, if any."""
     who = f"{label}, seat {failure.seat}" if label else f"seat {failure.seat}"
     lines = [terminal(f"{failure.game_id}: {failure.kind} by {who} at round {failure.round}, "
                       f"decision {failure.decision}: {failure.message}")]
-    return lines + output_lines(failure.output, failure.seat)
+    lines += output_lines(failure.output, failure.seat)
+    return lines + ([terminal(f"  reproduce it: {command}")] if command else [])
 
 
 def output_lines(output: str, seat: int) -> list[str]:

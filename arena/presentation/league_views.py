@@ -129,7 +129,8 @@ def bot_page(bot: Mapping[str, Any], recent: Sequence[GameListRow], csrf: str,
     parts = [f"<h1>{esc(name)}</h1><p>Author: {esc(bot['author'])}</p>",
              bot_uploads(bot["uploads"]), bot_versions(bot["versions"]),
              bot_charts(name, bot["versions"]), bot_opponents(bot["opponents"]),
-             bot_failures(bot["versions"]), "<h2>Recent games</h2>", games_table(recent)]
+             bot_failures(bot["versions"], bot["failures"]), "<h2>Recent games</h2>",
+             games_table(recent)]
     if bot["uploads"]:
         parts.append(practice_form(name, csrf, opponents, practice_per_day))
         if not signed_in:
@@ -201,15 +202,32 @@ def bot_opponents(opponents: Sequence[Mapping[str, Any]]) -> str:
         "opponents-table", numeric=[False, True, True, True])
 
 
-def bot_failures(versions: Sequence[Mapping[str, Any]]) -> str:
-    """The failures of all a bot's versions, by kind."""
+def bot_failures(versions: Sequence[Mapping[str, Any]],
+                 recent: Sequence[Mapping[str, Any]]) -> str:
+    """The failures of all a bot's versions by kind, then the newest, each with its round,
+    decision, stderr (to its author) and the command that replays it."""
     kinds: dict[str, int] = {}
     for v in versions:
         for kind, count in v["failures"].items():
             kinds[kind] = kinds.get(kind, 0) + count
-    return "<h2>Failures by kind</h2>" + (
-        "<ul>" + "".join(f"<li>{esc(k)}: {n}</li>" for k, n in sorted(kinds.items()))
-        + "</ul>" if kinds else "<p>None.</p>")
+    if not kinds:
+        return "<h2>Failures</h2><p>None.</p>"
+    return ("<h2>Failures</h2><p>Games forfeited, by kind: " + ", ".join(
+        f"{esc(k.replace('_', ' '))} {n}" for k, n in sorted(kinds.items())) + ".</p>"
+        + "".join(_failure(f) for f in recent))
+
+
+def _failure(failure: Mapping[str, Any]) -> str:
+    """One failure: what, where and when, its output, and how to reproduce it."""
+    output = failure["output"]
+    return (f'<div class="failure"><p><a href="{esc(failure["replay"])}">'
+            f'{esc(failure["game"])}</a>, {esc(failure["version"])} at seat '
+            f'{failure["seat"]}: <strong>{esc(failure["kind"].replace("_", " "))}</strong> '
+            f'in round {failure["round"]}, decision {failure["decision"]}: '
+            f'{esc(failure["message"])}</p>'
+            + (f'<pre class="output">{html_block(output)}</pre>' if output else "")
+            + '<p>Replay it to your bot on your machine (your token in ARENA_TOKEN): '
+            f'<code>{esc(failure["reproduce"])}</code></p></div>')
 
 
 def sign_in_form(name: str, csrf: str) -> str:

@@ -573,6 +573,25 @@ class Store:
             f"{'DESC' if newest else ''} LIMIT ?", (*args, limit)).fetchall()
         return [(r[0], _stored_game(r[1:])) for r in rows]
 
+    def failed_games(self, keys: Sequence[str], limit: int) -> list[StoredGame]:
+        """The newest `limit` games, newest first, that a bot fault ended and one of the
+        entrant keys `keys` played (the failed seat may be another's: `seat_failures` says)."""
+        if not keys:
+            return []
+        marks = ", ".join("?" for _ in keys)
+        faults = [kind.value for kind in Termination if kind.is_bot_fault]
+        played = " OR ".join(f"{column} IN ({marks})" for column in self._team_columns())
+        rows = self.db.execute(
+            f"SELECT {self._stored_columns} FROM games WHERE termination IN "
+            f"({', '.join('?' for _ in faults)}) AND ({played}) ORDER BY rowid DESC LIMIT ?",
+            (*faults, *[*keys] * played.count("IN ("), limit)).fetchall()
+        return [_stored_game(r) for r in rows]
+
+    def _team_columns(self) -> list[str]:
+        """The columns naming an entrant at a seat: the teams', and the partners' if kept."""
+        partners = ["partner0", "partner1"] if self._partners_sql.startswith("partner0") else []
+        return ["team0", "team1", *partners]
+
     def opponents(self, keys: Sequence[str]) -> list[tuple[str, int, int]]:
         """(opponent's entrant key, games, wins of `keys`) for each entrant that played one of
         the entrant keys `keys` (a bot's versions), as team 0 or team 1."""

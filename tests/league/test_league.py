@@ -124,7 +124,9 @@ def test_a_failing_build_is_explained_and_escaped(league: League, tokens, tmp_pa
                    '\\"; exit 3"]\n')
     result = league.upload(bot, tokens["carol"])
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "failed" in result.stdout and "arena check-bot" in result.stdout
+    assert "failed" in result.stdout
+    assert f"reproduce it: arena check-bot --games 1 --target 100 {bot}" in result.stdout, \
+        result.stdout  # the author's own folder, never the server's file
     data = league.get("/api/bots/carol-broken", tokens["carol"])
     failed = data["uploads"][-1]
     assert failed["status"] == "failed" and failed["stage"] == "build"

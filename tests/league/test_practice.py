@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import shlex
 import signal
 import urllib.request
 from collections.abc import Iterator
@@ -20,6 +21,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
+from arena.league.privacy import HIDDEN
 from arena.rules.events import PUBLIC
 from arena.tournament.schedule import Deals
 from tests.league.conftest import (
@@ -282,6 +284,7 @@ def test_arena_practice_follows_the_game_to_its_replay(league: League, tokens, t
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("practice ") and "watch it at http" in result.stdout
     assert "done" in result.stdout and "/replay" in result.stdout
+    assert re.search(r"score \d+ to \d+; the replay: http", result.stdout), result.stdout
     assert "failed" not in result.stdout  # random bots never fail
     result = arena("practice", bot, "nobody", "--server", league.url, "--token",
                    tokens["pat"])
@@ -309,6 +312,11 @@ def test_arena_practice_exits_1_saying_why_when_the_authors_bot_failed(league: L
     assert mine.returncode == 1, mine.stdout + mine.stderr
     assert re.search(r"your bot failed: crash in round \d+ \(decision \d+\): \S", mine.stdout)
     assert "    | RuntimeError: cara-bot gives up" in mine.stdout  # its stderr, to its author
+    command = re.search(r"reproduce it: (arena reproduce .*)", mine.stdout)
+    assert command is not None, mine.stdout
+    words = shlex.split(command.group(1))
+    assert words[2:4] == [practice_id(mine.stdout), "BOT_FOLDER"] and "--seat" in words
+    assert re.search(r"stopped by a crash at \d+ to \d+; the replay: http", mine.stdout)
     said = practice_page_says(league, mine.stdout)
     assert re.search(r"Your bot failed: crash in round \d+ \(decision \d+\): \S", said), said
     assert "It is over" not in said and "opponent" not in said
@@ -320,6 +328,68 @@ def test_arena_practice_exits_1_saying_why_when_the_authors_bot_failed(league: L
     assert "your bot failed" not in theirs.stdout
     said = practice_page_says(league, theirs.stdout)
     assert "The opponent's bot failed: crash in round" in said and "Your bot" not in said
+
+
+def practice_id(stdout: str) -> str:
+    """The stored game id of the practice game `arena practice` printed."""
+    return str(json.loads(urllib.request.urlopen(  # noqa: S310 (the test's own league)
+        re.search(r"watch it at (\S+)", stdout).group(1).replace("/practice/", "/api/practice/"),
+        timeout=30).read())["game"]["id"])
+
+
+def test_a_league_crash_is_explained_on_the_bot_page_and_by_arena_failures(
+        league: League, tokens, tmp_path):
+    """cara-bot crashes in its rated games against the heuristic bot: its page and
+    `arena failures --server` give the kind, round, decision and the reproduce command;
+    its stderr goes to cara only."""
+    fragile = ready(league, tokens, "cara", tmp_path, "cara-bot", FRAGILE_BOT)
+    failed = wait_for("a rated crash of cara-bot", lambda: league.get(
+        f"/api/bots/{fragile}")["failures"])[0]
+    assert failed["kind"] == "crash" and failed["round"] >= 1 and failed["decision"] >= 1
+    assert "cara-bot gives up" not in json.dumps(failed) and failed["output"] == HIDDEN
+    assert shlex.split(failed["reproduce"]) == [
+        "arena", "reproduce", failed["game"], "BOT_FOLDER", "--seat", str(failed["seat"]),
+        "--server", league.url]
+    mine = league.get(f"/api/bots/{fragile}", tokens["cara"])["failures"][0]
+    assert "RuntimeError: cara-bot gives up" in mine["output"]
+
+    page = league.signed_in(fragile, tokens["cara"])
+    assert re.search(r"<strong>crash</strong> in round \d+, decision \d+", page), page
+    assert "RuntimeError: cara-bot gives up" in page and html.escape(
+        failed["reproduce"], quote=True) in page
+    public = urllib.request.urlopen(f"{league.url}/bots/{fragile}", timeout=30).read().decode()
+    assert "cara-bot gives up" not in public and "<strong>crash</strong> in round" in public
+
+    out = arena("failures", fragile, "--server", league.url, "--token", tokens["cara"])
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert re.search(r": crash by cara-bot@\S+, seat \d at round \d+, decision \d+", out.stdout)
+    assert "  | RuntimeError: cara-bot gives up" in out.stdout
+    assert f"  reproduce it: {failed['reproduce']}" in out.stdout
+    anyone = arena("failures", fragile, "--server", league.url)
+    assert anyone.returncode == 0 and "cara-bot gives up" not in anyone.stdout
+
+
+def test_a_crash_on_the_bot_page_reads_at_390_and_1280_px(league: League, tokens, tmp_path,
+                                                            browser):  # noqa: F811
+    """Signed in on its page, cara sees her bot's failure: the traceback on lines of its own
+    in a box, the command whole; nothing makes the page scroll sideways."""
+    fragile = ready(league, tokens, "cara", tmp_path, "cara-bot", FRAGILE_BOT)
+    wait_for("a rated crash of cara-bot", lambda: league.get(f"/api/bots/{fragile}")["failures"])
+    for width in (390, 1280):
+        browser.set_window_size(width, 900)
+        browser.get(f"{league.url}/bots/{fragile}")
+        form = browser.find_element(By.ID, "sign-in-form")
+        form.find_element(By.NAME, "token").send_keys(tokens["cara"])
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait_for("the signed-in page", lambda: browser.execute_script(
+            "var box = document.querySelector('.failure pre.output');"
+            "return box !== null && box.textContent.indexOf('gives up') >= 0;"), 30)
+        failure = browser.find_element(By.CSS_SELECTOR, ".failure")
+        box = failure.find_element(By.CSS_SELECTOR, "pre.output")
+        assert "RuntimeError: cara-bot gives up" in box.text.splitlines()
+        assert "arena reproduce" in failure.find_element(By.TAG_NAME, "code").text
+        fits_and_is_clean(browser, f"bot page {width}")
+        full_page_screenshot(browser, tmp_path / f"bot-failure-{width}.png", width)
 
 
 def test_a_practice_game_cut_by_kill_9_is_played_at_the_next_start(league: League, tmp_path):

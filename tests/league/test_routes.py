@@ -467,11 +467,11 @@ def test_the_standings_and_the_schema_have_their_shape(seeded: Seeded) -> None:
 
 def test_a_bot_has_its_shape_and_a_house_bot_is_the_houses(seeded: Seeded) -> None:
     ann = get(seeded, "/api/bots/ann-bot")
-    assert set(ann) == {"name", "author", "versions", "uploads", "opponents"}, ann
+    assert set(ann) == {"name", "author", "versions", "uploads", "opponents", "failures"}, ann
     assert (ann["name"], ann["author"], ann["versions"]) == ("ann-bot", "ann", [])
     assert [u["status"] for u in ann["uploads"]] == [UploadStatus.RECEIVED]
     house = get(seeded, "/api/bots/random")
-    assert house["author"] == "house" and house["uploads"] == []
+    assert house["author"] == "house" and house["uploads"] == [] and house["failures"] == []
     (version,) = house["versions"]
     assert {"key", "version", "hash", "language", "active", "retired", "failures",
             "standing", "history"} <= set(version) and version["active"]

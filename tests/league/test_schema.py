@@ -70,7 +70,7 @@ def test_the_bot_and_the_game_are_documented_field_by_field():
     schemas = SCHEMA["components"]["schemas"]
     bot = SCHEMA["paths"]["/api/bots/{name}"]["get"]["responses"]["200"]
     assert bot["content"][JSON]["schema"] == {"$ref": "#/components/schemas/Bot"}
-    assert set(schemas["Bot"]["properties"]) == {"name", "author", "versions", "uploads",
+    assert set(schemas["Bot"]["properties"]) == {"name", "author", "versions", "uploads", "failures",
                                                   "opponents"}
     assert {"standing", "history", "failures"} <= set(schemas["BotVersion"]["properties"])
     assert {"record", "teams", "scores", "termination"} <= set(schemas["Game"]["properties"])

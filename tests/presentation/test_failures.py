@@ -4,6 +4,7 @@ escaped, for a real bot that crashes mid-game."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,22 @@ def test_arena_failures_lists_each_crash_with_the_bots_last_words(tournament):
     assert out.count("  | AssertionError: crash on purpose \\x1b[31m(in red)\\x1b[0m") == 4
     assert "\x1b" not in out  # the bot's escape is shown, never sent to the terminal
     assert out.rstrip().endswith(f"{CRASHER}: 4 failures in 4 games.")
+
+
+def test_each_failure_names_the_command_replaying_its_record_to_your_bot(tournament):
+    out = run("failures", CRASHER, "--tournament", str(tournament))
+    commands = [shlex.split(line.removeprefix("  reproduce it: "))
+                for line in out.splitlines() if line.startswith("  reproduce it: ")]
+    assert len(commands) == 4, out
+    for words in commands:
+        assert words[:2] == ["arena", "reproduce"] and words[3:5] == ["BOT_FOLDER", "--seat"]
+        assert Path(words[2]).is_file() and ".json" in words[2]
+
+
+def test_failures_wants_a_tournament_or_a_league(tournament):
+    for args in ([], ["--tournament", str(tournament), "--server", "http://127.0.0.1:9"]):
+        result = CliRunner().invoke(main, ["failures", CRASHER, *args])
+        assert result.exit_code == 2 and "either --tournament or --server" in result.output
 
 
 def test_an_innocent_bot_has_none_and_an_unknown_name_is_a_usage_error(tournament):

@@ -27,7 +27,7 @@ from arena.league.web.auth import authenticate, bearer, viewer_of
 from arena.league.web.errors import error
 from arena.league.web.intake import receive_upload
 from arena.league.web.queries import MAX_GAMES_PAGE
-from arena.league.web.state import shared
+from arena.league.web.state import server_url, shared
 
 
 def openapi(request: Request) -> JSONResponse:
@@ -45,7 +45,8 @@ async def bot(request: Request) -> Response:
     viewer = await viewer_of(request)
     if isinstance(viewer, JSONResponse):
         return viewer
-    data = await run_in_threadpool(queries.bot_data, shared(request), name, viewer)
+    data = await run_in_threadpool(queries.bot_data, shared(request), name, viewer,
+                                   server_url(request))
     if data is None:
         return error(404, f"no bot named {name!r} in this league (GET /api/standings "
                           "lists the entrants)")

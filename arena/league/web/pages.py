@@ -24,7 +24,7 @@ from arena.league.web.auth import CSRF_COOKIE, csrf_matches, csrf_of, form_autho
 from arena.league.web.errors import error
 from arena.league.web.intake import receive_upload, too_large
 from arena.league.web.queries import MAX_GAMES_PAGE
-from arena.league.web.state import shared
+from arena.league.web.state import server_url, shared
 from arena.presentation import league_views as views
 from arena.presentation.failures import practice_verdict
 from arena.presentation.report import replay_payload, replay_script, slug
@@ -54,7 +54,7 @@ def bot_page_for(request: Request, viewer: Viewer) -> HTMLResponse:
     """A bot's page as `viewer` may see it (a build log only to whom `viewer.sees`)."""
     state = shared(request)
     name = request.path_params["name"]
-    data = queries.bot_data(state, name, viewer)
+    data = queries.bot_data(state, name, viewer, server_url(request))
     if data is None:
         raise HTTPException(404, f"no bot named {name!r}")
     data["uploads"] = [u if viewer.sees(u["author"]) else {**u, "log": ""}

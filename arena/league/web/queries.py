@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException
 from arena.errors import ArenaError
 from arena.league.accounts import PracticeRow, PracticeStatus, Upload
 from arena.league.privacy import (
+    HIDDEN,
     PUBLIC,
     Viewer,
     game_view,
@@ -26,6 +27,7 @@ from arena.league.privacy import (
     upload_view,
 )
 from arena.league.web.state import WebState
+from arena.presentation.failures import SeatFailure, failures_of, reproduce_command
 from arena.presentation.views import GameListRow
 from arena.referee.record import GameRecord
 from arena.referee.seatstream import seat_stream
@@ -33,6 +35,8 @@ from arena.tournament.records import record_json
 from arena.tournament.runner import labels
 from arena.tournament.store import Store, StoredGame
 
+MAX_FAILURES_LISTED = 10
+"""The most recent failures a bot's JSON lists, each with its round, decision and command."""
 MAX_GAMES_PAGE = 200
 """The most games one page of `GET /api/games` (or `/games`) lists."""
 Found = tuple[StoredGame, dict[str, Any] | None]
@@ -40,8 +44,10 @@ Found = tuple[StoredGame, dict[str, Any] | None]
 """A stored game and its record's JSON ({}: the record is not readable)."""
 
 
-def bot_data(state: WebState, name: str, viewer: Viewer = PUBLIC) -> dict[str, Any] | None:
-    """Bot `name`'s JSON (`GET /api/bots/{name}`); None if the league has no such bot."""
+def bot_data(state: WebState, name: str, viewer: Viewer = PUBLIC, server: str = ""
+             ) -> dict[str, Any] | None:
+    """Bot `name`'s JSON (`GET /api/bots/{name}`); None if the league has no such bot.
+    `server`: the league's URL, for the commands that reproduce its failures."""
     with state.accounts() as acc, state.read_store() as store:
         uploads = acc.uploads(name)
         versions = [e for e in store.entrants() if e.name == name]
@@ -49,6 +55,8 @@ def bot_data(state: WebState, name: str, viewer: Viewer = PUBLIC) -> dict[str, A
         failures = store.failures()
         met = opponents(store, [e.key for e in versions])
         history = {e.key: acc.ratings(e.key) for e in versions}
+        keys = [e.key for e in versions]
+        recent = failures_of(store, keys, store.failed_games(keys, 3 * MAX_FAILURES_LISTED))
     if not uploads and not versions:
         return None
     active = set(state.league.active())
@@ -63,7 +71,20 @@ def bot_data(state: WebState, name: str, viewer: Viewer = PUBLIC) -> dict[str, A
                                    "interval": h if math.isfinite(h) else None}
                                   for g, r, h in history[e.key]]} for e in versions],
         "uploads": [upload_view(u, viewer, state.scrub) for u in uploads],
-        "opponents": met}
+        "opponents": met,
+        "failures": [failure_json(state, f, viewer.sees(owner), server)
+                     for f in recent[:MAX_FAILURES_LISTED]]}
+
+
+def failure_json(state: WebState, failure: SeatFailure, shows_output: bool, server: str
+                 ) -> dict[str, Any]:
+    """One failure of a bot as its JSON lists it: its stderr only if `shows_output`."""
+    output = state.scrub(failure.output) if shows_output else HIDDEN if failure.output else ""
+    return {"game": failure.game_id, "version": failure.entrant, "seat": failure.seat,
+            "kind": failure.kind, "round": failure.round, "decision": failure.decision,
+            "message": state.scrub(failure.message), "output": output,
+            "replay": f"/games/{quote(failure.game_id, safe='')}",
+            "reproduce": reproduce_command(failure.game_id, failure.seat, server or None)}
 
 
 def opponents(store: Store, keys: list[str]) -> list[dict[str, Any]]:

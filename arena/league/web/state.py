@@ -109,3 +109,8 @@ def shared(request: Request) -> WebState:
     state = request.app.state.web
     assert isinstance(state, WebState), "make_app puts the WebState in app.state.web"
     return state
+
+
+def server_url(request: Request) -> str:
+    """The league's URL as this client reached it, for the commands its pages print."""
+    return str(request.base_url).rstrip("/")
