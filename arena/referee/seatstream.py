@@ -109,10 +109,13 @@ def fitted(message: Message, capabilities: list[str]) -> Message:
     return out
 
 
-def seat_stream(record: GameRecord, seat: int) -> SeatStream:
+def seat_stream(record: GameRecord, seat: int, default: TimeControl | None = None
+                ) -> SeatStream:
     """The messages `seat` was sent in the game of `record`, rebuilt (see the module
-    docstring); ArenaError if the record's actions do not replay."""
-    control = TimeControl(**record.time_control) if record.time_control else TimeControl()
+    docstring); ArenaError if the record's actions do not replay. `default`: the time
+    control of a record older than its `time_control` (else the referee's default)."""
+    control = TimeControl(**record.time_control) if record.time_control else \
+        default or TimeControl()
     fault = seat_fault(record, seat)
     messages: list[SeatMessage] = []
     failing = None

@@ -137,3 +137,14 @@ def test_fitting_keeps_each_key_in_its_place():
     request = {"type": "request", "id": 1, "options": [{"action": "pass"}], "events": []}
     assert fitted(request, ["no_options"])["options"] is None
     assert fitted(request, [])["options"] == [{"action": "pass"}]
+
+
+def test_an_older_record_without_its_time_control_takes_the_one_given():
+    from arena.presentation.bench import play_record
+    from arena.referee.match import TimeControl
+
+    record = play_record("old", 3, ["a@1", "b@2"], set(), target=200)
+    assert record.time_control is None
+    welcome = seat_stream(record, 1, TimeControl(decision=1.5)).messages[0].message
+    assert welcome["limits"]["decision_ms"] == 1500
+    assert seat_stream(record, 1).messages[0].message["limits"]["decision_ms"] == 5000

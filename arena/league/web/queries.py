@@ -155,7 +155,8 @@ def seat_messages(state: WebState, record: dict[str, Any], seat: int) -> dict[st
     """What `seat` was sent in the game of `record` (`arena.referee.seatstream`), scrubbed of
     the server's paths; ArenaError if the record does not replay. Only for a viewer who
     sees that seat's bot."""
-    stream = seat_stream(GameRecord.from_json(record), seat)
+    stream = seat_stream(GameRecord.from_json(record), seat,
+                         state.league.config.tournament.time)  # (an older record's)
     return seat_messages_view(stream.to_json(), state.scrub)
 
 
