@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from arena.referee.seatstream import SeatStream
 
 
+_GAME_LINES = 5  # of the seat's output in the game, shown before the replay
+
+
 def register(main: click.Group) -> None:
     """Add `arena reproduce` to the `arena` group."""
     main.add_command(reproduce_cmd)
@@ -69,6 +72,11 @@ def _introduce(stream: SeatStream, folder: str) -> None:
              f"{fault['decision']}: {fault['message']}", one_line=True)
     else:
         echo(f"in the game: this seat did not fail ({stream.termination})", one_line=True)
+    said = stream.output.strip().splitlines()[-_GAME_LINES:]
+    if said:
+        echo("its output in the game ended with (game| lines):", one_line=True)
+        for line in said:
+            echo(f"game| {line}", one_line=True)
     echo(f"replaying to {folder}; its output follows as it comes (| lines)", one_line=True)
 
 

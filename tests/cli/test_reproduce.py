@@ -43,6 +43,11 @@ def recorded(tmp_path: Path, monkeypatch, fault: str, at: int,
     return record, path
 
 
+def live(text: str, output: str) -> bool:
+    """Whether the bot's output, shown as it ran, has a line starting with `text`."""
+    return re.search(rf"^\| {re.escape(text)}", output, re.MULTILINE) is not None
+
+
 def reproduce(path: Path, *args: str, env: dict[str, str] | None = None):
     return CliRunner().invoke(main, ["reproduce", str(path), str(TAPE), *args], env=env)
 
@@ -55,8 +60,9 @@ def test_a_crash_is_reproduced_and_the_fixed_bot_gets_past_it(tmp_path, monkeypa
     assert again.exit_code == 1, again.output
     assert f"reproduced: decision {record.fault.decision}: crash: your bot exited with " \
            "code 7" in again.output
-    assert "| tape: crashing on purpose" in again.output  # its stderr, as it ran
-    assert "| tape: request 8 (id " in again.output
+    assert live("tape: crashing on purpose", again.output)  # its stderr, as it ran
+    assert live("tape: request 8 (id ", again.output)
+    assert "game| tape: crashing on purpose" in again.output  # and as it was in the game
     fixed = reproduce(path, env={FAULT: "", AT: "0"})  # the failed seat by default
     assert fixed.exit_code == 0, fixed.output
     assert f"not reproduced: decision {record.fault.decision}: your bot answers " in \
@@ -143,7 +149,7 @@ def test_a_start_failure_is_reproduced(tmp_path, monkeypatch):
     assert again.exit_code == 1, again.output
     assert "reproduced: at its start: start_failure: your bot exited with code 3 before " \
            "saying hello" in again.output
-    assert "| tape: exiting at start" in again.output
+    assert live("tape: exiting at start", again.output)
     fixed = reproduce(path, env={FAULT: "", AT: "0"})
     assert fixed.exit_code == 0, fixed.output
     assert "not reproduced: your bot said hello this time" in fixed.output

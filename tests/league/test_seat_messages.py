@@ -11,6 +11,7 @@ control showing that the check sees another seat's cards.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -133,7 +134,7 @@ def test_an_author_reproduces_a_league_failure_on_their_machine(
         allowed = mine["messages"][-1]["allowed_ms"]
         assert f"reproduced: decision {mine['failing']}: " + said.format(allowed=allowed) \
             in again.output
-        assert f"| tape: request {at} (id " in again.output  # its stderr, as it ran
+        assert re.search(rf"^\| tape: request {at} \(id ", again.output, re.MULTILINE)
         monkeypatch.setenv("TICHU_TEST_TAPE_FAULT", "")
         fixed = reproduce(game["id"], bot, league, tia)
         assert fixed.exit_code == 0, fixed.output
