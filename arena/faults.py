@@ -30,3 +30,11 @@ class ForfeitKind(enum.StrEnum):
     """The bot could not start, or exited before its hello."""
     HANDSHAKE_FAILURE = "handshake_failure"
     """No valid hello in time, or a hello that was rejected."""
+    LEFT = "left"
+    """The person playing a seat left the game (`arena play human`: quit, end of input or
+    Ctrl-C). Only a guest's seat can leave; a bot that ends is a crash."""
+
+
+LEFT_EXIT = 17
+"""The exit status by which a guest's program says that its person left the game (`LEFT`):
+neither a Python error's (1) nor a signal's, so that a crash still reads as one."""

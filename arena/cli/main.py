@@ -408,6 +408,9 @@ def _play_status(record: GameRecord) -> tuple[int, str]:
         return NOT_NORMAL, (f"the game did not end normally: void, seats of both teams failed "
                             f"({termination.value}: {message})")
     name = record.seat_name(fault.seat)
+    if termination is Termination.LEFT:  # a person's leaving, not a bot's failure
+        return NOT_NORMAL, (f"the game did not end normally: {name} (seat {fault.seat}) "
+                            f"{message}")
     output = (record.bot_output[fault.seat] or "").strip()
     tail = f"; seat {fault.seat}'s output ends: {output[-300:]!r}" if output else ""
     return NOT_NORMAL, (f"the game did not end normally: {name} (seat {fault.seat}) forfeited "

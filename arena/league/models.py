@@ -89,7 +89,9 @@ class Standings(Model):
                                             "version")]
     standings: Annotated[list[StandingsRow], Doc(description="One row per entrant, in the "
                                                              "order fitted")]
-    notes: Annotated[list[str], Doc(description="Sentences on how to read the table")]
+    notes: Annotated[list[str], Doc(description="Sentences on how to read the table: "
+                                                "bounds, groups, and the games against "
+                                                "retired versions it leaves out")]
     stale: Annotated[bool, Doc(description="The table the last run left, served after a "
                                            "restart until the first fresh one")]
 

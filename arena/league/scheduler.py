@@ -4,7 +4,8 @@ The policy (README, "Run a league"), a pure function of the pairs played and the
 (`choose`):
 
 1. Placement: a matchup with fewer than `placement_pairs` pairs comes first (a new version
-   has played none against anyone), the one with fewest pairs first.
+   has played none against anyone), the one with fewest pairs first. It comes before the
+   pairs a restart found stored half, which follow at once (`LeagueSource`).
 2. Then every matchup of active entrants is weighed by its pairs played, times 2 when the
    two entrants' intervals are apart (their order is settled) and less the more they
    overlap: the fewest-weighted matchup plays. So an unsettled neighbour pair gets about
@@ -15,8 +16,10 @@ The policy (README, "Run a league"), a pure function of the pairs played and the
 `LeagueSource` hands these out to the tournament's workers (`arena.tournament.workers`, as a
 `Source`): each batch is `batch_pairs` pairs of one matchup, each pair index handed out once
 in a server's life; a pair found half-stored at start (the server was killed during it)
-plays its missing game first, on its stored game's deals (the tournament's replay of
-unfinished games). Each pair is dealt from its own id (`Deals.pair_seed`): the two versions
+plays its missing game on its stored game's deals (the tournament's replay of unfinished
+games), after the placement games of the active entrants: a new version does not wait for
+the pairs of the field it joins. A half pair of an entrant no longer active (a retired
+version) is never played. Each pair is dealt from its own id (`Deals.pair_seed`): the two versions
 and the pair index, so no published record shows a hand of a pair still to come. A pair
 handed out but never stored leaves its index unused: a gap changes nothing. `Pace` spaces
 the batches' starts where the league's config caps its games a minute (a league sharing its
@@ -138,24 +141,28 @@ class LeagueSource:
         with self.lock:
             if self.stop():
                 return []
-            for matchup, games in list(self.half_done.items()):
-                if matchup not in self.busy.values():
-                    del self.half_done[matchup]
-                    self.busy[worker] = matchup
-                    return [(game,) for game in games]
             ratings = self.ratings()
             chosen = choose(self.active, self.pairs, ratings, self.placement_pairs,
                             self.busy.values())
+            placing = chosen is not None and self.pairs.get(chosen, 0) < self.placement_pairs
+            half = chosen if placing and chosen in self.half_done else \
+                None if placing else self._half_pair()
+            if half is not None:
+                self.busy[worker] = half
+                return [(game,) for game in self.half_done.pop(half)]
             if chosen is None:  # more workers than matchups: a busy one plays another pair
                 chosen = choose(self.active, self.pairs, ratings, self.placement_pairs)
             if chosen is None:
                 return []
-            matchup = chosen
-            first = self.pairs.get(matchup, 0)
-            self.pairs[matchup] = first + self.batch_pairs
-            self.busy[worker] = matchup
-            return [tuple(pair_games(matchup, k, self.deals))
+            first = self.pairs.get(chosen, 0)
+            self.pairs[chosen] = first + self.batch_pairs
+            self.busy[worker] = chosen
+            return [tuple(pair_games(chosen, k, self.deals))
                     for k in range(first, first + self.batch_pairs)]
+
+    def _half_pair(self) -> Matchup | None:
+        """A matchup with a pair stored half and no worker playing it (None: there is none)."""
+        return next((m for m in self.half_done if m not in self.busy.values()), None)
 
 
 def stored_pairs(stored: Mapping[str, int],

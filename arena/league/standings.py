@@ -43,7 +43,7 @@ from typing import IO, Any
 
 from arena.errors import ArenaError
 from arena.league.accounts import Accounts
-from arena.presentation.notes import standings_notes
+from arena.presentation.notes import left_out_note, standings_notes
 from arena.presentation.report_pages import leaderboard_rows
 from arena.presentation.views import leaderboard
 from arena.ratings.model import RatingsError
@@ -287,6 +287,7 @@ class TableMaker:
                 return None
             names = labels(store)
             failures = store.failures()
+            retired = {e.key for e in store.entrants() if e.retired}
         self.fitted = (self.count, request.keys)
         anchors = [k for k in request.keys if names.get(k, ("", ""))[0] == request.anchor]
         try:
@@ -294,12 +295,23 @@ class TableMaker:
                                      anchor_elo=request.anchor_elo, prior=request.prior)
         except RatingsError:
             return Table(request.version, self.count, html=Table().html)
-        return _table(s, names, request, failures, self.tally.complete_pairs(), self.count)
+        left = self.left_out(request.keys, retired, names)
+        return _table(s, names, request, failures, self.tally.complete_pairs(), self.count,
+                      () if left is None else (left,))
+
+    def left_out(self, keys: tuple[str, ...], retired: set[str],
+                 names: Mapping[str, tuple[str, str]]) -> str | None:
+        """The note saying how many games of the listed entrants the table leaves out:
+        against retired versions, and against bots taken out of it (None: no game)."""
+        others = set(names) - set(keys)
+        against = self.tally.games_against(keys, others & retired)
+        removed = self.tally.games_against(keys, others - retired)
+        return left_out_note(against, removed)
 
 
 def _table(s: Standings, names: Mapping[str, tuple[str, str]], request: Request,
            failures: Mapping[str, Mapping[str, int]], pairs: Mapping[tuple[str, str], int],
-           games: int) -> Table:
+           games: int, more_notes: tuple[str, ...] = ()) -> Table:
     rows, _ = leaderboard_rows(s, names, bot_href)
     order = list(s.ranking())
     position = {key: k for k, key in enumerate(order)}
@@ -325,7 +337,7 @@ def _table(s: Standings, names: Mapping[str, tuple[str, str]], request: Request,
             ratings[key] = (fit.elo[key], half if math.isfinite(half) else math.inf)
     html = leaderboard(shown, extras=("author", "order"))
     table = Table(request.version, games, tuple(json_rows),
-                  tuple(standings_notes(s, names)), html, ratings)
+                  (*standings_notes(s, names), *more_notes), html, ratings)
     table.body, table.event  # noqa: B018 (encoded here, in the standings process)
     return table
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from arena.ratings.model import Bound
+from arena.ratings.model import Bound, RatingFit
 from arena.ratings.standings import Note, NoteKind, Standings
 from arena.ratings.synergy import SynergyTable
 
@@ -70,6 +70,22 @@ def rating(v: float, bound: Bound | None, signed: bool = False) -> str:
 def standings_notes(standings: Standings, labels: Labels | None) -> list[str]:
     """Sentences for the notes under the standings table (the fallbacks taken, bounds...)."""
     return [note_text(n, standings, labels) for n in standings.notes]
+
+
+def left_out_note(retired: int, removed: int = 0) -> str | None:
+    """The note saying how many games of the listed entrants a table leaves out: those against
+    `retired` versions and against bots `removed` from the table (None: none left out)."""
+    parts = []
+    if retired:
+        parts.append(f"{retired} game{'s' if retired != 1 else ''} against retired versions")
+    if removed:
+        parts.append(f"{removed} game{'s' if removed != 1 else ''} against bots taken out of "
+                     "the table")
+    if not parts:
+        return None
+    verb = "is" if retired + removed == 1 else "are"
+    return (" and ".join(parts) + f" {verb} not counted: each row counts only the games "
+            "between the versions listed.")
 
 
 def column_notes(standings: Standings, bootstrap: bool, labels: Labels | None = None) -> list[str]:
@@ -172,15 +188,28 @@ def _bound_text(note: Note, standings: Standings, labels: Labels | None) -> str:
             continue
         word = "at least" if bound is Bound.LOWER else "at most"
         parts.append(f"{name(labels, key)}{record}: {word} {number(limit, signed=True)} "
-                     f"(ranked at {number(fit.elo[key], signed=True)})")
+                     f"(ranked at {number(fit.elo[key], signed=True)}), "
+                     + _group_text(fit, key, labels))
     where = ("between entrants of groups that never lost to each other" if standings.individual
              else "on each matchup between groups that never lost to each other")
     return ("≥/≤: no estimate. The entrant's group (the entrants that beat one another) never "
-            "lost a game to the entrants outside it (≥), or never won one (≤); the entrant may "
-            "have lost within its group. Its maximum-likelihood rating is then infinite, with "
-            "no interval. The rating shown is the one-sided 95% bound the record alone "
-            "supports; the order (and the chart) use a figure set by the "
+            "lost a game to the group rated by estimate (≥), or never won one against it (≤); "
+            "the entrant may have lost within its group. Its maximum-likelihood rating is then "
+            "infinite, with no interval. The rating shown is the one-sided 95% bound the "
+            "record alone supports; the order (and the chart) use a figure set by the "
             f"prior ({standings.fit.prior:g} virtual draws {where}): " + "; ".join(parts) + ".")
+
+
+def _group_text(fit: RatingFit, key: str, labels: Labels | None) -> str:
+    """Whom a bounded entrant's group never lost to (or never beat), by name: the entrants
+    rated by estimate (at most four named)."""
+    group = fit.win_groups.get(key, (key,))
+    who = "it" if len(group) == 1 else f"its group ({_names(group, labels)})"
+    rated = [name(labels, e) for e in fit.entrants if e not in fit.bounds]
+    whom = ", ".join(rated) if len(rated) <= 4 else (
+        f"{', '.join(rated[:3])} and the {len(rated) - 3} others rated by estimate")
+    verb = "never lost a game to" if fit.bounds[key] is Bound.LOWER else "never beat"
+    return f"{who} {verb} {whom}"
 
 
 def scale_text(standings: Standings, key: str, labels: Labels | None) -> str:

@@ -130,7 +130,8 @@ def leaderboard(rows: Sequence[LeaderboardRow], table_id: str = "standings-table
     numeric = [True, False, *([False] if author else []), False, True, True, True, True, True,
                True, True, *([True] if incremental else []), *([False] if order else [])]
     # at a phone's width the table keeps what ranks (rank, entrant with its author beneath,
-    # rating, interval, games, order): the columns a reader finds on the bot's page go
+    # rating, interval, games with the forfeits beneath, order): the columns a reader finds
+    # on the bot's page go
     minor = {"Author", "Version", "Wins", "Win %", "Margin", "Forfeits", "K-Elo"}
     kinds = ["minor" if h in minor else "" for h in headers]
     body = [_leaderboard_cells(r, author, incremental, order) for r in rows]
@@ -147,14 +148,38 @@ def _leaderboard_cells(r: LeaderboardRow, author: bool, incremental: bool,
     cells = [cell(rank, r.rank), name]
     cells += [cell(r.author)] if author else []
     cells += [cell(r.version), cell(r.rating_text, r.rating),
-              cell(r.interval_text, r.interval), cell(r.games), cell(r.wins),
+              cell(r.interval_text, r.interval), _games_cell(r), cell(r.wins),
               cell(number(100 * r.win_rate) if played and r.win_rate is not None else "",
                    r.win_rate if played else None),
               cell(number(r.margin, signed=True) if played else "", r.margin),
-              cell(r.forfeits)]
+              _forfeits_cell(r)]
     cells += [cell(number(r.incremental), r.incremental)] if incremental else []
     cells += [cell(r.order)] if order else []
     return cells
+
+
+def _games_cell(r: LeaderboardRow) -> Cell:
+    """The games played, and beneath them at a phone's width (where the Forfeits column is
+    hidden) how many were forfeited, flagged, if any: a bot that crashes half its games
+    must not look normal on a phone."""
+    if not r.forfeits:
+        return cell(r.games)
+    return Cell(f'{r.games}<span class="stacked forfeited">{r.forfeits} forfeited</span>',
+                r.games, title=_forfeits_title(r))
+
+
+def _forfeits_title(r: LeaderboardRow) -> str:
+    share = f" ({number(100 * r.forfeits / r.games, 0)}%)" if r.games else ""
+    return f"{r.forfeits} of its {r.games} games forfeited{share}"
+
+
+def _forfeits_cell(r: LeaderboardRow) -> Cell:
+    """The games an entrant forfeited, flagged when there are any (report.css: `forfeited`),
+    with their share of its games in the cell's title."""
+    if not r.forfeits:
+        return cell(r.forfeits)
+    return Cell(f'<span class="forfeited">{r.forfeits}</span>', r.forfeits,
+                title=_forfeits_title(r))
 
 
 # ----- games --------------------------------------------------------------------------------

@@ -139,6 +139,10 @@ class RatingFit:
     separated: int = 0
     """Individual ratings (`arena.ratings.individual`): foursomes that received the prior
     because the estimate did not exist otherwise (0 for fixed partners)."""
+    win_groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """For each entrant in `bounds`: its win group (the entrants that beat one another
+    through chains of wins, itself included), in entrant order. The group rated by estimate
+    is the entrants not in `bounds`."""
 
     def _k(self, key: str) -> int:
         return self.entrants.index(key)
@@ -763,7 +767,15 @@ def fit_data(data: FitData, *, anchor: str | None = None, anchor_elo: float = 0.
         scale(cov), scale(model), anchor, anchor_elo, prior, len(data.comparisons),
         data.games, {keys[k]: kind for k, kind in solution.kinds.items()},
         {keys[k]: to_elo(t) for k, t in bounds.items()},
-        len(solution.penalties) - solution.separated, solution.separated)
+        len(solution.penalties) - solution.separated, solution.separated,
+        _win_groups(keys, solution))
+
+
+def _win_groups(keys: Sequence[str], solution: Solution) -> dict[str, tuple[str, ...]]:
+    """Each bounded entrant's win group, as `RatingFit.win_groups`."""
+    component = solution.component
+    return {keys[k]: tuple(keys[j] for j, c in enumerate(component) if c == component[k])
+            for k in solution.kinds}
 
 
 def rate_data(data: FitData, *, anchor: str | None = None, anchor_elo: float = 0.0,

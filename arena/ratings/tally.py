@@ -122,6 +122,7 @@ class Tally:
         self._pairs: dict[str, list[GameResult]] = {}
         self._shares: dict[str, _Share] = {}
         self._matchups: dict[Matchup, _MatchupTally] = {}
+        self._played: Counter[Matchup] = Counter()  # games stored per matchup
         self._last: dict[str, float] = {}  # the last fits' ratings: where the next starts
 
     def add(self, results: Iterable[GameResult]) -> None:
@@ -141,11 +142,19 @@ class Tally:
         games.append(game)
         share = self._shares[game.pair_id] = _share(games)
         tally.add(share, +1)
+        self._played[matchup] += 1
         self.games += 1
 
     def complete_pairs(self) -> dict[Matchup, int]:
         """Pairs with both games stored, per matchup."""
         return {m: t.complete_pairs for m, t in self._matchups.items() if t.complete_pairs}
+
+    def games_against(self, entrants: Iterable[str], others: Iterable[str]) -> int:
+        """The games stored between one of `entrants` and one of `others` (the games a table
+        of `entrants` leaves out when `others` are, say, retired versions)."""
+        inside, outside = set(entrants), set(others) - set(entrants)
+        return sum(n for (a, b), n in self._played.items()
+                   if (a in inside and b in outside) or (b in inside and a in outside))
 
     def standings(self, entrants: Iterable[str], *, anchor: str | None = None,
                   anchor_elo: float = 0.0, prior: float = 2.0,

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from arena.errors import ArenaError
+from arena.faults import LEFT_EXIT
 from arena.referee import collector, packing, peers, wire
 from arena.referee.manifest import BotManifest
 from arena.referee.process import BotProcess
@@ -114,6 +115,9 @@ class Guest:
     entrant: Entrant
     """Its program (the manifest's command, run in the manifest's folder) and its name."""
     time: TimeControl
+    person: bool = False
+    """A person plays it at the terminal: a Ctrl-C of the game is that person leaving it
+    (`Termination.LEFT`, the game recorded), not the game stopped unrecorded."""
 
 
 @dataclass(frozen=True)
@@ -453,8 +457,12 @@ class _GameRun:
         except _Void as void:
             self._abort(Termination.HARNESS_FAULT, str(void))
         except KeyboardInterrupt:
-            self._abort(Termination.INTERRUPTED, "interrupted by the user")
-            raise
+            guest = self.spec.guest
+            if guest is None or not guest.person:
+                self._abort(Termination.INTERRUPTED, "interrupted by the user")
+                raise
+            self._forfeit(_BotFault(Termination.LEFT, guest.seat,
+                                    "left the game (forfeit): pressed Ctrl-C"))
         except Exception as exc:  # a referee bug must not leave processes or lose the game
             logger.exception("harness fault in game %s", self.spec.game_id)
             self._abort(Termination.HARNESS_FAULT, f"{type(exc).__name__}: {exc}")
@@ -826,7 +834,9 @@ class _GameRun:
             process = conn.process
             code = process.exit_code() if process is not None else None
             if process is not None and code is not None:
-                dead.append(_crashed(seat, process, code))
+                left = conn.guest and code == LEFT_EXIT  # its person left: no crash
+                dead.append(_left(seat, process, code) if left else
+                            _crashed(seat, process, code))
         if dead:
             self._judge(dead)
 
@@ -961,6 +971,12 @@ def _ended_before_hello(seat: int, process: BotProcess, code: int) -> _BotFault:
 def _crashed(seat: int, process: BotProcess, code: int) -> _BotFault:
     """CRASH: the seat's process ended during the game."""
     return _process_ended(Termination.CRASH, seat, process, code, process.exit_reason())
+
+
+def _left(seat: int, process: BotProcess, code: int) -> _BotFault:
+    """LEFT: the person at a guest's seat left the game (its program exited with
+    LEFT_EXIT: they typed quit, or their input ended)."""
+    return _process_ended(Termination.LEFT, seat, process, code, "left the game (forfeit)")
 
 
 def _process_ended(kind: Termination, seat: int, process: BotProcess, code: int,

@@ -39,6 +39,7 @@ class Termination(Enum):
     CRASH = ForfeitKind.CRASH.value
     PROTOCOL_VIOLATION = ForfeitKind.PROTOCOL_VIOLATION.value
     ILLEGAL_ACTION = ForfeitKind.ILLEGAL_ACTION.value
+    LEFT = ForfeitKind.LEFT.value
     HARNESS_FAULT = "harness_fault"          # the referee's own failure: nobody's fault
     INTERRUPTED = "interrupted"              # stopped by the user (Ctrl-C)
 

@@ -178,27 +178,76 @@ def test_one_human_seat_at_most_and_a_seat_only_with_a_human():
     assert "needs `human` as BOT_A or BOT_B" in seat.output
 
 
-def test_ctrl_c_at_a_prompt_stops_the_game_and_every_process_it_started():
+def test_ctrl_c_at_a_prompt_leaves_the_game_recorded_as_left_not_interrupted(tmp_path):
+    """Ctrl-C is the person leaving: the game is recorded, the person's team forfeits it as
+    `left` (not a crash, not an unrecorded interruption), and every process it started is
+    stopped."""
     def interrupt(screen: Screen, typist: Typist) -> str:
         assert human_processes()  # the person's program, asking
         return "\x03"  # the terminal's interrupt character: SIGINT to the foreground job
 
-    typist, status = play_on_a_terminal(["play", "human", str(ROOT / "bots" / "random")],
-                                        interrupt)
-    assert status != 0
+    record = tmp_path / "game.json"
+    typist, status = play_on_a_terminal(["play", "human", str(ROOT / "bots" / "random"),
+                                         "--record", str(record)], interrupt)
+    text = typist.text()
+    assert status == 3, text[-2000:]
     assert len(typist.answers) == 1
+    assert "Winner: team 1 (random) by forfeit" in text
+    assert re.search(r"Termination: left by seat 0 \(human\) at round 1, decision \d+: left "
+                     r"the game \(forfeit\): pressed Ctrl-C", text), text[-2000:]
+    assert "crash" not in text.lower() and "interrupted" not in text
+    assert_left(record, 0)
     assert not bot_processes(ROOT / "bots" / "random") and not human_processes()
 
 
-def test_leaving_with_ctrl_d_forfeits_the_game_for_the_persons_team():
+def assert_left(record, seat: int) -> None:
+    """The record says the seat left the game and its team forfeits (read back as any)."""
+    from arena.referee.record import Termination
+    from arena.tournament.records import read_record
+
+    game = read_record(record)
+    assert game.termination is Termination.LEFT and game.termination.is_bot_fault
+    assert game.fault is not None and game.fault.seat == seat
+    assert game.fault.message.startswith("left the game (forfeit)")
+    assert game.winner == 1 - (seat & 1)
+
+
+def test_leaving_with_ctrl_d_forfeits_the_game_for_the_persons_team(tmp_path):
     def leave(screen: Screen, typist: Typist) -> str:
         return "\x04"  # end of input
 
-    typist, status = play_on_a_terminal(["play", str(ROOT / "bots" / "random"), "human"],
-                                        leave)
+    record = tmp_path / "game.json"
+    typist, status = play_on_a_terminal(["play", str(ROOT / "bots" / "random"), "human",
+                                         "--record", str(record)], leave)
     text = typist.text()
     assert status == 3, text[-2000:]
     assert "End of input: you leave the game, and your team forfeits." in text
     assert "Winner: team 0 (random) by forfeit" in text
-    assert "Termination: crash by seat 1 (human)" in text
+    assert "Termination: left by seat 1 (human)" in text and "crash" not in text.lower()
+    assert_left(record, 1)
+    assert not bot_processes(ROOT / "bots" / "random") and not human_processes()
+
+
+def test_quit_leaves_the_game_and_the_legend_came_with_the_first_hand(tmp_path):
+    """`quit`, confirmed, leaves the game (recorded as left); the suit legend was shown once,
+    beneath the first hand, before the first prompt."""
+    def leave(screen: Screen, typist: Typist) -> str:
+        return "y" if screen.prompt.startswith("Leave the game?") else "quit"
+
+    record = tmp_path / "game.json"
+    typist, status = play_on_a_terminal(["play", "human", str(ROOT / "bots" / "random"),
+                                         "--record", str(record)], leave)
+    text = typist.text()
+    assert status == 3, text[-2000:]
+    hand = text.index("Your hand (8):")
+    legend = text.index("Suits: j Jade, s Sword, p Pagoda, t Star")
+    assert hand < legend < text.index("Grand Tichu? y/n"), text[:3000]
+    assert text.count("Suits: j Jade") == 1
+    for special in ("Mahjong  the 1", "Dog      led alone", "Phoenix  a single",
+                    "Dragon   the highest single"):
+        assert special in text
+    assert "You leave the game." in text and "Termination: left by seat 0 (human)" in text
+    assert ("exit status 3: the game did not end normally: human (seat 0) left the game "
+            "(forfeit)") in text
+    assert_left(record, 0)
     assert not bot_processes(ROOT / "bots" / "random") and not human_processes()

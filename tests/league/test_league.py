@@ -8,6 +8,7 @@ there already (`active`)."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -147,6 +148,7 @@ def test_a_bot_failing_check_bot_is_refused_with_the_step(league: League, tokens
 
 def test_a_second_version_retires_the_first(league: League, tokens, tmp_path):
     first = active(league, tokens, "alice", "alice-bot", tmp_path)["key"]
+    wait_for("a game of the first version", lambda: league.standings()["alice-bot"]["games"])
     bot = bot_copy(tmp_path / "two" / "alice-bot", "alice-bot")
     (bot / "bot.py").write_text((bot / "bot.py").read_text() + f"\n# {tmp_path.name}\n")
     result = league.upload(bot, tokens["alice"])
@@ -158,6 +160,12 @@ def test_a_second_version_retires_the_first(league: League, tokens, tmp_path):
     assert versions[second]["active"]
     statuses = [u["status"] for u in league.get("/api/bots/alice-bot")["uploads"]]
     assert statuses[-2:] == ["retired", "active"]
+    # the games of the others against the first version leave their rows: a note says so
+    said = re.compile(r"(\d+) games? against retired versions (is|are) not counted")
+    note = wait_for("the note on games against retired versions", lambda: next(
+        (n for n in league.get("/api/standings")["notes"] if said.search(n)), None))
+    assert int(said.search(note)[1]) >= 1, note
+    assert said.search(league.get("/")), "the leaderboard page shows the note"
 
 
 def _post(league: League, fields, token: str | None):

@@ -54,8 +54,9 @@ def test_the_source_hands_each_pair_index_out_once_and_completes_half_pairs():
     assert [(g.pair_index, g.game_index, g.seed) for g in half[("a@1", "b@1")]] == [(1, 1, 7)]
     source = LeagueSource(["a@1", "b@1", "c@1"], DEALS, following, half, dict, 1, 2,
                           lambda: False)
-    first = source.next(0)
-    assert [(p[0].game_id) for p in first] == ["a@1~b@1#1.1"]
+    placing = source.next(0) + source.next(1)  # c@1 is new: its placement first
+    assert {p[0].matchup for p in placing} == {("a@1", "c@1"), ("b@1", "c@1")}, placing
+    assert [(p[0].game_id) for p in source.next(0)] == ["a@1~b@1#1.1"]
     handed = [g.game_id for w in itertools.islice(itertools.cycle([0, 1]), 20)
               for pair in source.next(w) for g in pair]
     assert len(handed) == len(set(handed))
@@ -107,3 +108,30 @@ def test_every_pair_the_league_hands_out_is_dealt_afresh():
     assert len(seeds) == len(set(seeds))
     assert {pair[0].matchup for pair in pairs} >= {("a@1", "b@1"), ("a@2", "b@1")}
     assert all(pair[0].seed == DEALS.pair_seed(pair[0].pair_id) for pair in pairs)
+
+
+def test_after_a_restart_placement_comes_before_the_pairs_stored_half():
+    """A restart finds pairs stored half: of the field (b~c), of a retired version (a@1) and
+    of the new version's own placement (a@2~c). The new version's placement is handed out
+    first, its own half pair leading; the field's half pair next; the retired version's
+    never. Before the fix the field's half pairs went first, the new version waiting."""
+    stored = {"b@1~c@1#4.0": 1, "a@1~b@1#7.1": 2, "a@2~c@1#0.0": 3,
+              **{f"b@1~c@1#{k}.{g}": 9 for k in range(4) for g in (0, 1)}}
+    following, half = stored_pairs(stored)
+    assert set(half) == {("b@1", "c@1"), ("a@1", "b@1"), ("a@2", "c@1")}
+    source = LeagueSource(["a@2", "b@1", "c@1"], DEALS, following, half, dict, 2, 1,
+                          lambda: False)
+    handed = [[g.game_id for pair in source.next(w % 2) for g in pair] for w in range(8)]
+    assert all(ids[0].startswith("a@2~") for ids in handed[:4]), handed  # 2 pairs each
+    assert ["a@2~c@1#0.1"] in handed[:4], handed  # its own half pair, completed
+    assert handed[4] == ["b@1~c@1#4.1"], handed  # then the field's half pair
+    assert not any("a@1" in g for ids in handed for g in ids), handed
+
+
+def test_a_half_pair_is_played_when_no_placement_is_due():
+    following, half = stored_pairs({"a@1~b@1#2.0": 5, "a@1~b@1#0.0": 1, "a@1~b@1#0.1": 1,
+                                    "a@1~b@1#1.0": 4, "a@1~b@1#1.1": 4})
+    source = LeagueSource(["a@1", "b@1"], DEALS, following, half, dict, 2, 1, lambda: False)
+    assert [g.game_id for pair in source.next(0) for g in pair] == ["a@1~b@1#2.1"]
+    assert [g.game_id for pair in source.next(0) for g in pair] == ["a@1~b@1#3.0",
+                                                                    "a@1~b@1#3.1"]

@@ -48,3 +48,40 @@ def test_a_table_kept_up_game_by_game_is_the_table_of_the_whole_store(tmp_path: 
     fewer = maker.make(ask(path, KEYS[:3], 3))  # entrants retired: their games leave
     assert fewer is not None and {r["name"] for r in fewer.rows} == {"bot-0", "bot-1",
                                                                       "bot-2"}
+
+
+def test_the_games_against_retired_versions_are_counted_in_a_note(tmp_path: Path):
+    """A table of the active versions leaves out their games against a retired version (and
+    against a bot taken out): a note says how many, so no row's count is left unexplained."""
+    path = store_of(tmp_path)
+    seed_games(path, KEYS, 150, seed=3)
+    with Store(path) as store:  # a new version of bot-5 retires bot-5@5
+        store.register_entrant(EntrantRow("bot-5@0000000f", "bot-5", "0000000f", "1.1",
+                                          "python", KEYS[5], "submit", False))
+        ids = list(store.game_seeds())
+        assert [e.key for e in store.entrants() if e.retired] == [KEYS[5]]
+
+    def against(other: str) -> int:
+        return sum(1 for i in ids if other in i.split("#")[0].split("~")
+                   and any(k in i for k in KEYS[:4]))
+
+    retired, removed = against(KEYS[5]), against(KEYS[4])
+    assert retired and removed
+    table = TableMaker().make(ask(path, KEYS[:4], 1))  # bot-4 taken out of the table
+    assert table is not None
+    assert table.notes[-1] == (f"{retired} games against retired versions and {removed} "
+                               "games against bots taken out of the table are not counted: "
+                               "each row counts only the games between the versions listed.")
+    assert sum(r["games"] for r in table.rows) + 2 * (retired + removed) == 2 * sum(
+        1 for i in ids if KEYS[4] not in i or KEYS[5] not in i)
+    every = TableMaker().make(ask(path, KEYS, 1))  # nothing left out: no such note
+    assert every is not None and not any("not counted" in n for n in every.notes)
+
+
+def test_the_left_out_note_reads_in_the_singular_and_says_nothing_of_none():
+    from arena.presentation.notes import left_out_note
+
+    assert left_out_note(0, 0) is None
+    assert left_out_note(1) == ("1 game against retired versions is not counted: each row "
+                                "counts only the games between the versions listed.")
+    assert left_out_note(0, 3).startswith("3 games against bots taken out of the table are")

@@ -9,6 +9,7 @@ import struct
 import msgpack
 import pytest
 
+from arena.faults import LEFT_EXIT
 from arena.referee.match import GameSpec, Guest, Match, TimeControl, run_game
 from arena.referee.record import GuestInfo, Termination
 from arena.sandbox import Isolation, resolve
@@ -76,3 +77,34 @@ def test_a_match_refuses_a_game_without_its_guest():
     with Match(bot, bot, isolation=Isolation.NONE) as match, \
             pytest.raises(ValueError, match="does not have this match's guest"):
         match.seat_conns(spec)
+
+
+def test_a_guest_that_exits_saying_its_person_left_is_recorded_as_left(monkeypatch):
+    """A guest's program that exits with LEFT_EXIT (the human seat's quit or end of input)
+    leaves the game: `left`, a forfeit of its team, not a crash; its output is kept."""
+    monkeypatch.setenv("TICHU_TEST_FAULT", "crash")
+    monkeypatch.setenv("TICHU_TEST_FAULT_AT", "2")
+    monkeypatch.setenv("TICHU_TEST_EXIT", str(LEFT_EXIT))
+    bot = entrant(ROOT / "bots" / "random")
+    guest = Guest(1, entrant(HERE / "bots" / "faulty"), GUEST_TIME, person=True)
+    record = run_game(GameSpec("left", 5, (bot, bot), target=300, time=honest_time(),
+                               guest=guest), isolation=resolve("auto"))
+    assert record.termination is Termination.LEFT, record.fault
+    assert record.fault is not None and record.fault.seat == 1 and record.winner == 0
+    assert record.fault.message == "left the game (forfeit)"
+    assert record.fault.details["exit_code"] == LEFT_EXIT
+    assert "crashing on purpose" in record.fault.details["output"]
+    assert not bot_processes(HERE / "bots" / "faulty")
+
+
+def test_a_bot_that_exits_as_a_person_leaving_still_crashed(monkeypatch):
+    """Control: the same exit status from a seat no guest plays is a crash (a bot cannot
+    pass its failure off as a person's leaving)."""
+    monkeypatch.setenv("TICHU_TEST_FAULT", "crash")
+    monkeypatch.setenv("TICHU_TEST_FAULT_AT", "2")
+    monkeypatch.setenv("TICHU_TEST_EXIT", str(LEFT_EXIT))
+    faulty, bot = entrant(HERE / "bots" / "faulty"), entrant(ROOT / "bots" / "random")
+    record = run_game(GameSpec("crash", 5, (bot, faulty), target=300, time=honest_time()),
+                      isolation=resolve("auto"))
+    assert record.termination is Termination.CRASH, record.fault
+    assert record.fault is not None and record.fault.details["exit_code"] == LEFT_EXIT

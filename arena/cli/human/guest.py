@@ -46,4 +46,5 @@ def human_guest(seat: int, terminal: str, bomb_windows: str, hello: float) -> Gu
                            limits=NO_LIMITS)
     time = TimeControl(hello=max(hello, HELLO_SECONDS), decision=DECISION_SECONDS,
                        bank=math.inf, grace=0.0)
-    return Guest(seat, Entrant(manifest, arena.__version__, source=terminal), time)
+    return Guest(seat, Entrant(manifest, arena.__version__, source=terminal), time,
+                 person=True)

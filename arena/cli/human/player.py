@@ -22,6 +22,7 @@ from arena.cli.human.answers import (
     interpret,
     rank_of,
 )
+from arena.faults import LEFT_EXIT
 from arena.presentation.seat_view import (
     Seats,
     current_trick,
@@ -63,6 +64,17 @@ Phoenix standing for a rank as ph=9, where the cards allow several).
 Cards are written rank then suit: ranks 2-9, T, J, Q, K, A; suits j (Jade), s (Sword),
 p (Pagoda), t (Star). Exchange: three cards, in the order shown (next seat, partner, the
 seat before you). Grand Tichu and Tichu: y or n (Enter: no)."""
+
+LEGEND = """\
+Cards are written rank then suit: ranks 2-9, T (ten), J, Q, K, A.
+Suits: j Jade, s Sword, p Pagoda, t Star (Tj is the ten of Jade).
+Specials (type them as mj, do, ph, dr):
+  Mahjong  the 1: its holder leads the first trick, and may wish for a rank
+  Dog      led alone: it passes the lead to your partner
+  Phoenix  a single half a rank above the one it beats, or a wild card; -25 points
+  Dragon   the highest single: +25 points, its trick given to an opponent
+Points: each 5 scores 5, each ten and king 10."""
+"""Shown beneath the person's first hand of a game: what each letter and special means."""
 
 
 class Console:
@@ -108,11 +120,13 @@ class HumanPlayer(Bot):
         self.skip_from: int | None = None  # 'skip' said at this event: no window this trick
         self.offered: Message | None = None  # the table of the last window offered,
         self.offered_at = 0                   # when (events seen then)
+        self.legend_due = True  # the legend goes with the game's first hand
 
     def on_welcome(self, welcome: Message) -> None:
         settings = welcome["settings"]
         self.seats = seats = Seats(self.seat, settings["names"])
         self.shown, self.skip_from, self.offered, self.offered_at = 0, None, None, 0
+        self.legend_due = True
         partner, left, right = (self.seat + 2) % 4, (self.seat + 1) % 4, (self.seat + 3) % 4
         self.console.say(f"Tichu, a game to {settings['target']}. You play seat {self.seat}; "
                          f"your partner is seat {partner} ({seats.names[partner]}); your "
@@ -143,7 +157,7 @@ class HumanPlayer(Bot):
             return self._answer(request, trick)
         except EOFError:
             self.console.say("\nEnd of input: you leave the game, and your team forfeits.")
-            raise SystemExit(1) from None
+            raise SystemExit(LEFT_EXIT) from None
 
     # ----- showing ----------------------------------------------------------------------------
 
@@ -157,6 +171,9 @@ class HumanPlayer(Bot):
         self.console.say("")
         for line in state_lines(request["kind"], request["observation"], trick, self.seats):
             self.console.say(line)
+        if self.legend_due:
+            self.legend_due = False
+            self.console.say(LEGEND)
         if request["options"] is not None:
             for line in option_lines(request["kind"], request["options"], self.seats):
                 self.console.say(line)
@@ -212,11 +229,11 @@ class HumanPlayer(Bot):
         return False
 
     def _leave(self) -> None:
-        """Leave the game if the person confirms it: the process exits, and the referee
-        records the seat's forfeit (a crash)."""
+        """Leave the game if the person confirms it: the process exits with LEFT_EXIT, and
+        the referee records that the seat left the game (a forfeit, not a crash)."""
         if self.console.ask("Leave the game? Your team forfeits it. y/n> ").lower() in ("y", "yes"):
             self.console.say("You leave the game.")
-            raise SystemExit(1)
+            raise SystemExit(LEFT_EXIT)
 
     def _wish(self) -> str | None:
         while True:

@@ -2,7 +2,8 @@
 pyzmq and msgpack. It plays the first option until decision TICHU_TEST_FAULT_AT (default 5),
 then misbehaves as TICHU_TEST_FAULT says:
 
-exit_at_start, no_hello, wrong_token, wrong_version, crash, hang, garbage, truncated,
+exit_at_start, no_hello, wrong_token, wrong_version, crash (exits with TICHU_TEST_EXIT,
+default 7), hang, garbage, truncated,
 multi_frame, unknown_id, illegal, oversize, slow (replies after TICHU_TEST_DELAY seconds),
 slow_all (every reply from decision TICHU_TEST_FAULT_AT on after TICHU_TEST_DELAY seconds),
 crash_later (exits with code 3 TICHU_TEST_DELAY seconds after its reply, while another seat
@@ -164,7 +165,7 @@ while True:
             print(f"snoop found {len(found)} hidden cards: {sorted(found)}", file=sys.stderr)
         if fault == "crash":
             print("faulty bot: crashing on purpose", file=sys.stderr)
-            sys.exit(7)
+            sys.exit(int(os.environ.get("TICHU_TEST_EXIT", "7")))
         if fault == "hang":
             while True:  # past any decision limit and bank
                 time.sleep(3600)
