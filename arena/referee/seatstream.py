@@ -33,7 +33,8 @@ from protocol import codec, schema
 
 Message = dict[str, Any]
 _IN_PLAY = (Termination.TIMEOUT, Termination.CRASH, Termination.ILLEGAL_ACTION,
-            Termination.PROTOCOL_VIOLATION, Termination.HARNESS_FAULT, Termination.INTERRUPTED)
+            Termination.PROTOCOL_VIOLATION, Termination.LEFT, Termination.HARNESS_FAULT,
+            Termination.INTERRUPTED)
 """The endings that may come once the seats are welcomed (a start or hello failure comes
 before any welcome)."""
 
