@@ -20,6 +20,7 @@ from arena.referee.record import GameRecord, Termination
 from arena.referee.seatstream import seat_stream
 from arena.tournament.records import write_record
 from tests.pace import honest_time
+from tests.processes import bot_processes
 from tests.referee.conftest import HERE, ROOT, entrant
 
 pytestmark = pytest.mark.timeout(300)
@@ -121,6 +122,7 @@ def test_a_timeout_is_reproduced_with_the_games_time_limit(tmp_path, monkeypatch
     assert failing.allowed_ms is not None
     hung = reproduce(path, env={FAULT: "hang", AT: "5"})
     assert hung.exit_code == 1, hung.output
+    assert not bot_processes(TAPE)  # the hung bot was stopped, all of it
     assert f"reproduced: decision {record.fault.decision}: timeout: your bot took longer " \
            f"than {failing.allowed_ms} ms again" in hung.output
     quick = reproduce(path, env={FAULT: "", AT: "0"})
