@@ -216,4 +216,5 @@ def test_arena_reproduce_documents_the_exit_status_of_each_outcome():
         "reproduced": True, "failed_otherwise": True, "passed": False}
     words = " ".join((reproduce_cmd.help or "").split())
     assert "0 your bot gets past the point where it failed" in words
-    assert "1 it still fails (the failure reproduced, or another one)" in words
+    assert "1 it still fails (the failure reproduced, or another one, or its build " \
+           "fails)" in words

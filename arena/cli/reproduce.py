@@ -17,7 +17,9 @@ import click
 from arena.cli.output import ArenaCommand, echo, harness_failure, usage_error
 
 if TYPE_CHECKING:
+    from arena.referee.manifest import BotManifest
     from arena.referee.seatstream import SeatStream
+    from arena.sandbox import Isolation
 
 
 _GAME_LINES = 5  # of the seat's output in the game, shown before the replay
@@ -80,11 +82,29 @@ def _introduce(stream: SeatStream, folder: str) -> None:
     echo(f"replaying to {folder}; its output follows as it comes (| lines)", one_line=True)
 
 
+def _taken_in(folder: str, level: Isolation, build_network: bool) -> BotManifest:
+    """The bot of `folder` taken in as `arena play` takes it (`main.take_in`): a usage error
+    (exit 2) if it is not a bot folder, exit 1 if its build fails, 4 if the arena failed."""
+    from arena.cli.output import failure
+    from arena.errors import ArenaError, ConfigError
+    from arena.intake import IntakeFailed, IntakePolicy, take_bot
+
+    try:
+        return take_bot(folder, IntakePolicy(level, build_network=build_network),
+                        note=lambda line: echo(line, err=True, one_line=True)).manifest
+    except ConfigError:
+        raise
+    except IntakeFailed as exc:
+        if exc.failure.stage.in_folder:  # the folder given is wrong
+            raise ConfigError(exc.failure.reason) from None
+        raise failure(f"cannot reproduce: {exc.failure.details()}") from None
+    except ArenaError as exc:  # not the bot: the build's sandbox failed
+        raise harness_failure(f"cannot reproduce: {exc}") from None
+
+
 def _run(game: str, bot_folder: str, seat: int | None, server: str | None, token: str | None,
          isolation: str, allow_build_network: bool) -> None:
     from arena.botkit.reproduce import reproduce
-    from arena.cli.main import take_in
-    from arena.intake import IntakePolicy
     from arena.sandbox import SandboxUnavailable, resolve
 
     try:
@@ -92,9 +112,9 @@ def _run(game: str, bot_folder: str, seat: int | None, server: str | None, token
     except SandboxUnavailable as exc:
         raise harness_failure(str(exc)) from None
     stream = _stream(game, seat, server, token)
-    ready = take_in(bot_folder, IntakePolicy(level, build_network=allow_build_network))
+    manifest = _taken_in(bot_folder, level, allow_build_network)
     _introduce(stream, bot_folder)
-    verdict = reproduce(stream, ready.manifest, level,
+    verdict = reproduce(stream, manifest, level,
                         say=lambda line: echo(line, one_line=True),
                         show=lambda line: echo(f"| {line}", err=True, one_line=True))
     echo(verdict.sentence, one_line=True)
@@ -129,8 +149,9 @@ def reproduce_cmd(game: str, bot_folder: str, seat: int | None, server: str | No
     a crash, a timeout (the game's time limit), an illegal action, a protocol violation.
 
     Exit status: 0 your bot gets past the point where it failed (or never failed); 1
-    it still fails (the failure reproduced, or another one); 2 a usage error (an option,
-    no such file, no single failed seat without --seat, not a bot folder); 4 no verdict
-    could be given (the league could not be reached or refused, the arena failed).
+    it still fails (the failure reproduced, or another one, or its build fails); 2 a
+    usage error (an option, no such file, no single failed seat without --seat, not a bot
+    folder); 4 no verdict could be given (the league could not be reached or refused, the
+    arena failed).
     """
     _run(game, bot_folder, seat, server, token, isolation, allow_build_network)
