@@ -205,3 +205,16 @@ def test_a_refusal_of_the_web_server_names_a_key_of_the_league_config():
         "connections", "connections_per_client", "streams", "streams_per_client"} <= keys
     assert {excess: excess.status for excess in Excess} == {Excess.CLIENT: 429,
                                                             Excess.TOTAL: 503}
+
+
+def test_arena_reproduce_documents_the_exit_status_of_each_outcome():
+    """An `arena reproduce` outcome that still fails exits 1, the other 0, as its help says."""
+    from arena.botkit.reproduce import Outcome
+    from arena.cli.reproduce import reproduce_cmd
+
+    assert {o.value: o.still_fails for o in Outcome} == {
+        "reproduced": True, "failed_otherwise": True, "passed": False}
+    words = " ".join((reproduce_cmd.help or "").split())
+    assert "0 your bot gets past the point where it failed" in words
+    assert "1 it still fails (the failure reproduced, or another one, or its build " \
+           "fails)" in words

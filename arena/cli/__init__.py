@@ -2,7 +2,8 @@
 group, one game (`arena play`, `replay`, `demo`), `arena doctor` and the `arena bench` group;
 `bots.py` the commands for bot authors, `tournaments.py` those of tournaments and their
 outputs, `league.py` those of a league (`arena league serve`, `invite`, `revoke`) and
-`arena upload`, `training.py` those of learning bots (each registered by `main.py`); `output.py` is
+`arena upload`, `training.py` those of learning bots, `reproduce.py` `arena reproduce` (a
+failed game's messages replayed to your bot) (each registered by `main.py`); `output.py` is
 what every command prints, escaped for the terminal, and how it exits (`ArenaCommand`, the
 class of every command, the one place where the library's errors become exit statuses);
 `__main__.py` makes `python -m arena.cli` the `arena` command. `human/` is the human seat of

@@ -527,11 +527,12 @@ def demo(seed: int) -> None:
 
 
 def _register_command_modules() -> None:
-    from arena.cli import bots, league, tournaments, training
+    from arena.cli import bots, league, reproduce, tournaments, training
 
     tournaments.register(main)
     league.register(main)
     bots.register(main)
+    reproduce.register(main)
     training.register(main)
 
 

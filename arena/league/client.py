@@ -1,6 +1,7 @@
-"""The client of `arena upload`, `arena practice` and `arena failures --server`: send a bot
-folder or archive to a league and follow its intake; ask for a practice game and follow it;
-read a bot's failures.
+"""The client of `arena upload`, `arena practice`, `arena failures --server` and `arena
+reproduce`: send a bot folder or archive to a league and follow its intake; ask for a
+practice game and follow it; read a bot's failures; fetch the messages one seat of a game
+was sent.
 
 Standard library only (an author needs no extra to upload). A folder is packed as intake
 would take it (`arena.intake.pack_snapshot`: the files a snapshot keeps), into a .tar.
@@ -13,6 +14,7 @@ import secrets
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -147,3 +149,29 @@ def _follow(url: str, kind: type[UploadStatus] | type[PracticeStatus],
         if time.monotonic() > deadline:
             raise UploadFailed(f"{what} still {seen} after {timeout:.0f} s")
         time.sleep(poll)
+
+
+def seat_messages(server: str, game_id: str, seat: int | None, token: str) -> dict[str, Any]:
+    """The messages one seat of a league game (or of a practice game: `practice/ID`) was
+    sent, for `arena reproduce` (a `SeatStream`'s JSON); `seat` None: the seat charged with
+    the game's fault. UploadFailed with the league's message (401 no token, 403 not your
+    seat, 404 no such game); ConfigError for a practice id that is not a number."""
+    base = server.rstrip("/")
+    headers = {"Authorization": f"Bearer {token}"}
+    practice = game_id.removeprefix(PRACTICE) if game_id.startswith(PRACTICE) else None
+    if practice is not None and not practice.isdigit():
+        raise ConfigError(f"{game_id}: a practice game is {PRACTICE}ID, its number")
+    game_url = f"{base}/api/practice/{practice}" if practice is not None else \
+        f"{base}/api/games/{urllib.parse.quote(game_id, safe='')}"
+    if seat is None:
+        found = _request(game_url, headers=headers)
+        seat = (found.get("game") or {}).get("fault_seat") if practice is not None else \
+            found.get("fault_seat")
+        if not isinstance(seat, int):
+            raise UploadFailed(f"{game_id}: no single seat is charged with a fault there "
+                               "(or the game is not over): name the seat with --seat")
+    return _request(f"{game_url}/seats/{seat}/messages", headers=headers)
+
+
+PRACTICE = "practice/"
+"""How `arena reproduce` names a practice game: practice/ID, as its page's path ends."""

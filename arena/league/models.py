@@ -329,6 +329,9 @@ class Record(Model):
                                                    "league")]
     seats: Annotated[list[RecordEntrant] | UnsetType, Doc(
         description="With mixed partners, each seat's entrant; absent otherwise")] = UNSET
+    time_control: Annotated[dict[str, float] | UnsetType, Doc(
+        description="The game's time control in seconds: hello, decision, bank, grace; "
+                    "absent in older records")] = UNSET
 
 
 class Game(GameSummary):
@@ -336,6 +339,40 @@ class Game(GameSummary):
 
     record: Annotated[Record | None, Doc(description="Its record, as the viewer may see it; "
                                                      "null if its file cannot be read")]
+
+
+class SeatMessage(Model):
+    """One message the referee sent the seat, and for a request what came of it."""
+
+    message: Annotated[dict[str, Any], Doc(description="The message as sent (PROTOCOL.md), "
+                                                       "for a bot with every capability")]
+    decision: Annotated[int | None, Doc(description="A request's number among the game's "
+                                                    "decisions (0 first); else null")]
+    reply: Annotated[dict[str, Any] | None, Doc(description="A request's recorded answer "
+                                                            "(action, call_tichu, wish, "
+                                                            "latency_ms); null otherwise")]
+    allowed_ms: Annotated[int | None, Doc(description="A request's time to answer, grace "
+                                                      "included; else null")]
+
+
+class SeatMessages(Model):
+    """What one seat of a stored game was sent: `arena reproduce` replays it to a bot."""
+
+    game_id: Annotated[str, Doc(description="The game's id")]
+    seat: Annotated[int, Doc(description="The seat, 0 to 3")]
+    name: Annotated[str, Doc(description="The seat's bot")]
+    time_control: Annotated[dict[str, float], Doc(description="The game's time control in "
+                                                              "seconds: hello, decision, "
+                                                              "bank, grace")]
+    termination: Annotated[Termination, Doc(description="How the game ended")]
+    fault: Annotated[Fault | None, Doc(description="This seat's own fault; null if it had "
+                                                   "none")]
+    failing: Annotated[int | None, Doc(description="The decision this seat failed at, if it "
+                                                   "failed at its own request")]
+    messages: Annotated[list[SeatMessage], Doc(description="Every message the seat was "
+                                                           "sent, in order; only its own "
+                                                           "cards and the public events")]
+    output: Annotated[str, Doc(description="The seat's stderr in the game (its tail)")]
 
 
 # ----- practice games ---------------------------------------------------------------------------
@@ -375,7 +412,7 @@ class Practice(Model):
 
 RESPONSES: tuple[type[msgspec.Struct], ...] = (
     Error, Standings, Bot, Upload, UploadAccepted, RebuildAccepted, AdminDone, GamesPage,
-    Game, Practice)
+    Game, Practice, SeatMessages)
 """Every response body's model."""
 REQUESTS: tuple[type[msgspec.Struct], ...] = (UploadForm, PracticeRequest)
 """Every request body's model."""

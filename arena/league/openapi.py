@@ -26,6 +26,7 @@ from arena.league.models import (
     Practice,
     PracticeRequest,
     RebuildAccepted,
+    SeatMessages,
     Standings,
     Upload,
     UploadAccepted,
@@ -114,6 +115,7 @@ TOKEN: list[dict[str, list[str]]] = [{"token": []}]
 ID = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
 """An id or cursor: past SQLite's integers it is a 400."""
 BOT_NAME = _path("name", "The bot's name", {"type": "string"})
+SEAT = _path("seat", "The seat, 0 to 3", {"type": "integer", "minimum": 0, "maximum": 3})
 
 OPERATIONS: tuple[Operation, ...] = (
     Operation("GET", "/api/standings",
@@ -155,6 +157,12 @@ OPERATIONS: tuple[Operation, ...] = (
               "stderr only with that bot's author's or the organizer's token)",
               {200: Answer("The practice game", Practice), **_errors(400, 403, 404)},
               (_path("id", "The practice game's id", ID),), OPTIONAL_TOKEN),
+    Operation("GET", "/api/practice/{id:id}/seats/{seat:int}/messages",
+              "The messages one seat of a practice game over and kept was sent, as for a "
+              "stored game: only to the author of that seat's bot, or the organizer",
+              {200: Answer("The seat's messages", SeatMessages),
+               **_errors(400, 401, 403, 404)},
+              (_path("id", "The practice game's id", ID), SEAT), TOKEN),
     Operation("GET", "/api/uploads/{id:id}",
               "One upload's status (its build log and command only with its author's or the "
               "organizer's token)",
@@ -168,6 +176,13 @@ OPERATIONS: tuple[Operation, ...] = (
                       {**ID, "default": 0}),
                _query("limit", "Games in the page, at most",
                       {"type": "integer", "default": 50, "minimum": 1, "maximum": 200}))),
+    Operation("GET", "/api/games/{id:path}/seats/{seat:int}/messages",
+              "The messages one seat of a stored game was sent, its recorded answers and "
+              "its fault, for `arena reproduce`: only to the author of that seat's bot, or "
+              "the organizer",
+              {200: Answer("The seat's messages", SeatMessages), **_errors(401, 403, 404)},
+              (_path("id", "The game's id", {"type": "string"}),
+               SEAT), TOKEN),
     Operation("GET", "/api/games/{id:path}",
               "One stored game and its record (each seat's stderr and its fault's details "
               "only with that bot's author's or the organizer's token)",

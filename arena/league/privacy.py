@@ -1,7 +1,8 @@
 """What the league shows to whom: the public, a bot's author, the organizer.
 
 A bot's stderr (a record's `bot_output`), the details of its fault (the failing decision,
-the output's tail) and an upload's build log are its author's. The public API and pages
+the output's tail), an upload's build log and the messages its seat was sent in a game are
+its author's. The public API and pages
 leave them out. An author sees those of their own bots, with their token. The organizer
 sees all of them.
 
@@ -153,3 +154,14 @@ def upload_view(upload: Upload, viewer: Viewer, scrub: PathScrubber) -> dict[str
         data["log"] = HIDDEN if upload.log else ""
         data["command"] = ""
     return data
+
+
+def seat_messages_view(stream: dict[str, Any], scrub: PathScrubber) -> dict[str, Any]:
+    """A seat's messages (`arena.referee.seatstream`'s JSON) as its author sees them: its
+    output and its fault scrubbed of the server's paths. Give it only to a viewer who
+    `sees` that seat's bot."""
+    view = dict(stream)
+    view["output"] = scrub(str(view.get("output", "")))
+    if isinstance(view.get("fault"), dict):
+        view["fault"] = _scrubbed(view["fault"], scrub)
+    return view

@@ -61,6 +61,10 @@ def play_record(game_id: str, seed: int, teams: Sequence[str], strong: AbstractS
             action = players[seat](decision)
             game.apply(seat, action)
             decisions.append({"seat": seat, "id": len(decisions), "kind": decision.kind.value,
+                              "action": wire.action_map(action),
+                              "call_tichu": bool(getattr(action, "call_tichu", False)),
+                              "wish": wire.rank_text(action.wish) if isinstance(action, Play)
+                              else None,
                               "latency_ms": round(rng.lognormvariate(0.0, 0.8), 3)})
     events = [wire.event_map(e) | {"visible_to": e.visible_to} for e in game.events]
     team0, team1 = (EntrantInfo(k.split("@")[0], k.split("@")[1], f"/bots/{k}") for k in teams)

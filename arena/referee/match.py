@@ -23,6 +23,7 @@ in `details`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import logging
@@ -435,7 +436,8 @@ class _GameRun:
                                  (spec.entrants[0].info(), spec.entrants[1].info()),
                                  isolation=match.isolation.value, guest=_guest_info(spec.guest),
                                  seats=None if spec.partners is None else
-                                 tuple(e.info() for e in spec.seat_entrants()))
+                                 tuple(e.info() for e in spec.seat_entrants()),
+                                 time_control=dataclasses.asdict(spec.time))
         self.events = packing.EventFeed(self.game)  # each event converted once, for all seats
         self.pending: _Pending | None = None
         self.playing = False  # the welcomes are sent

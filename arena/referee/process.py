@@ -39,8 +39,10 @@ class BotProcess:
     def __init__(self, argv: list[str], cwd: Path, env: Mapping[str, str], label: str,
                  tail_bytes: int = OUTPUT_TAIL_BYTES,
                  limits: ResourceLimits = DEFAULT_LIMITS,
-                 isolation: Isolation = Isolation.NONE) -> None:
+                 isolation: Isolation = Isolation.NONE,
+                 on_output: Callable[[bytes], None] | None = None) -> None:
         self.argv = argv
+        self.on_output = on_output  # given each chunk of output as it is read (its thread)
         self.limits = limits
         self.isolation = isolation
         self.cwd = cwd
@@ -252,6 +254,8 @@ class BotProcess:
             if not chunk:
                 return
             logger.debug("%s: >> %r", self.label, chunk[:200])
+            if self.on_output is not None:
+                self.on_output(chunk)
             with self._lock:
                 self._tail.append(chunk)
                 self._tail_size += len(chunk)

@@ -5,7 +5,8 @@ in `seats`; and the seat a guest played, if one did: `arena play human`), every 
 (seat, request id,
 kind, the action in wire form, latency; `"auto": true` on a pass the referee made for an
 `auto_pass` seat that had nothing else to do), every event in wire form with who could see it,
-the scores per round, how the game ended, and the isolation its bot processes ran under.
+the scores per round, how the game ended, the isolation its bot processes ran under, and the
+game's time control.
 `resimulate` replays the seed and the actions through the rules engine and checks that the
 same events come out. Record files are written and read by `arena.tournament.records`.
 """
@@ -125,6 +126,9 @@ class GameRecord:
     seats: tuple[EntrantInfo, ...] | None = None
     """With mixed partners, the entrant of each seat, 0 to 3 (partners are then different
     entrants); None (and absent from the file): each team is one entrant's two copies."""
+    time_control: dict[str, float] | None = None
+    """The game's time control in seconds (hello, decision, bank, grace), so that a seat's
+    messages can be rebuilt exactly (`arena.referee.seatstream`); None in older records."""
 
     def seat_entrants(self) -> tuple[EntrantInfo, ...]:
         """The entrant of each seat, 0 to 3."""
@@ -142,6 +146,8 @@ class GameRecord:
         data = asdict(self)
         if self.seats is None:
             del data["seats"]  # a record of fixed partners is as it always was
+        if self.time_control is None:
+            del data["time_control"]  # an older record, read and written again
         data["format"] = RECORD_FORMAT
         data["termination"] = self.termination.value
         if self.fault is not None:

@@ -250,6 +250,8 @@ class Case:
 
 ADMIN = "/api/bots/{name}/{action}"
 PRACTICE_ID = "/api/practice/{practice:id}"
+SEAT = "/api/games/{game_id:path}/seats/{seat:int}/messages"
+PRACTICE_SEAT = "/api/practice/{practice:id}/seats/{seat:int}/messages"
 HTML, JS, EVENTS = "text/html", "text/javascript", "text/event-stream"
 
 CASES = [
@@ -298,6 +300,13 @@ CASES = [
          {"bot": "bob-bot", "opponent": "nobody"}),
     Case("/api/practice", "POST", "/api/practice", "bob", 404,
          {"bot": "bob-bot", "opponent": "random", "version": "nope"}),
+    Case(PRACTICE_SEAT, "GET", "/api/practice/{P}/seats/0/messages", "bob", 200),
+    Case(PRACTICE_SEAT, "GET", "/api/practice/{P}/seats/2/messages", "olga", 200),
+    Case(PRACTICE_SEAT, "GET", "/api/practice/{P}/seats/0/messages", "none", 401),
+    Case(PRACTICE_SEAT, "GET", "/api/practice/{P}/seats/0/messages", "ann", 403),
+    Case(PRACTICE_SEAT, "GET", "/api/practice/{P}/seats/1/messages", "bob", 403),
+    Case(PRACTICE_SEAT, "GET", "/api/practice/{Q}/seats/0/messages", "bob", 404),
+    Case(PRACTICE_SEAT, "GET", "/api/practice/{HUGE}/seats/0/messages", "bob", 400),
     Case(PRACTICE_ID, "GET", "/api/practice/{P}", "none", 200),
     Case(PRACTICE_ID, "GET", "/api/practice/{P}", "bob", 200),
     Case(PRACTICE_ID, "GET", "/api/practice/{Q}", "ann", 200),
@@ -323,6 +332,14 @@ CASES = [
     Case("/api/games/{game_id:path}", "GET", "/api/games/{GAME}", "bad", 403),
     Case("/api/games/{game_id:path}", "GET", "/api/games/nothing-such", "none", 404),
     Case("/api/games/{game_id:path}", "POST", "/api/games/{GAME}", "none", 405),
+    Case(SEAT, "GET", "/api/games/{GAME}/seats/1/messages", "olga", 200),
+    Case(SEAT, "GET", "/api/games/{GAME}/seats/1/messages", "none", 401),
+    Case(SEAT, "GET", "/api/games/{GAME}/seats/1/messages", "bad", 403),
+    Case(SEAT, "GET", "/api/games/{GAME}/seats/1/messages", "rex", 403),
+    Case(SEAT, "GET", "/api/games/{GAME}/seats/1/messages", "ann", 403),  # a house bot's seat
+    Case(SEAT, "GET", "/api/games/{GAME}/seats/7/messages", "olga", 404),
+    Case(SEAT, "GET", "/api/games/nothing-such/seats/0/messages", "olga", 404),
+    Case(SEAT, "POST", "/api/games/{GAME}/seats/1/messages", "olga", 405),
     Case("(no route)", "GET", "/api/nothing", "none", 404, routed=False),
     Case("/", "GET", "/", "none", 200, kind=HTML),
     Case("/", "POST", "/", "none", 405),
@@ -408,8 +425,8 @@ def test_a_refusal_by_routing_says_what_to_do(seeded: Seeded, method: str, path:
 
 ROUTES = {
     "/openapi.json", "/api/standings", "/api/bots", "/api/bots/{name}", ADMIN,
-    "/api/practice", PRACTICE_ID, "/api/uploads/{upload:id}", "/api/games",
-    "/api/games/{game_id:path}", "/", "/events", "/games", "/games/{game_id:path}",
+    "/api/practice", PRACTICE_ID, PRACTICE_SEAT, "/api/uploads/{upload:id}", "/api/games",
+    SEAT, "/api/games/{game_id:path}", "/", "/events", "/games", "/games/{game_id:path}",
     "/replays/{game_id:path}", "/live", "/live/{game_id}/events", "/live/{game_id}",
     "/bots/{name}", "/practice", "/practice/{practice:id}", "/practice/{practice:id}/events",
     "/practice/{practice:id}/replay", "/practice/{practice:id}/replay.js", "/upload",
@@ -423,7 +440,9 @@ def test_every_route_and_every_path_of_the_schema_is_tried_and_refused(seeded: S
     path of /openapi.json is a route."""
     schema = seeded.client.get("/openapi.json").json()
     routed = {"/api/practice/{id}": PRACTICE_ID, "/api/uploads/{id}": "/api/uploads/{upload:id}",
-              "/api/games/{id}": "/api/games/{game_id:path}"}
+              "/api/games/{id}": "/api/games/{game_id:path}",
+              "/api/games/{id}/seats/{seat}/messages": SEAT,
+              "/api/practice/{id}/seats/{seat}/messages": PRACTICE_SEAT}
     as_routed = {routed.get(p, p) for p in schema["paths"]} | {"/openapi.json"}
     assert as_routed <= ROUTES, as_routed - ROUTES
     below = {"/api/bots", ADMIN, "/api/practice", "/practice"}  # successes: tests of their own

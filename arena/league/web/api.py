@@ -13,12 +13,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from arena.errors import ArenaError
 from arena.league import models
 from arena.league.accounts import Author, UploadStatus
 from arena.league.guards import SMALL_BODY, bounded_int, json_body
 from arena.league.openapi import SCHEMA
 from arena.league.practice import PracticeRefused
-from arena.league.privacy import upload_view
+from arena.league.privacy import Viewer, upload_view
 from arena.league.uploads import Busy, NoSuchUpload
 from arena.league.web import queries
 from arena.league.web.answers import answer
@@ -82,6 +83,56 @@ async def game(request: Request) -> Response:
     stored, record = found
     return answer(models.Game, {**queries.game_json(state, 0, stored), "record": await
                   run_in_threadpool(queries.record_view, state, record, viewer)})
+
+
+async def seat_messages(request: Request) -> Response:
+    """The messages one seat of a stored game was sent (`arena reproduce`): only for the
+    author of that seat's bot and the organizer (401 without a token, 403 otherwise)."""
+    author = await authenticate(request, bearer(request))
+    if isinstance(author, JSONResponse):
+        return author
+    game_id = request.path_params["game_id"]
+    state = shared(request)
+    found = await run_in_threadpool(queries.one_game, state, game_id)
+    if found is None:  # a practice game's id (`practice/ID` names one without doubt)
+        found = await run_in_threadpool(queries.one_game, state, game_id,
+                                        state.practice_store)
+    if found is None or found[1] is None:
+        return error(404, f"no stored game {game_id!r} with a readable record (GET "
+                          "/api/games lists them)")
+    return await seat_answer(request, author, found[1], f"game {game_id}")
+
+
+async def practice_seat_messages(request: Request) -> Response:
+    """The messages one seat of a practice game over and kept was sent, as `seat_messages`."""
+    author = await authenticate(request, bearer(request))
+    if isinstance(author, JSONResponse):
+        return author
+    practice = request.path_params["practice"]
+    record = await run_in_threadpool(queries.practice_record, shared(request), practice)
+    if record is None:
+        return error(404, f"no practice game {practice} that is over and kept (GET "
+                          f"/api/practice/{practice} says where it is)")
+    return await seat_answer(request, author, record, f"practice game {practice}")
+
+
+async def seat_answer(request: Request, author: Author, record: dict[str, Any],
+                      game: str) -> Response:
+    """The messages of the request's seat in `record` (of `game`, as named in errors), if
+    `author` sees that seat's bot: its author's or the organizer's (403 otherwise)."""
+    seat = request.path_params["seat"]
+    if not 0 <= seat <= 3:
+        return error(404, f"a game has seats 0 to 3, not {seat}")
+    state = shared(request)
+    owner = await run_in_threadpool(queries.seat_owner, state, record, seat)
+    if not Viewer(author.name, author.organizer).sees(owner):
+        return error(403, f"seat {seat} of {game} is not played by a bot of yours: only "
+                          "its author (or the organizer) may fetch its messages")
+    try:
+        data = await run_in_threadpool(queries.seat_messages, state, record, seat)
+    except ArenaError as exc:
+        return error(500, f"the record of {game} cannot be replayed: {exc}")
+    return answer(models.SeatMessages, data)
 
 
 async def upload_status(request: Request) -> Response:

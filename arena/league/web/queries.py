@@ -17,7 +17,15 @@ from starlette.exceptions import HTTPException
 
 from arena.errors import ArenaError
 from arena.league.accounts import PracticeRow, PracticeStatus, Upload
-from arena.league.privacy import HIDDEN, PUBLIC, Viewer, game_view, seat_owners, upload_view
+from arena.league.privacy import (
+    HIDDEN,
+    PUBLIC,
+    Viewer,
+    game_view,
+    seat_messages_view,
+    seat_owners,
+    upload_view,
+)
 from arena.league.web.state import WebState
 from arena.presentation.failures import (
     SeatFailure,
@@ -28,7 +36,8 @@ from arena.presentation.failures import (
 from arena.presentation.league_views import LiveRow
 from arena.presentation.notes import full_name, name
 from arena.presentation.views import GameListRow
-from arena.referee.record import Termination
+from arena.referee.record import GameRecord, Termination
+from arena.referee.seatstream import seat_stream
 from arena.rules import PUBLIC as PUBLIC_EVENT
 from arena.tournament.records import record_json
 from arena.tournament.runner import labels
@@ -40,7 +49,6 @@ MAX_GAMES_PAGE = 200
 """The most games one page of `GET /api/games` (or `/games`) lists."""
 Found = tuple[StoredGame, dict[str, Any] | None]
 """A stored game and its record (None: its record file cannot be read)."""
-"""A stored game and its record's JSON ({}: the record is not readable)."""
 
 
 def bot_data(state: WebState, name: str, viewer: Viewer = PUBLIC, server: str = ""
@@ -141,6 +149,22 @@ def record_view(state: WebState, record: dict[str, Any] | None, viewer: Viewer
     with state.accounts() as acc:
         owners = acc.authors_of()
     return game_view(record, owners, viewer, state.scrub)
+
+
+def seat_owner(state: WebState, record: dict[str, Any], seat: int) -> str | None:
+    """The author of the bot at `seat` in `record` (None: a house bot)."""
+    with state.accounts() as acc:
+        owners = acc.authors_of()
+    return seat_owners(record, owners)[seat]
+
+
+def seat_messages(state: WebState, record: dict[str, Any], seat: int) -> dict[str, Any]:
+    """What `seat` was sent in the game of `record` (`arena.referee.seatstream`), scrubbed of
+    the server's paths; ArenaError if the record does not replay. Only for a viewer who
+    sees that seat's bot."""
+    stream = seat_stream(GameRecord.from_json(record), seat,
+                         state.league.config.tournament.time)  # (an older record's)
+    return seat_messages_view(stream.to_json(), state.scrub)
 
 
 def upload_row(state: WebState, upload: int) -> Upload | None:
@@ -302,6 +326,15 @@ def practice_data(state: WebState, practice: int, viewer: Viewer) -> dict[str, A
                         "replay": data["replay"],
                         "record": record_view(state, found[1], viewer)}
     return data
+
+
+def practice_record(state: WebState, practice: int) -> dict[str, Any] | None:
+    """The record of a practice game over and kept; None if there is none (yet)."""
+    row = practice_row(state, practice)
+    if row is None or row.status is not PracticeStatus.DONE or not row.game_id:
+        return None
+    found = one_game(state, row.game_id, state.practice_store)
+    return None if found is None else found[1]
 
 
 def practice_events(state: WebState, practice: int
