@@ -176,7 +176,7 @@ def practice(bot: str, opponent: str, server: str, token: str, version: str | No
     if final["status"] is PracticeStatus.DONE:
         game = final.get("game", {})
         echo(f"{final_score(game)}; the replay: {base}{final['replay']}")
-        if said_practice_failures(game, base):
+        if said_practice_failures(game, base, f"practice/{granted['id']}"):
             sys.exit(1)
     sys.exit(1 if final["status"] is PracticeStatus.FAILED else 0)
 
@@ -197,10 +197,10 @@ def own_command(command: str, path: str) -> str:
     return command.replace(BOT_FOLDER, shlex.quote(path))
 
 
-def said_practice_failures(game: dict[str, Any], server: str) -> bool:
+def said_practice_failures(game: dict[str, Any], server: str, reference: str) -> bool:
     """Say whose bot failed in a practice game over, how, the end of the author's failed
-    seat's output (when their token shows it) and the command replaying it to their bot;
-    whether the author's bot failed."""
+    seat's output (when their token shows it) and the command replaying it to their bot
+    (`reference`: the game as `arena reproduce` names it); whether the author's bot failed."""
     from arena.league.privacy import HIDDEN
     from arena.presentation.failures import (
         fault_said,
@@ -215,7 +215,7 @@ def said_practice_failures(game: dict[str, Any], server: str) -> bool:
         if fault.output and fault.output != HIDDEN:
             for line in output_lines(fault.output, fault.seat):
                 echo(f"  {line}", one_line=True)
-        echo("reproduce it: " + reproduce_command(fault.game_id, fault.seat, server),
+        echo("reproduce it: " + reproduce_command(reference, fault.seat, server),
              one_line=True)
     for fault in theirs[:1]:
         echo(f"the opponent's bot failed{' too' if mine else ''} (it forfeited): "

@@ -316,6 +316,8 @@ def test_arena_practice_exits_1_saying_why_when_the_authors_bot_failed(league: L
     assert command is not None, mine.stdout
     words = shlex.split(command.group(1))
     assert words[2:4] == [practice_id(mine.stdout), "BOT_FOLDER"] and "--seat" in words
+    assert arena(*words[1:3], str(tmp_path / "cara-bot"), *words[4:], "--token",
+                 tokens["cara"]).returncode == 1  # the crash, reproduced by its command
     assert re.search(r"stopped by a crash at \d+ to \d+; the replay: http", mine.stdout)
     said = practice_page_says(league, mine.stdout)
     assert re.search(r"Your bot failed: crash in round \d+ \(decision \d+\): \S", said), said
@@ -331,10 +333,10 @@ def test_arena_practice_exits_1_saying_why_when_the_authors_bot_failed(league: L
 
 
 def practice_id(stdout: str) -> str:
-    """The stored game id of the practice game `arena practice` printed."""
-    return str(json.loads(urllib.request.urlopen(  # noqa: S310 (the test's own league)
-        re.search(r"watch it at (\S+)", stdout).group(1).replace("/practice/", "/api/practice/"),
-        timeout=30).read())["game"]["id"])
+    """The practice game `arena practice` printed, as `arena reproduce` names it."""
+    found = re.search(r"watch it at \S+/practice/(\d+)", stdout)
+    assert found is not None, stdout
+    return f"practice/{found.group(1)}"
 
 
 def test_a_league_crash_is_explained_on_the_bot_page_and_by_arena_failures(
