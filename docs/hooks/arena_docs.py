@@ -65,29 +65,39 @@ def _type(schema: dict[str, Any]) -> str:
 
 
 def openapi_markdown(schema: dict[str, Any]) -> str:
-    """The API's operations, then its models, as Markdown."""
-    lines: list[str] = []
-    for path, methods in schema["paths"].items():
-        for method, op in methods.items():
-            lines += [f"### {method.upper()} `{path}`", "", op["summary"] + ".", ""]
-            if op.get("security"):
-                lines += ["Needs a token: `Authorization: Bearer TOKEN`.", ""]
-            if op.get("parameters"):
-                lines += ["| parameter | in | type | required | meaning |",
-                          "|---|---|---|---|---|"]
-                lines += [f"| `{p['name']}` | {p['in']} | {_cell(_type(p['schema']))} | "
-                          f"{'yes' if p.get('required') else 'no'} | "
-                          f"{_cell(p.get('description', ''))} |" for p in op["parameters"]]
-                lines.append("")
-            if "requestBody" in op:
-                for media, body in op["requestBody"]["content"].items():
-                    lines += [f"Body: `{media}`, {_type(body['schema'])}.", ""]
-            lines += ["| status | meaning | body |", "|---|---|---|"]
-            for status, answer in op["responses"].items():
-                body = answer.get("content", {}).get("application/json", {}).get("schema", {})
-                lines.append(f"| {status} | {_cell(answer['description'])} | "
-                             f"{_cell(_type(body)) if body else ''} |")
+    """The answers every operation may give, then each operation with its own, then the
+    models, as Markdown."""
+    operations = [(path, method, op) for path, methods in schema["paths"].items()
+                  for method, op in methods.items()]
+    common = set.intersection(*({(status, answer["description"])
+                                 for status, answer in op["responses"].items()}
+                                for _, _, op in operations))
+    lines = ["Any route may also answer with one of these, each with an "
+             "[Error](#error) body:", "", "| status | meaning |", "|---|---|"]
+    lines += [f"| {status} | {_cell(description)} |" for status, description in sorted(common)]
+    lines.append("")
+    for path, method, op in operations:
+        lines += [f"### {method.upper()} `{path}`", "", op["summary"] + ".", ""]
+        if op.get("security"):
+            lines += ["Needs a token: `Authorization: Bearer TOKEN`.", ""]
+        if op.get("parameters"):
+            lines += ["| parameter | in | type | required | meaning |",
+                      "|---|---|---|---|---|"]
+            lines += [f"| `{p['name']}` | {p['in']} | {_cell(_type(p['schema']))} | "
+                      f"{'yes' if p.get('required') else 'no'} | "
+                      f"{_cell(p.get('description', ''))} |" for p in op["parameters"]]
             lines.append("")
+        if "requestBody" in op:
+            for media, body in op["requestBody"]["content"].items():
+                lines += [f"Body: `{media}`, {_type(body['schema'])}.", ""]
+        lines += ["| status | meaning | body |", "|---|---|---|"]
+        for status, answer in op["responses"].items():
+            if (status, answer["description"]) in common:
+                continue
+            body = answer.get("content", {}).get("application/json", {}).get("schema", {})
+            lines.append(f"| {status} | {_cell(answer['description'])} | "
+                         f"{_cell(_type(body)) if body else ''} |")
+        lines.append("")
     lines += ["## Models", ""]
     for name, model in schema["components"]["schemas"].items():
         lines += [f"### {name}", ""]
