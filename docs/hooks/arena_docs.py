@@ -38,6 +38,49 @@ def toml_of(docstring: str) -> str:
     return found.group(0)
 
 
+def toml_tables(block: str) -> str:
+    """A documented TOML block as Markdown tables, one per TOML table: each key, its value in
+    the example, and its comment. A `#` before a key marks it optional and unset."""
+    sections: list[tuple[str, str, list[list[str]]]] = []
+    rows: list[list[str]] = []
+    value_lines: list[str] = []
+    for line in block.splitlines():
+        if line.startswith("```"):
+            continue
+        if value_lines:  # inside a value of several lines, up to its closing bracket
+            value_lines.append(line.split("#")[0].strip())
+            if line.strip().startswith("]"):
+                rows[-1][1] = "`" + " ".join(value_lines).replace("[ ", "[").replace(
+                    ", ]", "]") + "`"
+                value_lines = []
+            continue
+        code, _, comment = line.partition("  #")
+        if code.startswith("["):
+            rows = []
+            sections.append((code.strip(), comment.strip(), rows))
+        elif found := re.match(r"^(# )?([a-z_]+) = (.*)$", code.rstrip()):
+            unset, key, value = found.groups()
+            rows.append([f"`{key}`", f"`{value.strip()}`", comment.strip()])
+            if unset:
+                rows[-1][1] = f"unset; e.g. `{value.strip()}`"
+            if value.strip() == "[":
+                value_lines = ["["]
+        elif line.strip().startswith("#") and rows:
+            rows[-1][2] += " " + line.strip().lstrip("#").strip()
+        elif line.strip().startswith("#") and sections:  # the table's own comment, continued
+            header, said, table = sections[-1]
+            sections[-1] = (header, f"{said} {line.strip().lstrip('#').strip()}", table)
+    out: list[str] = []
+    for header, comment, table in sections:
+        out += [f"### `{header}`", ""]
+        if comment:
+            out += [comment[0].upper() + comment[1:] + ".", ""]
+        out += ["| key | in the example | meaning |", "|---|---|---|"]
+        out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table]
+        out.append("")
+    return "\n".join(out)
+
+
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -120,12 +163,12 @@ def generated(name: str) -> str:
     if name == "openapi":
         from arena.league.openapi import SCHEMA
         return openapi_markdown(SCHEMA)
-    if name == "tournament-config":
-        import arena.tournament.config
-        return toml_of(arena.tournament.config.__doc__ or "")
-    if name == "league-config":
+    if name in ("tournament-config", "league-config"):
         import arena.league.config
-        return toml_of(arena.league.config.__doc__ or "")
+        import arena.tournament.config
+        module = arena.tournament.config if name == "tournament-config" else arena.league.config
+        block = toml_of(module.__doc__ or "")
+        return f"{toml_tables(block)}\n## As a file\n\n{block}\n"
     raise ValueError(f"no generated part named {name!r}")
 
 
