@@ -5,7 +5,9 @@ take its examples. The reference's blocks come from the config modules' docstrin
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,14 +21,18 @@ from tests.docs.pages import DOCS, ROOT
 HOOKS = DOCS / "hooks"
 
 
-def toml_of(docstring: str | None) -> str:
-    import sys
+def hook() -> Any:
+    """The hook that renders the pages (docs/hooks/arena_docs.py)."""
     sys.path.insert(0, str(HOOKS))
     try:
-        from arena_docs import toml_of as of  # the hook that renders the page
+        import arena_docs
     finally:
         sys.path.remove(str(HOOKS))
-    return of(docstring or "").removeprefix("```toml\n").removesuffix("```")
+    return arena_docs
+
+
+def toml_of(docstring: str | None) -> str:
+    return hook().toml_of(docstring or "").removeprefix("```toml\n").removesuffix("```")
 
 
 TOURNAMENT = toml_of(arena.tournament.config.__doc__)
@@ -94,3 +100,10 @@ def test_a_key_the_reference_lacks_is_found(folder: Path):
     assert "games_per_matchup" in known(folder, TOURNAMENT, "tournament", league=False)
     assert "games_per_matchup" not in documented(TOURNAMENT.replace(
         "games_per_matchup", "matchup_games"))["tournament"]
+
+
+def test_the_tables_of_the_page_have_every_key_of_the_file():
+    for name, toml in (("tournament-config", TOURNAMENT), ("league-config", LEAGUE)):
+        shown = set(re.findall(r"^\| `([a-z_]+)` \|", hook().generated(name), re.M))
+        keys = documented(toml)
+        assert shown == {key for table in keys if table for key in keys[table]}, name
