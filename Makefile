@@ -81,10 +81,11 @@ test-slow: $(TRAIN)
 	sh scripts/setup-bots.sh
 	$(PYTEST) -n 4 --dist worksteal -m slow
 
-# Mutation testing of the rules engine and the ratings (README, "Testing"), outside `make test`
-# and CI: it takes hours on two cores, so it runs at the lowest priority, two mutants at a
-# time. MUTANTS narrows it to some modules, e.g. MUTANTS='arena.rules.combos*'; the score
-# and the surviving mutants are then printed per package and per module.
+# Mutation testing of the rules engine and the ratings (docs/contributing/mutation.md),
+# outside `make test` and CI: it takes hours on two cores, so it runs at the lowest
+# priority, two mutants at a time. MUTANTS narrows it to some modules, e.g.
+# MUTANTS='arena.rules.combos*'; the score and the surviving mutants are then printed per
+# package and per module.
 MUTANTS ?=
 mutation: $(MUTATION)
 	nice -n 19 $(BIN)/mutmut run --max-children 2 $(MUTANTS)
