@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TRAIN  := $(VENV)/.installed-train
 
-.PHONY: demo test test-slow bench mutation league clean
+.PHONY: demo test test-slow bench mutation league docs docs-serve clean
 
 # The demo needs the core dependencies only.
 # pip's own output (warnings about the machine's package index settings, setuptools' notices)
@@ -22,16 +22,17 @@ $(STAMP): pyproject.toml
 	@$(PIP) -e . $(LOGGED)
 	touch $(STAMP)
 
-# The tests need the test extra (pytest, hypothesis, selenium, Dask for the cluster tests)
-# and the train extra (numpy, gymnasium, pettingzoo: the PettingZoo environment, `arena
-# export`, policy bots); `make demo` does without both.
+# The tests need the test extra (pytest, hypothesis, selenium, Dask for the cluster tests),
+# the train extra (numpy, gymnasium, pettingzoo: the PettingZoo environment, `arena
+# export`, policy bots) and the docs extra (MkDocs: tests/docs builds the site strictly);
+# `make demo` does without all three.
 # pip compiles each file it installs to bytecode one after the other; compileall does it on
 # every CPU (with a CPU-heavy job beside it, 28 s for both steps where pip alone took 32 s).
 # The bytecode must be there before the tests: a sandboxed bot cannot write it (numpy, for a
 # policy bot), and four test workers importing the same package at once would each compile it.
 $(TRAIN): $(STAMP)
-	@echo "installing the test and train extras into $(VENV) (pip's log: $(VENV)/install.log)"
-	@$(PIP) --no-compile -e '.[test,train]' $(LOGGED)
+	@echo "installing the test, train and docs extras into $(VENV) (pip's log: $(VENV)/install.log)"
+	@$(PIP) --no-compile -e '.[test,train,docs]' $(LOGGED)
 	@$(BIN)/python -m compileall -q -j 0 $(VENV)/lib $(LOGGED)
 	touch $(TRAIN)
 
@@ -80,14 +81,33 @@ test-slow: $(TRAIN)
 	sh scripts/setup-bots.sh
 	$(PYTEST) -n 4 --dist worksteal -m slow
 
-# Mutation testing of the rules engine and the ratings (README, "Testing"), outside `make test`
-# and CI: it takes hours on two cores, so it runs at the lowest priority, two mutants at a
-# time. MUTANTS narrows it to some modules, e.g. MUTANTS='arena.rules.combos*'; the score
-# and the surviving mutants are then printed per package and per module.
+# Mutation testing of the rules engine and the ratings (docs/contributing/mutation.md),
+# outside `make test` and CI: it takes hours on two cores, so it runs at the lowest
+# priority, two mutants at a time. MUTANTS narrows it to some modules, e.g.
+# MUTANTS='arena.rules.combos*'; the score and the surviving mutants are then printed per
+# package and per module.
 MUTANTS ?=
 mutation: $(MUTATION)
 	nice -n 19 $(BIN)/mutmut run --max-children 2 $(MUTANTS)
 	$(BIN)/python scripts/mutation_score.py
+
+# The documentation site (docs/, docs/contributing/docs.md): `make docs` builds it into
+# build/site and fails on any warning, as tests/docs does in `make test`; `make docs-serve`
+# serves it on 127.0.0.1:8001, rebuilt on each edit. The config is named by a relative path
+# on purpose: MkDocs refuses the pages' own folder as docs_dir when named absolutely.
+DOCS_EXTRA := $(VENV)/.installed-docs
+$(DOCS_EXTRA): $(STAMP)
+	@echo "installing the docs extra into $(VENV) (pip's log: $(VENV)/install.log)"
+	@$(PIP) -e '.[docs]' $(LOGGED)
+	touch $(DOCS_EXTRA)
+
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
+
+docs: $(DOCS_EXTRA)
+	$(MKDOCS) build --strict -f docs/mkdocs.yml
+
+docs-serve: $(DOCS_EXTRA)
+	$(MKDOCS) serve --strict -f docs/mkdocs.yml -a 127.0.0.1:8001
 
 bench: $(STAMP)
 	$(BIN)/arena bench engine

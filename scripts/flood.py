@@ -1,5 +1,6 @@
 """A flood against a league server on this machine, and what a second client gets meanwhile
-(README, Security, "Floods"): loopback only, bounded in count and time, stopping by itself.
+(docs/explanation/security.md, "The league: what one client can take"): loopback
+only, bounded in count and time, stopping by itself.
 
 One address (the attacker) opens COUNT connections as fast as it can, each either sending
 half a request's headers and nothing more (slowloris) or asking for `/events` (streams),

@@ -1,4 +1,4 @@
-"""The search bot at each budget of the ladder (README, "The ladder"), as bot folders.
+"""The search bot at each budget of the ladder (docs/bots.md, "The ladder"), as bot folders.
 
 A tournament's entrants need names of their own, and a sandboxed bot sees only its own
 folder, so each budget is a copy of bots/search whose bot.toml names it `search-<MS>ms` and

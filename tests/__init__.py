@@ -9,11 +9,13 @@ package through the `arena` command line: `arena report` is tested in `tests/pre
 what `arena/cli/` does itself; the `arena bench` group is the one home of the benchmarks, so
 every benchmark's test is there, whichever package holds the code it measures.
 
-Three places test no package, and `tests/test_module_map.py`, which holds every other
+Four places test no package, and `tests/test_module_map.py`, which holds every other
 folder to a package, knows them by name:
 
 - `tests/bots/`: the bundled bots of `bots/` (their own tests, check-bot, full games);
 - `tests/soak/`: the whole arena under SIGKILL at random moments;
+- `tests/docs/`: README.md and the site of `docs/` (a strict build, the tutorial's commands
+  run, the references held to the code, short sentences);
 - the top level: what every test shares (`conftest.py`; `processes.py`, the bot processes a
   test started; `pace.py`, how fast honest bots start and reply on this machine now, and the
   time limits derived from it; `requirements.py`, the one way a test skips: a missing part

@@ -62,11 +62,12 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return SLOW_MARK not in collection_path.read_text(encoding="utf-8") or None
 
 
-WAITING_FIRST = ("tests/soak/", "tests/league/", "tests/test_lint.py")
+WAITING_FIRST = ("tests/soak/", "tests/league/", "tests/test_lint.py",
+                 "tests/docs/test_tutorial.py")
 """Where the suite's longest waits are, run first: the soak tests (the longest of `make
 test-slow`), the league's tests, which wait on a served league's games (2 minutes on one
-worker, on which pytest-xdist keeps a package), and mypy's test, the longest single one of
-`make test`. Last in the run, they were its tail, the other workers idle (beside a CPU hog:
+worker, on which pytest-xdist keeps a package), mypy's test, the longest single one of
+`make test`, and the tutorial's, which serves a league of its own. Last in the run, they were its tail, the other workers idle (beside a CPU hog:
 20 of `make test`'s 225 s, 12 of `make test-slow`'s 72 s)."""
 
 

@@ -23,7 +23,8 @@ NAMED_FILE = re.compile(r"`([A-Za-z0-9_]+\.(?:py|md))`")
 NAMED_FOLDER = re.compile(r"`([A-Za-z0-9_-]+)/`")
 
 TESTS = ROOT / "tests"
-NOT_A_PACKAGE = {"bots": "the bundled bots of bots/", "soak": "the whole arena, killed at random"}
+NOT_A_PACKAGE = {"bots": "the bundled bots of bots/", "soak": "the whole arena, killed at random",
+                 "docs": "the documentation of README.md and docs/"}
 """Test folders that test no package of their own name (tests/__init__.py)."""
 
 

@@ -95,8 +95,9 @@ def test_every_bot_fault_the_referee_records_is_counted_by_the_store_and_the_sta
     assert kind.value.replace("_", " ") in standings_table(standings)
 
 
-def test_the_readme_names_every_forfeit_kind():
-    text = (ROOT / "README.md").read_text()
+def test_the_docs_name_every_forfeit_kind():
+    text = "".join(page.read_text() for page in [ROOT / "README.md",
+                                                  *(ROOT / "docs").rglob("*.md")])
     assert [kind.value for kind in ForfeitKind if f"`{kind.value}`" not in text] == []
 
 

@@ -76,7 +76,7 @@ EXIT_SECONDS = 1.0      # PROTOCOL.md section 4: exit within one second after th
 EXIT_WAIT = 10.0        # how long the checker waits for an exit (after `end`, `reject` or
                         # `error`): late (a busy machine) is a warning, still running after
                         # this a failure
-NOT_THE_BOT = "README, Write your own bot, \"Three commands\" (check-bot's exit status 4)"
+NOT_THE_BOT = "docs/reference/exit-statuses.md (check-bot's exit status 4)"
 """Where an ERROR item points: the harness failed, so PROTOCOL.md has nothing to say."""
 _FAULT_SECTIONS = {
     Termination.START_FAILURE: "PROTOCOL.md 1 start-up, 9.3 who forfeits",
@@ -478,7 +478,7 @@ class _Checker:
                   f"a list: {key} = {toml_list(words)}",
                   f"a string, split like a shell line (quotes group words, a backslash "
                   f"escapes) into {toml_list(words)}, run without a shell",
-                  'README, "The manifest"')
+                  'docs/reference/manifest.md')
 
     def _build(self) -> str:
         """Intake's build of the snapshot, in the sandbox at the checker's level (once per

@@ -24,7 +24,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.presentation.safe import terminal
 
 # Exit statuses beyond click's own (0 success, 1 a failure, 2 a usage error), for the commands
-# that run bots (`arena play`, `arena check-bot`; README documents them under each command):
+# that run bots (`arena play`, `arena check-bot`; docs/reference/exit-statuses.md lists them):
 NOT_NORMAL = 3  # `arena play`: the game did not end normally (a forfeit, or void by bot faults)
 HARNESS_FAILURE = 4  # the arena itself failed: no verdict on the bots (a sandbox demanded but
                      # missing, the referee's own fault, check-bot's opponent failing)

@@ -13,7 +13,7 @@ partnerships swapping seats. Its two games are one comparison, team {a, b} minus
 played twice; each pair is a cluster of the sandwich covariance. The prior's virtual draws
 between two entrants of different win components are as if each had played with the other's
 partners against the other's opponents. Their measured coverage on simulated tournaments is
-in README ("Mixed partners"; `scripts/mixed_study.py`).
+in docs/explanation/mixed-partners.md (`scripts/mixed_study.py`).
 
 Rated games: a game whose pair has a harness fault is void (the whole pair is). A forfeit is a
 loss for the offending team: the partner of the entrant whose seat failed loses with it, as

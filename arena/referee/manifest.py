@@ -42,8 +42,8 @@ refused, naming the key and what it holds, since it would not do what it says (a
 that needs a shell says `["sh", "-c", "..."]`); a list is taken as it is. The keys given as a
 string are kept (`BotManifest.split_keys`), for check-bot to warn. Intake (`arena.intake`)
 runs the build once per version, in the sandbox of play, in its copy of the folder (the only
-place it may write); the bot then runs from the built copy, read-only (README, "The
-manifest").
+place it may write); the bot then runs from the built copy, read-only
+(docs/reference/manifest.md).
 
 A manifest's limits only lower the ceiling the run sets (a tournament's [limits], else
 `DEFAULT_LIMITS`); a limit it omits, or sets to 0, is the ceiling's.

@@ -149,7 +149,7 @@ class Machine:
 def describe(level: Isolation) -> str:
     """A run's isolation in one line: what it rests on (the machine's summary, as `arena
     doctor` says it, when the run has the machine's best level) and which guarantees hold
-    at it (README, Security: "What holds without root")."""
+    at it (docs/explanation/security.md, "What holds without root")."""
     machine = probe()
     if level is Isolation.NONE:
         head = (machine.summary() if machine.level is Isolation.NONE

@@ -84,7 +84,7 @@ TASKS_PER_THREAD = 2  # tasks in flight per worker thread of the cluster
 PAIRS_PER_TASK = 8    # at most (bot processes start twice per task); fewer near the end, so
                       # that the last pairs spread over the threads
 # Dask's housekeeping, made less frequent in the coordinator and in the worker processes of
-# `local:N` (remote workers: the README's `dask worker` line sets the same through DASK_*
+# `local:N` (remote workers: the cluster guide's `dask worker` line sets the same through DASK_*
 # variables). At Dask's defaults an idle local:2 cluster used 13% of a CPU (a stack sampler
 # every 10 ms in each worker for the dashboard's profile, an event loop tick every 20 ms, a
 # memory check every 100 ms, system statistics every 500 ms): on a 2-core machine that is CPU

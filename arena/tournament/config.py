@@ -36,22 +36,24 @@ storage = "demo.sqlite"       # the SQLite store, relative to this file (holds t
 records = "demo.records"      # optional; record files; default: storage name + ".records"
 
 [time]                        # optional; seconds, as arena.referee.match.TimeControl
-hello = 10.0
-decision = 5.0
-bank = 300.0
-grace = 0.2
+hello = 10.0                  # to start and say hello
+decision = 5.0                # for each decision
+bank = 300.0                  # for all of one seat's decisions in a game
+grace = 0.2                   # slack past a limit before it counts
 
 [ratings]                     # optional
 anchor = "random"             # entrant (bot name) held at anchor_elo; "" = mean-centred
-anchor_elo = 0.0
+anchor_elo = 0.0              # the anchor's rating
 prior = 2.0                   # virtual draws, only on matchups where a rating would be infinite
 
 [limits]                      # optional; the ceiling of every bot process's limits: a
-memory_mb = 4096              # bot.toml's [limits] may only lower them; 0 = no ceiling
-cpu_seconds = 600             # (arena.sandbox.ResourceLimits says what each one limits)
-processes = 256
-open_files = 256
-disk_mb = 256
+                              # bot.toml's [limits] may only lower them; 0 = no ceiling
+                              # (arena.sandbox.ResourceLimits says what each one limits)
+memory_mb = 4096              # memory of the bot's processes together
+cpu_seconds = 600             # CPU time over a process's life
+processes = 256               # processes and threads at once
+open_files = 256              # per process
+disk_mb = 256                 # its private scratch space (/tmp in the sandbox)
 
 [intake]                      # optional; what a bot folder (or archive) may hold at intake
 files = 10000                 # files, folders and links
@@ -61,11 +63,12 @@ archive_ratio = 100           # an archive's unpacked size over its packed size,
                               # this file. Default: $ARENA_CACHE, else
                               # ~/.cache/tichu-arena (shared by every run of this user)
 
-[build]                       # optional; the build step of every bot, in the sandbox
-wall_seconds = 1200           # each a whole number >= 1 (arena.sandbox.BuildLimits)
-cpu_seconds = 600
-memory_mb = 4096
-processes = 256
+[build]                       # optional; the build step of every bot, in the sandbox; each
+                              # limit a whole number >= 1 (arena.sandbox.BuildLimits)
+wall_seconds = 1200           # wall-clock time; the build is killed when it is up
+cpu_seconds = 600             # CPU time of the build
+memory_mb = 4096              # memory of the build, its /tmp included
+processes = 256               # processes and threads at once
 disk_mb = 1024                # what the build may write: its folder's growth and its /tmp
 network = false               # true: a bot whose bot.toml says build_network = true gets the
                               # network for its build (npm install, pip install...); false:

@@ -1,5 +1,6 @@
 """signal-a and signal-b: a pair of colluding bots, the demo of what the synergy table of a
-tournament of mixed partners finds (README "Mixed partners").
+tournament of mixed partners finds
+(docs/explanation/mixed-partners.md).
 
 Each plays the heuristic bot's strategy (`heuristic.py`, a copy of bots/heuristic/bot.py),
 plus a private code that the two agreed on beforehand. At the exchange, the suit of the card
