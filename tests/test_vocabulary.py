@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import arena.sandbox
 from arena.botkit.scaffold import LANGUAGES
 from arena.cli.bots import LANGUAGES as CLI_LANGUAGES
 from arena.cli.main import COST_LANGUAGES
@@ -37,7 +38,7 @@ from arena.referee.manifest import load_manifest
 from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
 from arena.rules import ComboType, DecisionKind
 from arena.rules.cards import RANK_CHARS
-from arena.sandbox import handoff, jail
+from arena.sandbox import ToolchainKind, handoff, jail, toolchains
 from arena.tournament.bench import BUNDLED_BOTS
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import EntrantRow, GameRow, Store
@@ -205,3 +206,11 @@ def test_a_refusal_of_the_web_server_names_a_key_of_the_league_config():
         "connections", "connections_per_client", "streams", "streams_per_client"} <= keys
     assert {excess: excess.status for excess in Excess} == {Excess.CLIENT: 429,
                                                             Excess.TOTAL: 503}
+
+
+def test_every_toolchain_kind_is_named_where_the_sandbox_says_what_it_shows():
+    """The toolchain managers whose installs a sandbox shows (`ToolchainKind`) are the ones
+    the sandbox package and its toolchains module name."""
+    for kind in ToolchainKind:
+        assert kind.value in (arena.sandbox.__doc__ or ""), kind
+        assert kind.value in (toolchains.__doc__ or ""), kind
