@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_PATH = ("/usr/local/bin", "/usr/bin", "/bin")
+VARIABLES = ("RUSTUP_TOOLCHAIN", "PYENV_VERSION", "NVM_BIN", "JAVA_HOME")
+"""The variables a shown toolchain may set in a sandbox (no other of the caller's passes)."""
 RESOLVE_SECONDS = 10.0  # for `rustup show active-toolchain` or `pyenv version-name`
 
 
@@ -78,10 +80,11 @@ class Toolchains:
         return [folder for t in self.usable for folder in t.folders]
 
     def environment(self) -> dict[str, str]:
-        """PATH and the toolchains' variables, for the sandbox's environment."""
+        """PATH and the toolchains' variables (of `VARIABLES`), for the sandbox's
+        environment."""
         env = {"PATH": self.search_path}
         for toolchain in self.usable:
-            env.update(toolchain.env)
+            env.update((k, v) for k, v in toolchain.env if k in VARIABLES)
         return env
 
     def which(self, program: str) -> str | None:
@@ -233,7 +236,7 @@ def _nvm(entry: Path) -> Toolchain:
 
 def _sdkman(entry: Path, env: Mapping[str, str]) -> Toolchain:
     """An sdkman candidate on PATH (java, gradle, maven...): its version's folder (what
-    `current` points to), and its home variable (JAVA_HOME for java)."""
+    `current` points to), and for java JAVA_HOME."""
     place = entry.parent
     candidate = place.parent.name
     version = os.readlink(place) if place.is_symlink() else place.name
@@ -243,11 +246,13 @@ def _sdkman(entry: Path, env: Mapping[str, str]) -> Toolchain:
             f"sdkman's {candidate} is on PATH ({entry}) but is not installed there: choose "
             f"an installed version (`sdk default {candidate} <version>`, `sdk list "
             f"{candidate}`)"))
-    variable = "JAVA_HOME" if candidate == "java" else f"{candidate.upper()}_HOME"
-    home = env.get(variable)
-    value = home if home and Path(home) in (place, place.resolve()) else str(place)
+    variables: tuple[tuple[str, str], ...] = ()
+    if candidate == "java":  # JAVA_HOME as the author's shell has it (sdkman: `current`)
+        home = env.get("JAVA_HOME")
+        value = home if home and Path(home) in (place, place.resolve()) else str(place)
+        variables = (("JAVA_HOME", value),)
     return Toolchain(ToolchainKind.SDKMAN, entry, name, tuple(_shown(place)), (entry,),
-                     ((variable, value),))
+                     variables)
 
 
 def _ask(argv: list[str], folder: Path, env: Mapping[str, str],

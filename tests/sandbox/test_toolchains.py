@@ -9,6 +9,7 @@ does not confine, succeeds; the detector is shown to detect)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena.sandbox import Isolation, ToolchainKind, find_toolchains, run_build
-from arena.sandbox.toolchains import program_of
+from arena.sandbox.toolchains import VARIABLES, program_of
 from tests.requirements import not_applicable
 from tests.sandbox import shaped
 from tests.sandbox.conftest import need_sandbox
@@ -113,6 +114,13 @@ def test_pyenv_version_is_the_one_pyenv_chooses_in_the_folder(tmp_path) -> None:
     (tmp_path / ".python-version").write_text(f"{version}\n")
     (python,) = find_toolchains(tmp_path, env).found
     assert python.path == (root / "versions" / version / "bin",)
+
+
+def test_the_hostile_bot_allows_exactly_the_toolchains_variables() -> None:
+    """The hostile bot's environment check lets pass only `VARIABLES` (its own copy)."""
+    text = (Path(__file__).parent / "bots" / "hostile" / "bot.py").read_text()
+    copy = text.split("TOOLCHAIN_VARIABLES = ", 1)[1].splitlines()[0]
+    assert ast.literal_eval(copy) == VARIABLES
 
 
 def test_program_of_looks_past_env_and_its_assignments() -> None:
