@@ -16,7 +16,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli.main import main
 from arena.sandbox import Isolation, ToolchainKind, find_toolchains, run_build
 from arena.sandbox.toolchains import VARIABLES, program_of
 from tests.requirements import not_applicable
@@ -276,3 +278,20 @@ def test_a_rust_toolchain_file_naming_a_path_is_refused(tmp_path) -> None:
     assert str(host) in chosen.stdout, chosen  # control: rustup itself would take it
     (rust,) = find_toolchains(bot, env).found
     assert rust.problem is not None and "a path" in rust.problem and rust.folders == ()
+
+
+def test_doctor_names_each_toolchain_and_why_one_cannot_be_used(tmp_path, monkeypatch) -> None:
+    """`arena doctor` lists the toolchains of the author's PATH: the shown one by name and
+    folder, the unusable one by its problem."""
+    usable = shaped.nvm_home(tmp_path)
+    gone = tmp_path / ".nvm" / "versions" / "node" / "v1.2.3" / "bin"
+    gone.mkdir(parents=True)
+    use(monkeypatch, author(tmp_path, usable, gone))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("toolchain: ")]
+    assert lines == [
+        f"toolchain: nvm's Node.js v99.0.0, shown read-only in the sandbox ({usable.parent})",
+        f"toolchain: nvm's Node.js v1.2.3 is on PATH ({gone}) but has no node: install it "
+        "(`nvm install v1.2.3`), or choose an installed one (`nvm use`)"]
