@@ -170,15 +170,16 @@ may search with (`arena.rules`, which imports nothing of the rest)."""
 
 
 def located(program: str, toolchains: Toolchains) -> tuple[str, str]:
-    """`program` as the sandbox runs it, and as `runtime_paths` takes it: a name on the
-    sandbox's PATH (a toolchain's or the system's) by that path, which brings nothing more;
-    else as found on the caller's PATH, by its name (its installation is shown)."""
+    """`program` as the sandbox runs it, and as `runtime_paths` takes it. A name is looked
+    up on the caller's PATH: found in a toolchain's entry, it is that toolchain's own
+    program (pyenv's version in place of its shim), by its path, which brings nothing
+    more; found elsewhere, it keeps its name (its installation is shown)."""
     if os.sep in program:
         return program, program
-    inside = toolchains.which(program)
+    inside = toolchains.inside(program)
     if inside is not None:
         return inside, inside
-    return shutil.which(program) or program, program
+    return shutil.which(program, path=toolchains.caller_path) or program, program
 
 
 def runtime_paths(program: str, folder: Path) -> list[Path]:

@@ -91,6 +91,14 @@ class Toolchains:
         """`program` (a bare name) as the sandbox finds it on its PATH, else None."""
         return shutil.which(program, path=self.search_path)
 
+    def inside(self, program: str) -> str | None:
+        """The program the sandbox runs for `program` (a bare name) if a usable toolchain's
+        entry of the caller's PATH provides it: the same name in the toolchain's `path`."""
+        owner = self.owner(program)
+        if owner is None or owner.problem is not None:
+            return None
+        return shutil.which(program, path=os.pathsep.join(map(str, owner.path)))
+
     def owner(self, program: str) -> Toolchain | None:
         """The toolchain whose entry of the caller's PATH provides `program`, if one does."""
         found = shutil.which(program, path=self.caller_path)
@@ -106,7 +114,12 @@ class Toolchains:
         if program is None or os.sep in program:
             return None
         owner = self.owner(program)
-        return owner.problem if owner is not None else None
+        if owner is None or owner.problem is not None:
+            return owner.problem if owner is not None else None
+        if owner.kind is ToolchainKind.PYENV and self.inside(program) is None:
+            return (f"{program} on PATH is a shim of pyenv ({owner.entry}), and {owner.name} "
+                    f"has no {program}: choose a version that has it (`pyenv versions`)")
+        return None
 
     def problems(self) -> list[str]:
         return [t.problem for t in self.found if t.problem is not None]

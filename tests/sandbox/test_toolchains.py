@@ -131,6 +131,22 @@ def test_program_of_looks_past_env_and_its_assignments() -> None:
     assert program_of(["env"]) is None
 
 
+def test_a_program_installed_elsewhere_first_on_path_is_still_the_one_run(
+        tmp_path, monkeypatch) -> None:
+    """The caller's PATH decides, as in their shell: a node installed outside any toolchain
+    manager, before the system's on PATH, is the one a sandboxed build runs (its
+    installation shown), not the system's nor an nvm version after it."""
+    need_sandbox()
+    custom = shaped.program(tmp_path / "opt" / "node" / "bin" / "node", shaped.system("node"))
+    nvm = shaped.nvm_home(tmp_path / "home")
+    use(monkeypatch, author(tmp_path / "home", custom.parent, nvm))
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    result = run_build(Isolation.SANDBOX, bot, ["node", "-e", "0"])
+    assert result.ok, result.reason() + result.output
+    assert shaped.marks(bot) == [f"{custom} JAVA_HOME="]
+
+
 # ----- unusable: one line naming the toolchain and what to do ---------------------------------
 
 def test_rustup_without_a_toolchain_fails_a_build_with_one_line(tmp_path, monkeypatch) -> None:
@@ -160,6 +176,25 @@ def test_a_pyenv_version_not_installed_is_named(tmp_path, monkeypatch) -> None:
     assert result.error is not None and "\n" not in result.error
     assert result.error.startswith("pyenv (") and "3.0.99" in result.error
     assert "pyenv install" in result.error
+
+
+def test_a_pyenv_shim_of_another_version_is_named(tmp_path, monkeypatch) -> None:
+    """A shim that the chosen version does not have (python3.N of another version): named,
+    as pyenv itself would refuse it, in one line. Control: the chosen version's own one runs
+    (at level none: the caller's environment as it is)."""
+    root = need_pyenv()
+    chosen = shaped.pyenv_version(root, avoid="")
+    other = shaped.pyenv_version(root, avoid=chosen or "")
+    assert chosen is not None and other is not None and other != chosen
+    use(monkeypatch, author(tmp_path, root / "shims", PYENV_ROOT=str(root),
+                            PYENV_VERSION=chosen))
+    python = f"python3.{other.split('.')[1]}"
+    result = run_build(Isolation.NONE, tmp_path, [python, "-c", "pass"])
+    assert result.error == (f"{python} on PATH is a shim of pyenv ({root / 'shims'}), and "
+                            f"pyenv's Python {chosen} has no {python}: choose a version that "
+                            "has it (`pyenv versions`)")
+    own = run_build(Isolation.NONE, tmp_path, [f"python3.{chosen.split('.')[1]}", "-c", "pass"])
+    assert own.ok, own.reason() + own.output
 
 
 def test_an_nvm_version_without_node_is_named_and_noted_after_a_failed_build(
