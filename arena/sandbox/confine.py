@@ -31,7 +31,7 @@ from arena.sandbox import handoff, jail, seccomp
 from arena.sandbox.cgroups import Cgroup
 from arena.sandbox.limits import ResourceLimits
 from arena.sandbox.machine import Isolation, Machine, probe
-from arena.sandbox.toolchains import find_toolchains
+from arena.sandbox.toolchains import remembered
 from arena.sandbox.uids import UidClaim, claim_uid
 
 logger = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ class Sandbox(Confinement):
     def __init__(self, folder: Path, limits: ResourceLimits, machine: Machine) -> None:
         super().__init__(folder, limits)
         self.machine = machine
-        self.toolchains = find_toolchains(folder)
+        self.toolchains = remembered(folder)  # (once a minute: a bot starts every game)
         self.port = PORT_BASE + next(_ports) % PORT_SPAN
         self._uid: UidClaim | None = None
         self._cgroup: Cgroup | None = None

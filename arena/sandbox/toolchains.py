@@ -23,6 +23,8 @@ import enum
 import os
 import shutil
 import subprocess
+import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,6 +159,32 @@ def find_toolchains(folder: Path, env: Mapping[str, str] | None = None) -> Toolc
             path.append(text)
     path += DEFAULT_PATH
     return Toolchains(tuple(found), ":".join(dict.fromkeys(path)), caller_path)
+
+
+REMEMBER_SECONDS = 60.0
+"""How long `remembered` keeps an answer: a bot's built copy starts once per game, and
+asking rustup and pyenv costs 20-30 ms of CPU (100-200 ms of wall time on a busy machine)."""
+_KEYS = ("PATH", "HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "PYENV_ROOT", "PYENV_VERSION",
+         "NVM_DIR", "SDKMAN_DIR", "JAVA_HOME")
+_remembered: dict[tuple[str, ...], tuple[float, Toolchains]] = {}
+_lock = threading.Lock()
+
+
+def remembered(folder: Path) -> Toolchains:
+    """`find_toolchains(folder)` for the caller's environment, as answered in the last
+    `REMEMBER_SECONDS` for the same folder and variables (a change of the author's default
+    toolchain is seen within that time)."""
+    key = (str(folder), *(os.environ.get(k, "") for k in _KEYS))
+    now = time.monotonic()
+    with _lock:
+        for old in [k for k, (when, _) in _remembered.items() if now - when > REMEMBER_SECONDS]:
+            del _remembered[old]
+        if key in _remembered:
+            return _remembered[key][1]
+    found = find_toolchains(folder)
+    with _lock:
+        _remembered[key] = (now, found)
+    return found
 
 
 def _recognise(entry: Path, folder: Path, env: Mapping[str, str]) -> Toolchain | None:

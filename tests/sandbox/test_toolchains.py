@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import main
 from arena.sandbox import Isolation, ToolchainKind, find_toolchains, run_build
-from arena.sandbox.toolchains import VARIABLES, program_of
+from arena.sandbox.toolchains import VARIABLES, program_of, remembered
 from tests.requirements import not_applicable
 from tests.sandbox import shaped
 from tests.sandbox.conftest import need_sandbox
@@ -145,6 +145,19 @@ def test_a_program_installed_elsewhere_first_on_path_is_still_the_one_run(
     result = run_build(Isolation.SANDBOX, bot, ["node", "-e", "0"])
     assert result.ok, result.reason() + result.output
     assert shaped.marks(bot) == [f"{custom} JAVA_HOME="]
+
+
+def test_a_bot_start_reuses_the_answer_for_its_folder_and_environment(
+        tmp_path, monkeypatch) -> None:
+    """`remembered` (a bot process's start) asks once per folder and environment: the same
+    answer again, a new one for another nvm version on PATH."""
+    first = shaped.nvm_home(tmp_path)
+    use(monkeypatch, author(tmp_path, first))
+    once = remembered(tmp_path)
+    assert remembered(tmp_path) is once
+    second = shaped.nvm_home(tmp_path, "v100.0.0")
+    use(monkeypatch, author(tmp_path, second))
+    assert [t.entry for t in remembered(tmp_path).found] == [second]
 
 
 # ----- unusable: one line naming the toolchain and what to do ---------------------------------
