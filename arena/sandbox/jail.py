@@ -7,9 +7,9 @@ loader's cache, `alternatives`, Java's settings, TLS and time zone data), the ar
 Python bots: the SDK, and the rules engine a bot may search with), the installation of the
 bot's program when it lives elsewhere, the folders of the toolchains the caller's shell
 chooses (`toolchains.py`: rustup's, nvm's, pyenv's, sdkman's; their `bin` on its PATH), and
-the bot's own folder, which is its working directory. Its `/etc/passwd` names only root, the bot and nobody. Writable: a
-fresh `/tmp` of `disk_mb` (HOME and TMPDIR) and a small `/dev/shm`, both private memory that
-dies with the sandbox. Its own pid, network, IPC, UTS and cgroup namespaces; no capability;
+the bot's own folder, which is its working directory. Its `/etc/passwd` names only root,
+the bot and nobody. Writable: a fresh `/tmp` of `disk_mb` (HOME and TMPDIR) and a small
+`/dev/shm`, both private memory that dies with the sandbox. Its own pid, network, IPC, UTS and cgroup namespaces; no capability;
 the seccomp filter of `seccomp.py`; a session of its own; it dies with its parent.
 
 Nothing else of the machine is there: no other bot's folder, no tournament folder (configs,
