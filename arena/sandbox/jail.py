@@ -9,8 +9,9 @@ bot's program when it lives elsewhere, the folders of the toolchains the caller'
 chooses (`toolchains.py`: rustup's, nvm's, pyenv's, sdkman's; their `bin` on its PATH), and
 the bot's own folder, which is its working directory. Its `/etc/passwd` names only root,
 the bot and nobody. Writable: a fresh `/tmp` of `disk_mb` (HOME and TMPDIR) and a small
-`/dev/shm`, both private memory that dies with the sandbox. Its own pid, network, IPC, UTS and cgroup namespaces; no capability;
-the seccomp filter of `seccomp.py`; a session of its own; it dies with its parent.
+`/dev/shm`, both private memory that dies with the sandbox. Its own pid, network, IPC, UTS
+and cgroup namespaces; no capability; the seccomp filter of `seccomp.py`; a session of its
+own; it dies with its parent.
 
 Nothing else of the machine is there: no other bot's folder, no tournament folder (configs,
 SQLite, records), no referee file, no `/proc` entry of a process outside the sandbox, no
