@@ -186,8 +186,8 @@ def located(program: str, toolchains: Toolchains) -> tuple[str, str]:
 def runtime_paths(program: str, folder: Path) -> list[Path]:
     """What a bot's program needs from outside the system folders: the arena's Python (for
     Python bots and the hand-off) and, for a program named by its name and found on the
-    caller's PATH elsewhere (a runtime the organizer installed: ~/.nvm, pyenv), its
-    installation. A program named by its path brings nothing: it must be a file of the bot's
+    caller's PATH elsewhere (a runtime the organizer installed in /opt; a toolchain manager's
+    programs are `located` and shown by `toolchains.py` instead), its installation. A program named by its path brings nothing: it must be a file of the bot's
     folder or of the system (else a bot could name any program of the organizer's, and see
     the folder it is installed in)."""
     paths = [Path(sys.base_prefix), Path(sys.prefix)]

@@ -19,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import main
+from arena.referee.process import BotProcess
 from arena.sandbox import Isolation, ToolchainKind, find_toolchains, run_build
 from arena.sandbox.toolchains import VARIABLES, program_of, remembered
 from tests.requirements import not_applicable
@@ -239,6 +240,7 @@ for secret in "$HOME_SEEN/.ssh/id_ed25519" "$HOME_SEEN/.nvm/alias/default" \
     if cat "$secret" >/dev/null 2>&1; then echo "READ $secret"; else echo "HIDDEN $secret"; fi
 done
 node -e 'console.log("RAN node")' 2>&1 | head -1
+echo "NODE $(command -v node)"
 """
 
 
@@ -284,6 +286,40 @@ def test_a_build_cannot_write_the_toolchain_nor_see_the_rest_of_the_home(
     control = attack(Isolation.NONE, home, chosen, bot)
     assert f"WROTE {chosen}" in control and f"READ {home}/.ssh/id_ed25519" in control, control
     assert f"READ {home}/.nvm/versions/node/v1.0.0/bin/node" in control, control
+
+
+def test_a_bot_process_cannot_write_the_toolchain_nor_see_the_rest_of_the_home(
+        tmp_path, monkeypatch) -> None:
+    """The same attack by a bot process (started as the referee starts one): the chosen nvm
+    version is its `node`, read-only; the rest of the home is not there. Control: the same
+    process at level none writes into the toolchain and reads the key."""
+    need_sandbox()
+    home = tmp_path / "home"
+    chosen = home_with_secrets(home)
+    use(monkeypatch, author(home, chosen))
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    bot.chmod(0o755)
+    script = ATTACK.replace("$HOME_SEEN", str(home))
+
+    def run(level: Isolation) -> list[str]:
+        process = BotProcess(["sh", "-c", script, "attack", str(chosen.parent), str(chosen)],
+                             bot, {}, f"attack-{level.value}", isolation=level)
+        process.start()
+        try:
+            assert process.wait(60) == 0, process.output_tail()
+            process.read_to_end()
+            return process.output_tail().splitlines()
+        finally:
+            process.stop()
+
+    seen = run(Isolation.SANDBOX)
+    assert f"REFUSED {chosen.parent}" in seen and f"REFUSED {chosen}" in seen, seen
+    assert all(not line.startswith("READ") for line in seen), seen
+    assert "RAN node" in seen and f"NODE {chosen / 'node'}" in seen, seen
+    assert not (chosen / "planted").exists()
+    control = run(Isolation.NONE)
+    assert f"WROTE {chosen}" in control and f"READ {home}/.ssh/id_ed25519" in control, control
 
 
 def test_a_bot_folder_cannot_name_a_host_folder_as_its_pyenv_version(tmp_path) -> None:
