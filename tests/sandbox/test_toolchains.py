@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,8 @@ from arena.cli.main import main
 from arena.referee.process import BotProcess
 from arena.sandbox import Isolation, ToolchainKind, find_toolchains, run_build
 from arena.sandbox.toolchains import VARIABLES, program_of, remembered
-from tests.requirements import not_applicable
+from tests.bots.conftest import SETUP
+from tests.requirements import missing, not_applicable
 from tests.sandbox import shaped
 from tests.sandbox.conftest import need_sandbox
 
@@ -48,10 +50,14 @@ def use(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
 
 
 def need_rustup() -> Path:
+    """rustup's folder, with Debian's cargo and rustc (which its linked toolchain runs)."""
     found = shaped.rustup_bin()
     if found is None:
         not_applicable("no rustup outside the system folders here, and the set-up cannot "
                        "install it (rustup.rs is not reachable)")
+    absent = [p for p in ("cargo", "rustc") if shutil.which(p, path=SYSTEM_PATH) is None]
+    if absent:
+        missing(f"Debian's Rust is needed: {', '.join(absent)} not in {SYSTEM_PATH}", SETUP)
     return found
 
 
