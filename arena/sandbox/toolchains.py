@@ -15,6 +15,9 @@ is refused, so a bot cannot have a folder of the host shown to it as its "toolch
 
 A toolchain found but unusable (rustup with no toolchain, a pyenv version not installed, an
 nvm `bin` with no node) is not shown; its `problem` is one line naming it and what to do.
+
+A build asks each time (`find_toolchains`); a bot process's start reuses the answer for its
+folder and environment for a minute (`remembered`): asking costs 20-30 ms of CPU.
 """
 
 from __future__ import annotations
