@@ -14,8 +14,9 @@ cd "$(dirname "$0")/.."
 
 PACKAGES="libzmq3-dev libmsgpack-dev libjeromq-java libmsgpack-java libc6-dev bubblewrap chromium chromium-driver"
 PROGRAMS="cc:gcc make:make javac:default-jdk-headless node:nodejs npm:npm valgrind:valgrind"
-# the C++ and Rust templates of `arena new-bot`: headers, Debian's cargo (a build's sandbox
-# sees /usr, not ~/.cargo) and the crates' sources for a build without the network
+# the C++ and Rust templates of `arena new-bot`: headers, Debian's cargo (what a build runs
+# unless rustup is on PATH, whose chosen toolchain it then runs) and the crates' sources for
+# a build without the network
 PACKAGES="$PACKAGES cppzmq-dev libmsgpack-cxx-dev cargo librust-zmq-dev librust-rmp-serde-dev librust-serde+serde-derive-dev"
 PROGRAMS="$PROGRAMS c++:g++"
 

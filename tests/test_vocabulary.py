@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import arena.sandbox
 from arena.botkit.scaffold import LANGUAGES
 from arena.cli.bots import LANGUAGES as CLI_LANGUAGES
 from arena.cli.main import COST_LANGUAGES
@@ -37,7 +38,7 @@ from arena.referee.manifest import load_manifest
 from arena.referee.record import EntrantInfo, Fault, GameRecord, Termination
 from arena.rules import ComboType, DecisionKind
 from arena.rules.cards import RANK_CHARS
-from arena.sandbox import handoff, jail
+from arena.sandbox import ToolchainKind, handoff, jail, toolchains
 from arena.tournament.bench import BUNDLED_BOTS
 from arena.tournament.schedule import round_robin
 from arena.tournament.store import EntrantRow, GameRow, Store
@@ -219,3 +220,11 @@ def test_arena_reproduce_documents_the_exit_status_of_each_outcome():
     assert "0 your bot gets past the point where it failed" in words
     assert "1 it still fails (the failure reproduced, or another one, or its build " \
            "fails)" in words
+
+
+def test_every_toolchain_kind_is_named_where_the_sandbox_says_what_it_shows():
+    """The toolchain managers whose installs a sandbox shows (`ToolchainKind`) are the ones
+    the sandbox package and its toolchains module name."""
+    for kind in ToolchainKind:
+        assert kind.value in (arena.sandbox.__doc__ or ""), kind
+        assert kind.value in (toolchains.__doc__ or ""), kind

@@ -419,11 +419,16 @@ def _play_status(record: GameRecord) -> tuple[int, str]:
 
 @main.command()
 def doctor() -> None:
-    """Say what isolation this machine gives bot processes, and why."""
-    from arena.sandbox import probe
+    """Say what isolation this machine gives bot processes, and why, and which toolchains of
+    your home (rustup, nvm, pyenv, sdkman) a sandbox shows, as chosen in this folder."""
+    from arena.sandbox import find_toolchains, probe
 
     for line in probe().report():
         echo(line)
+    for toolchain in find_toolchains(Path.cwd()).found:
+        shown = ", ".join(map(str, toolchain.folders)) or "the system's folders"
+        echo(f"toolchain: {toolchain.problem}" if toolchain.problem else
+             f"toolchain: {toolchain.name}, shown read-only in the sandbox ({shown})")
 
 
 @main.command()

@@ -64,7 +64,15 @@ from arena.intake.snapshot import (
     take_snapshot,
 )
 from arena.referee.manifest import MANIFEST, BotManifest, load_manifest, shown
-from arena.sandbox import DEFAULT_BUILD_LIMITS, BuildLimits, BuildResult, Isolation, jail, run_build
+from arena.sandbox import (
+                           DEFAULT_BUILD_LIMITS,
+                           BuildLimits,
+                           BuildResult,
+                           Isolation,
+                           find_toolchains,
+                           jail,
+                           run_build,
+)
 from arena.sandbox.tree import read_only, remove_tree
 from protocol.schema import clip
 
@@ -453,7 +461,7 @@ def _program_problem(program: str, folder: Path, what: str) -> str | None:
     if os.sep not in program:
         if shutil.which(program) is None:
             return f"its {what} {shown(program)} is not installed (not on PATH)"
-        return None
+        return find_toolchains(folder).problem_of([program])  # (rustup with no toolchain...)
     path = Path(folder, program)
     real = Path(os.path.realpath(path))  # (a link loop never raises here)
     if not (real.is_relative_to(os.path.realpath(folder)) or jail.is_system(real)

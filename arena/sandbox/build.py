@@ -67,6 +67,7 @@ and the output tail hold, and a daemon that calls `setsid` escapes the group's k
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -84,6 +85,7 @@ from arena.sandbox.cgroups import Cgroup
 from arena.sandbox.confine import dies_with_parent, memfd, rlimit_argv
 from arena.sandbox.limits import DEFAULT_BUILD_LIMITS, BuildLimits
 from arena.sandbox.machine import Isolation, Machine, probe
+from arena.sandbox.toolchains import Toolchains, find_toolchains
 from arena.sandbox.uids import UidClaim, claim_uid
 
 logger = logging.getLogger(__name__)
@@ -139,7 +141,8 @@ def run_build(level: Isolation, folder: Path, argv: list[str],
     caller owns `folder` and nothing else may write to it meanwhile. OSError if the sandbox
     cannot be set up (no bubblewrap, no uid free, no cgroup...)."""
     folder = Path(os.path.abspath(folder))
-    problem = _cannot_start(argv, folder)
+    toolchains = find_toolchains(folder)
+    problem = _cannot_start(argv, folder, toolchains)
     if problem is not None:
         return BuildResult(None, "", None, 0.0, problem)
     started = time.monotonic()
@@ -147,20 +150,34 @@ def run_build(level: Isolation, folder: Path, argv: list[str],
         machine = probe()
         if machine.level is not Isolation.SANDBOX:
             raise OSError(f"no sandbox for a build here: {machine.why_no_sandbox()}")
-        build: _Build = _SandboxBuild(folder, limits, network, machine)
+        build: _Build = _SandboxBuild(folder, limits, network, machine, toolchains)
     else:
         build = _Build(folder, limits)
     try:
-        return _run(build, argv, started)
+        return _noted(_run(build, argv, started), toolchains)
     finally:
         build.release()
 
 
-def _cannot_start(argv: list[str], folder: Path) -> str | None:
+def _noted(result: BuildResult, toolchains: Toolchains) -> BuildResult:
+    """A failed build's result, with a last line of output per toolchain on the caller's
+    PATH that could not be used (the build may have needed it)."""
+    problems = toolchains.problems()
+    if result.ok or not problems:
+        return result
+    notes = "".join(f"\narena: {problem}" for problem in problems)
+    return dataclasses.replace(result, output=result.output.rstrip("\n") + notes + "\n")
+
+
+def _cannot_start(argv: list[str], folder: Path, toolchains: Toolchains) -> str | None:
     """Why `argv` cannot start, or None (a program is looked up as in `jail.runtime_paths`:
-    a bare name on the caller's PATH, a path relative to the folder)."""
+    a bare name on the caller's PATH, a path relative to the folder; one an unusable
+    toolchain provides cannot start, its problem says why)."""
     if not argv:
         return "cannot start: the build command is empty"
+    problem = toolchains.problem_of(argv)
+    if problem is not None:
+        return problem
     program = argv[0]
     if os.sep not in program:
         return None if shutil.which(program) else f"cannot start {program!r}: not installed"
@@ -212,10 +229,11 @@ class _SandboxBuild(_Build):
     """Level sandbox: bubblewrap, and as root a uid and cgroups of its own."""
 
     def __init__(self, folder: Path, limits: BuildLimits, network: bool,
-                 machine: Machine) -> None:
+                 machine: Machine, toolchains: Toolchains) -> None:
         super().__init__(folder, limits)
         self.network = network
         self.machine = machine
+        self.toolchains = toolchains
         self._uid: UidClaim | None = None
         self._cgroup: Cgroup | None = None
         self._fds: list[int] = []  # the child's ends, closed once it started
@@ -254,14 +272,13 @@ class _SandboxBuild(_Build):
         return self._uid.uid if self._uid else None
 
     def command(self, argv: list[str]) -> list[str]:
-        program = argv[0]
-        if os.sep not in program:  # as found on the caller's PATH, not the sandbox's
-            program = shutil.which(program) or program
+        program, named = jail.located(argv[0], self.toolchains)
         inner = [self.machine.bwrap or "bwrap", *jail.namespace_args(self.uid is not None,
                                                                       self.network)]
         inner += ["--info-fd", str(self._info_child)]
-        inner += jail.sandbox_view(self.folder, argv[0], self.limits.disk_mb or None, self._jail,
-                                   writable=True, etc=NETWORK_ETC if self.network else ())
+        inner += jail.sandbox_view(self.folder, named, self.limits.disk_mb or None, self._jail,
+                                   writable=True, etc=NETWORK_ETC if self.network else (),
+                                   toolchains=self.toolchains)
         if self.uid is not None:
             inner += jail.switch_user(self.uid)
         inner += [program, *argv[1:]]
@@ -273,7 +290,7 @@ class _SandboxBuild(_Build):
         return dies_with_parent((cgroup.join_argv() if cgroup else []) + rlimits + inner)
 
     def environment(self) -> dict[str, str]:
-        return jail.sandbox_env(os.environ, self.uid)
+        return jail.sandbox_env(os.environ, self.uid, self.toolchains)
 
     def started(self, proc: subprocess.Popen[bytes]) -> None:
         self._close_fds()

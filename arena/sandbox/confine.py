@@ -31,6 +31,7 @@ from arena.sandbox import handoff, jail, seccomp
 from arena.sandbox.cgroups import Cgroup
 from arena.sandbox.limits import ResourceLimits
 from arena.sandbox.machine import Isolation, Machine, probe
+from arena.sandbox.toolchains import remembered
 from arena.sandbox.uids import UidClaim, claim_uid
 
 logger = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class Sandbox(Confinement):
     def __init__(self, folder: Path, limits: ResourceLimits, machine: Machine) -> None:
         super().__init__(folder, limits)
         self.machine = machine
+        self.toolchains = remembered(folder)  # (once a minute: a bot starts every game)
         self.port = PORT_BASE + next(_ports) % PORT_SPAN
         self._uid: UidClaim | None = None
         self._cgroup: Cgroup | None = None
@@ -115,18 +117,17 @@ class Sandbox(Confinement):
 
     def command(self, argv: list[str]) -> list[str]:
         fds, uid = self._jail
-        program = argv[0]
-        if os.sep not in program:  # as found on the referee's PATH, not the sandbox's
-            program = shutil.which(program) or program
+        program, named = jail.located(argv[0], self.toolchains)
         inner = jail.bwrap_argv(self.machine.bwrap or "bwrap", self.folder, [program, *argv[1:]],
-                                self.limits.disk_mb, uid, fds, self.port, named=argv[0])
+                                self.limits.disk_mb, uid, fds, self.port, named=named,
+                                toolchains=self.toolchains)
         cgroup = self._cgroup
         rlimits = rlimit_argv(self.limits, memory=not (cgroup and cgroup.limits_memory),
                               processes=not (cgroup and cgroup.limits_processes))
         return dies_with_parent((cgroup.join_argv() if cgroup else []) + rlimits + inner)
 
     def environment(self, env: Mapping[str, str]) -> dict[str, str]:
-        return jail.sandbox_env(env, self._uid.uid if self._uid else None)
+        return jail.sandbox_env(env, self._uid.uid if self._uid else None, self.toolchains)
 
     def started(self, pid: int) -> None:
         self._pid = pid

@@ -5,11 +5,13 @@ and the `/bin`, `/lib*` links), the few files of `/etc` that runtimes read (the 
 loader's cache, `alternatives`, Java's settings, TLS and time zone data), the arena's Python
 (its installation, its virtual environment and the `protocol` and `arena` packages, for
 Python bots: the SDK, and the rules engine a bot may search with), the installation of the
-bot's program when it lives elsewhere, and the bot's own folder, which is its working
-directory. Its `/etc/passwd` names only root, the bot and nobody. Writable: a
-fresh `/tmp` of `disk_mb` (HOME and TMPDIR) and a small `/dev/shm`, both private memory that
-dies with the sandbox. Its own pid, network, IPC, UTS and cgroup namespaces; no capability;
-the seccomp filter of `seccomp.py`; a session of its own; it dies with its parent.
+bot's program when it lives elsewhere, the folders of the toolchains the caller's shell
+chooses (`toolchains.py`: rustup's, nvm's, pyenv's, sdkman's; their `bin` on its PATH), and
+the bot's own folder, which is its working directory. Its `/etc/passwd` names only root,
+the bot and nobody. Writable: a fresh `/tmp` of `disk_mb` (HOME and TMPDIR) and a small
+`/dev/shm`, both private memory that dies with the sandbox. Its own pid, network, IPC, UTS
+and cgroup namespaces; no capability; the seccomp filter of `seccomp.py`; a session of its
+own; it dies with its parent.
 
 Nothing else of the machine is there: no other bot's folder, no tournament folder (configs,
 SQLite, records), no referee file, no `/proc` entry of a process outside the sandbox, no
@@ -38,6 +40,7 @@ from pathlib import Path
 
 from arena.sandbox.handoff import ENDPOINT_VAR
 from arena.sandbox.handoff import compiled as compiled_handoff
+from arena.sandbox.toolchains import Toolchains
 
 SYSTEM = (Path("/usr"),)
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -62,12 +65,12 @@ class JailFds:
 
 
 def bwrap_argv(bwrap: str, folder: Path, command: list[str], disk_mb: int | None,
-               uid: int | None, fds: JailFds, port: int, named: str | None = None
-               ) -> list[str]:
+               uid: int | None, fds: JailFds, port: int, named: str | None = None,
+               toolchains: Toolchains | None = None) -> list[str]:
     """The full command: bubblewrap, then (as root) the switch to `uid`, then the hand-off
     of the referee's connection (`handoff.py`, or its twin in C where one could be
-    compiled), which execs `command` in `folder`. `named`: the program as the bot named it
-    (`runtime_paths`), if `command[0]` is it looked up."""
+    compiled), which execs `command` in `folder`. `named`: the program as `located` names
+    it (`runtime_paths`), if `command[0]` is it looked up; `toolchains`: those shown."""
     program = compiled_handoff()
     if program is not None:  # handoff.py's twin in C: a tenth of a Python start's CPU
         handoff, start = Path(program), [program]
@@ -75,7 +78,8 @@ def bwrap_argv(bwrap: str, folder: Path, command: list[str], disk_mb: int | None
         python = Path(os.path.realpath(sys.executable))
         handoff, start = HANDOFF, [str(python), "-I", "-S", str(HANDOFF)]
     args = [bwrap, *namespace_args(uid is not None)]
-    args += sandbox_view(folder, named or command[0], disk_mb, fds, extra=(handoff,))
+    args += sandbox_view(folder, named or command[0], disk_mb, fds, extra=(handoff,),
+                         toolchains=toolchains)
     if uid is not None:
         args += switch_user(uid)
     return args + [*start, str(fds.handoff), str(port), "--", *command]
@@ -83,18 +87,21 @@ def bwrap_argv(bwrap: str, folder: Path, command: list[str], disk_mb: int | None
 
 def sandbox_view(folder: Path, program: str, disk_mb: int | None, fds: JailFds, *,
                  writable: bool = False, extra: tuple[Path, ...] = (),
-                 etc: tuple[str, ...] = ()) -> list[str]:
+                 etc: tuple[str, ...] = (), toolchains: Toolchains | None = None) -> list[str]:
     """What bubblewrap shows a sandboxed process, up to and including the `--` before its
     command: `system_view` (with the files `etc` of /etc besides), the /etc/passwd and
     /etc/group of `fds`, /proc, /dev, the private /tmp and /dev/shm, the runtime of
-    `program` (`runtime_paths`), `folder` (read-only unless `writable`) as the working
-    directory, the files `extra` read-only, and the seccomp filter of `fds`."""
+    `program` (`runtime_paths`) and the folders of `toolchains` read-only, `folder`
+    (read-only unless `writable`) as the working directory, the files `extra` read-only,
+    and the seccomp filter of `fds`."""
     args = [*system_view(etc)]
     args += ["--ro-bind-data", str(fds.passwd), "/etc/passwd",
              "--ro-bind-data", str(fds.group), "/etc/group"]
     args += ["--proc", "/proc", "--dev", "/dev"]
     args += tmpfs("/tmp", disk_mb) + tmpfs("/dev/shm", min(disk_mb or SHM_MB, SHM_MB))
-    runtime = _outermost(runtime_paths(program, folder))
+    shown = toolchains.folders() if toolchains is not None else []
+    runtime = _outermost(runtime_paths(program, folder) + [
+        p for p in shown if not is_system(p) and p != folder and folder not in p.parents])
     args += _parents([*runtime, folder, *extra])
     for path in runtime:
         args += ["--ro-bind", str(path), str(path)]
@@ -130,13 +137,17 @@ def switch_user(uid: int) -> list[str]:
             "--inh-caps=-all", "--bounding-set=-all", "--"]
 
 
-def sandbox_env(env: Mapping[str, str], uid: int | None) -> dict[str, str]:
-    """A sandboxed bot's environment: a plain PATH, HOME and TMPDIR in its scratch space,
-    and the referee's `TICHU_*` variables (its token among them); nothing else of the
-    referee's environment (`TICHU_ENDPOINT` is set inside, by the hand-off)."""
+def sandbox_env(env: Mapping[str, str], uid: int | None,
+                toolchains: Toolchains | None = None) -> dict[str, str]:
+    """A sandboxed bot's environment: a plain PATH (with the `bin` folders of `toolchains`
+    where the caller's PATH has them) and their variables, HOME and TMPDIR in its scratch
+    space, and the referee's `TICHU_*` variables (its token among them); nothing else of
+    the referee's environment (`TICHU_ENDPOINT` is set inside, by the hand-off)."""
     clean = {"PATH": PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8",
              "USER": "bot" if uid is not None else os.environ.get("USER", "bot")}
     clean["LOGNAME"] = clean["USER"]
+    if toolchains is not None:
+        clean.update(toolchains.environment())
     clean.update((k, v) for k, v in env.items() if k.startswith(PASSED_PREFIX))
     clean.pop(ENDPOINT_VAR, None)
     return clean
@@ -159,11 +170,24 @@ PYTHON_PACKAGES = ("protocol", "arena")
 may search with (`arena.rules`, which imports nothing of the rest)."""
 
 
+def located(program: str, toolchains: Toolchains) -> tuple[str, str]:
+    """`program` as the sandbox runs it, and as `runtime_paths` takes it. A name is looked
+    up on the caller's PATH: found in a toolchain's entry, it is that toolchain's own
+    program (pyenv's version in place of its shim), by its path, which brings nothing
+    more; found elsewhere, it keeps its name (its installation is shown)."""
+    if os.sep in program:
+        return program, program
+    inside = toolchains.inside(program)
+    if inside is not None:
+        return inside, inside
+    return shutil.which(program, path=toolchains.caller_path) or program, program
+
+
 def runtime_paths(program: str, folder: Path) -> list[Path]:
     """What a bot's program needs from outside the system folders: the arena's Python (for
     Python bots and the hand-off) and, for a program named by its name and found on the
-    caller's PATH elsewhere (a runtime the organizer installed: ~/.nvm, pyenv), its
-    installation. A program named by its path brings nothing: it must be a file of the bot's
+    caller's PATH elsewhere (a runtime the organizer installed in /opt; a toolchain manager's
+    programs are `located` and shown by `toolchains.py` instead), its installation. A program named by its path brings nothing: it must be a file of the bot's
     folder or of the system (else a bot could name any program of the organizer's, and see
     the folder it is installed in)."""
     paths = [Path(sys.base_prefix), Path(sys.prefix)]

@@ -40,7 +40,15 @@ from pathlib import Path
 import pytest
 
 from arena.referee.manifest import load_manifest
-from arena.sandbox import BuildLimits, BuildResult, Isolation, jail, probe, run_build
+from arena.sandbox import (
+                           BuildLimits,
+                           BuildResult,
+                           Isolation,
+                           find_toolchains,
+                           jail,
+                           probe,
+                           run_build,
+)
 from arena.sandbox.tree import tree_bytes
 from tests.processes import bot_processes
 from tests.requirements import SETUP, missing, need_programs, need_root
@@ -215,7 +223,8 @@ def listener():
 
 def hidden_in_root() -> Path | None:
     """An entry of /root that no runtime a sandbox shows lies in (None if there is none)."""
-    shown = [p for p in jail.runtime_paths(sys.executable, Path("/nowhere"))
+    shown = [p for p in [*jail.runtime_paths(sys.executable, Path("/nowhere")),
+                         *find_toolchains(Path("/")).folders()]
              if Path("/root") in p.parents]
     try:
         names = sorted(os.listdir("/root"))
@@ -254,7 +263,8 @@ def test_a_build_cannot_read_the_store_beside_its_folder_root_s_home_or_the_netw
     listing = json.loads(result.output.split("ROOT_LISTING ")[1].splitlines()[0])
 
     runtime = {p.relative_to("/root").parts[0] for p in
-               jail.runtime_paths(sys.executable, folder) if Path("/root") in p.parents}
+               [*jail.runtime_paths(sys.executable, folder), *find_toolchains(folder).folders()]
+               if Path("/root") in p.parents}  # (the toolchains: tests/sandbox/test_toolchains.py)
     assert set(listing) <= runtime, f"/root shows more than the runtime: {listing}"
     with pytest.raises(BlockingIOError):
         listener.accept()

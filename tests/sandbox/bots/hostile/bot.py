@@ -212,13 +212,17 @@ def kernel():
 
 
 OWN_ENVIRONMENT = ("PATH", "HOME", "TMPDIR", "LANG", "USER", "LOGNAME")
+TOOLCHAIN_VARIABLES = ("RUSTUP_TOOLCHAIN", "PYENV_VERSION", "NVM_BIN", "JAVA_HOME")
+"""Set by the toolchains a sandbox shows (`arena.sandbox.toolchains.VARIABLES`), to the
+toolchain it chose: not the referee's own environment."""
 
 
 def environment():
-    """Its environment holds PATH, HOME, TMPDIR, LANG, USER, LOGNAME, TICHU_* and PWD naming
-    its own folder (bubblewrap sets it where it starts the bot), nothing else of the
-    referee's."""
-    extra = sorted(k for k in os.environ if k not in OWN_ENVIRONMENT and not k.startswith("TICHU_")
+    """Its environment holds PATH, HOME, TMPDIR, LANG, USER, LOGNAME, TICHU_*, the variables
+    of the toolchains shown and PWD naming its own folder (bubblewrap sets it where it starts
+    the bot), nothing else of the referee's."""
+    extra = sorted(k for k in os.environ if k not in OWN_ENVIRONMENT + TOOLCHAIN_VARIABLES
+                   and not k.startswith("TICHU_")
                    and not (k == "PWD" and os.environ[k] == os.getcwd()))
     report("environment", not extra, f"{len(extra)} other variables: {' '.join(extra)}")
 
