@@ -79,6 +79,11 @@ CREATE TABLE IF NOT EXISTS league_practice (  -- practice games asked for (arena
     updated REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS league_practice_by_author ON league_practice (author, created);
+CREATE TABLE IF NOT EXISTS league_seats (  -- practice games with a person at a seat (seats.py)
+    practice INTEGER PRIMARY KEY REFERENCES league_practice (id),
+    seat INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 3),  -- the person's seat
+    bomb_windows TEXT NOT NULL          -- how bomb windows are put to the person
+);
 CREATE TABLE IF NOT EXISTS league_refusals (  -- uploads refused at intake: they count too
     id INTEGER PRIMARY KEY,
     author TEXT NOT NULL,
@@ -420,6 +425,29 @@ class Accounts:
                                 "status, created, updated) VALUES (?, ?, ?, 'queued', ?, ?)",
                                 (author, entrant, opponent, now, now))
             return int(cursor.lastrowid or 0)
+
+    def add_seat_game(self, author: str, partner: str, opponent: str, seat: int,
+                      bomb_windows: str, limit: int, since: float) -> int | None:
+        """Record a practice game with `author` at `seat`, `partner` at the seat opposite
+        and `opponent` at the others, counted as `add_practice` counts (None: `limit`
+        reached); it is recorded as playing at once (a person waits for no queue)."""
+        now = time.time()
+        with self.transaction() as db:
+            asked = db.execute("SELECT count(*) FROM league_practice WHERE author = ? AND "
+                               "created >= ?", (author, since)).fetchone()[0]
+            if asked >= limit:
+                return None
+            cursor = db.execute("INSERT INTO league_practice (author, entrant, opponent, "
+                                "status, created, updated) VALUES (?, ?, ?, 'playing', ?, ?)",
+                                (author, partner, opponent, now, now))
+            practice = int(cursor.lastrowid or 0)
+            db.execute("INSERT INTO league_seats (practice, seat, bomb_windows) VALUES "
+                       "(?, ?, ?)", (practice, seat, bomb_windows))
+            return practice
+
+    def seat_games(self) -> dict[int, int]:
+        """The practice games with a person at a seat: practice id -> the person's seat."""
+        return dict(self.db.execute("SELECT practice, seat FROM league_seats"))
 
     def practice(self, practice: int) -> PracticeRow | None:
         row = self.db.execute(f"SELECT {_PRACTICE_COLUMNS} FROM league_practice WHERE id = ?",

@@ -16,7 +16,12 @@ placement_pairs = 2           # duplicate pairs a new version plays against each
 batch_pairs = 2               # pairs given to each worker per round of the scheduler
 check_games = 1               # games of check-bot an upload plays against the random bot
 check_target = 200            # their target score
-practice_per_day = 5          # practice games an author may ask for in 24 hours (429 above)
+practice_per_day = 5          # practice games an author may ask for in 24 hours (429 above);
+                              # a game at a seat in the browser (/play) counts as one too
+human_games = 2               # games with a person at a seat (/play) at once (429 above)
+human_decision_seconds = 600  # a person's time for each decision at a seat in the browser
+human_reconnect_seconds = 300 # a seat with no page open this long while asked is left
+                              # (the game ends as left, a forfeit)
 games_per_minute = 60         # optional; at most this many rated games start a minute (default:
                               # no limit, each worker starts its next batch at once)
 uploads = "league.uploads"    # optional; where uploads are kept, relative to this file
@@ -59,7 +64,8 @@ from arena.tournament.config import (
 
 _LEAGUE_KEYS = {"upload_megabytes", "uploads_per_hour", "intakes", "placement_pairs",
                 "batch_pairs", "check_games", "check_target", "uploads",
-                "practice_per_day", "games_per_minute", "connections",
+                "practice_per_day", "games_per_minute", "human_games",
+                "human_decision_seconds", "human_reconnect_seconds", "connections",
                 "connections_per_client", "streams", "streams_per_client", "header_seconds",
                 "body_seconds", "stream_minutes", "proxies"}
 
@@ -144,6 +150,12 @@ class LeagueConfig:
     check_target: int = 200
     practice_per_day: int = 5
     """Unrated practice games an author may ask for in any 24 hours (`practice.py`)."""
+    human_games: int = 2
+    """Games with a person at a seat in the browser at once, at most (`seats.py`)."""
+    human_decision_seconds: int = 600
+    """A person's time for each decision at a seat in the browser."""
+    human_reconnect_seconds: int = 300
+    """How long a seat asked a decision may have no page open before it is left."""
     games_per_minute: int | None = None
     """At most this many rated games start a minute (`scheduler.Pace`); None: no limit."""
     uploads: Path = Path()
@@ -186,6 +198,10 @@ def load_league(path: str | Path, bots: bool = True) -> LeagueConfig:
         check_games=count_key(file, section, "league.check_games", 1),
         check_target=count_key(file, section, "league.check_target", 200),
         practice_per_day=count_key(file, section, "league.practice_per_day", 5),
+        human_games=count_key(file, section, "league.human_games", 2),
+        human_decision_seconds=count_key(file, section, "league.human_decision_seconds", 600),
+        human_reconnect_seconds=count_key(file, section, "league.human_reconnect_seconds",
+                                          300),
         games_per_minute=(count_key(file, section, "league.games_per_minute", 1)
                           if "games_per_minute" in section else None),
         uploads=(file.parent / uploads).resolve(),

@@ -13,7 +13,8 @@ runs its public events are written to `<storage>.practice.live/<game id>.json` f
 spectators' page, as the league's games do (`GameSpec.live`).
 
 A practice game queued or playing when the server stopped is played at the next start (one
-already stored is marked done: its id names its game, stored once).
+already stored is marked done: its id names its game, stored once), but for one with a
+person at a seat (`seats.py`), which is marked failed: its person is gone.
 """
 
 from __future__ import annotations
@@ -139,8 +140,12 @@ class Practice:
         with Store(self.storage) as store, Accounts(self.config.storage) as accounts:
             sweep_pending(self.tournament.records, store)
             done = store.done_game_ids()
+            seated = accounts.seat_games()
             for row in accounts.practices((PracticeStatus.QUEUED, PracticeStatus.PLAYING)):
-                if row.game_id in done:
+                if row.id in seated and row.game_id not in done:  # its person is gone
+                    accounts.set_practice(row.id, PracticeStatus.FAILED,
+                                          reason="the server stopped during the game")
+                elif row.game_id in done:
                     accounts.set_practice(row.id, PracticeStatus.DONE)
                 else:
                     self.queue.put(row.id)

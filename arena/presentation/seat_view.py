@@ -285,3 +285,61 @@ def _wrapped(head: str, entries: list[str], width: int = 96) -> list[str]:
         line += "   " + entry
     lines.append(line)
     return lines
+
+
+class BombWindows:
+    """Which bomb windows are put to a person, as `choice` says ("ask", "every" or "never":
+    `arena.cli.human.player.BOMB_WINDOWS` says what each means); the others are declined
+    for them. `skip` declines the rest of the current trick's."""
+
+    def __init__(self, choice: str) -> None:
+        self.choice = choice
+        self.skip_from: int | None = None  # 'skip' said at this event: no window this trick
+        self.offered: Message | None = None  # the table of the last window offered,
+        self.offered_at = 0                   # when (events seen then)
+
+    def skip(self, events: Sequence[Message]) -> None:
+        """No more windows until the trick (or the round) ends."""
+        self.skip_from = len(events)
+
+    def offers(self, request: Message, events: Sequence[Message],
+               trick: Sequence[Message]) -> bool:
+        """Whether the window `request` is put to the person, who has seen `events`."""
+        if self.choice == "never":
+            return False
+        if self.skip_from is not None:
+            if trick_over_since(events, self.skip_from):
+                self.skip_from = None
+            else:
+                return False
+        if self.choice == "every":
+            return True
+        obs = request["observation"]
+        table = obs["table"]
+        if table["seat"] == obs["seat"]:
+            return False  # on its own play, a bomb would only take its own trick
+        fresh = table != self.offered or trick_over_since(events, self.offered_at)
+        if fresh or last_chance(obs, trick):
+            self.offered, self.offered_at = table, len(events)
+            return True
+        return False
+
+
+def trick_over_since(events: Sequence[Message], start: int) -> bool:
+    """Whether a trick ended (or a round) in `events` from index `start` on."""
+    return any(e["kind"] in _TRICK_ENDS for e in events[start:])
+
+
+def last_chance(observation: Message, trick: Sequence[Message]) -> bool:
+    """Whether a bomb window is the last before the trick is gathered: every other seat
+    holding cards has passed on the combination on the table."""
+    last_play = max((i for i, e in enumerate(trick) if e["kind"] == "play"), default=None)
+    if last_play is None:
+        return False
+    passed = {e["seat"] for e in trick[last_play + 1:] if e["kind"] == "pass"}
+    top = observation["table"]["seat"]
+    holding = {s for s, n in enumerate(observation["hand_counts"]) if n and s != top}
+    return holding <= passed
+
+
+_TRICK_ENDS = ("trick", "dog", "round_start", "round_end")

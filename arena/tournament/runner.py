@@ -33,7 +33,7 @@ from arena.ratings.fit import rate as rate_points
 from arena.ratings.individual import rate_individual, rated_team_pairs
 from arena.ratings.model import RatingsError, ranking_of
 from arena.referee.manifest import BotManifest, load_manifest
-from arena.referee.match import Entrant
+from arena.referee.match import Entrant, Guest
 from arena.sandbox import Isolation, describe
 from arena.sandbox import resolve as resolve_isolation
 from arena.tournament.config import TournamentConfig, check_outside
@@ -374,20 +374,21 @@ def play_games(config: TournamentConfig, store: Store, entrants: dict[str, Entra
                games: Sequence[ScheduledGame], workers: int,
                on_game: Callable[[GameRow], None] | None = None,
                executor: Executor | None = None, source: Source | None = None,
-               live: Path | None = None) -> int:
+               live: Path | None = None, guest: Guest | None = None) -> int:
     """Play `games` on `workers` local processes (or with `executor`, which resolves the
     isolation where the games run), handing each to the store's writer as it finishes
     (`GameWriter`: committed, then its record given its final name); `on_game` is called for
     each game once it is committed; `source` (local workers only): the batches come from it
     as the workers ask, not from `games` (a league's scheduler); `live`: a folder for the
-    spectators' files of the games in progress (`workers.Setup.live`). The number stored. KeyboardInterrupt propagates once the
+    spectators' files of the games in progress (`workers.Setup.live`); `guest`: a seat of
+    every game given to it (`workers.Setup.guest`). The number stored. KeyboardInterrupt propagates once the
     workers stopped and the games received are stored; so does the store's IntegrityError (a
     result that differs from a stored one: nothing of that game is kept)."""
     _ignore_records_in_git(config.records)
     isolation = resolve_isolation(config.isolation) if executor is None else None
     setup = Setup(dict(entrants), config.target, config.time, config.records,
                   store.path.parent, pin_cpus=config.pin_cpus, isolation=isolation,
-                  live=live)
+                  live=live, guest=guest)
     play = executor or (lambda s, g: run_games(s, g, workers, source))
     stored = 0
 

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from arena.errors import ArenaError
-from arena.referee.match import Entrant, GameSpec, Match, TimeControl
+from arena.referee.match import Entrant, GameSpec, Guest, Match, TimeControl
 from arena.referee.placement import CpuClaim, cpu_for_worker, pin_to_free_cpu
 from arena.referee.record import GameRecord
 from arena.sandbox import Isolation
@@ -80,6 +80,9 @@ class Setup:
     live: Path | None = None
     """A folder for the spectators' files of the games in progress (`GameSpec.live`, one
     `<game id>.json` each: a league's live pages); None: none written."""
+    guest: Guest | None = None
+    """A seat every game gives to this guest (a league's person at a seat, `GameSpec.guest`);
+    its games are of fixed partners."""
 
     def record_file(self, game: ScheduledGame) -> Path:
         return self.records / f"{game.record_name}.json.gz"
@@ -88,6 +91,7 @@ class Setup:
         seats = [self.entrants[k] for k in game.seat_keys]
         return GameSpec(game.game_id, game.seed, (seats[0], seats[1]), self.target,
                         self.time,
+                        guest=self.guest,
                         partners=None if game.partners is None else (seats[2], seats[3]),
                         live=None if self.live is None else str(self.live / f"{game.game_id}.json"))
 
@@ -254,7 +258,7 @@ class PairPlayer:
         (a, b), partners = lineup
         entrants = self.setup.entrants
         return Match(entrants[a], entrants[b], self.setup.transport, self.setup.isolation,
-                     partners=None if partners is None else (entrants[partners[0]],
+                     guest=self.setup.guest, partners=None if partners is None else (entrants[partners[0]],
                                                              entrants[partners[1]]))
 
     def play(self, match: Match, game: ScheduledGame, last: bool) -> None:

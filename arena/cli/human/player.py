@@ -24,9 +24,11 @@ from arena.cli.human.answers import (
 )
 from arena.faults import LEFT_EXIT
 from arena.presentation.seat_view import (
+    BombWindows,
     Seats,
     current_trick,
     event_lines,
+    last_chance,
     option_lines,
     option_text,
     play_text,
@@ -117,15 +119,14 @@ class HumanPlayer(Bot):
         self.bomb_windows = bomb_windows
         self.seats = Seats(0, ["?"] * 4)
         self.shown = 0  # how many of this game's events the person has been shown
-        self.skip_from: int | None = None  # 'skip' said at this event: no window this trick
-        self.offered: Message | None = None  # the table of the last window offered,
-        self.offered_at = 0                   # when (events seen then)
+        self.windows = BombWindows(bomb_windows)
         self.legend_due = True  # the legend goes with the game's first hand
 
     def on_welcome(self, welcome: Message) -> None:
         settings = welcome["settings"]
         self.seats = seats = Seats(self.seat, settings["names"])
-        self.shown, self.skip_from, self.offered, self.offered_at = 0, None, None, 0
+        self.shown = 0
+        self.windows = BombWindows(self.bomb_windows)
         self.legend_due = True
         partner, left, right = (self.seat + 2) % 4, (self.seat + 1) % 4, (self.seat + 3) % 4
         self.console.say(f"Tichu, a game to {settings['target']}. You play seat {self.seat}; "
@@ -221,7 +222,7 @@ class HumanPlayer(Bot):
             self._show_table(request, trick)
         elif command.name == "skip":
             if request["kind"] == "bomb":
-                self.skip_from = len(self.events)
+                self.windows.skip(self.events)
                 return True
             self.console.say("skip declines bomb windows only; this is not one")
         elif command.name == "quit":
@@ -248,44 +249,7 @@ class HumanPlayer(Bot):
     def _offers_window(self, request: Message, trick: list[Message]) -> bool:
         """Whether this bomb window is put to the person (see BOMB_WINDOWS); one that is not
         is declined without asking."""
-        if self.bomb_windows == "never":
-            return False
-        if self.skip_from is not None:
-            if trick_over_since(self.events, self.skip_from):
-                self.skip_from = None
-            else:
-                return False
-        if self.bomb_windows == "every":
-            return True
-        obs = request["observation"]
-        table = obs["table"]
-        if table["seat"] == self.seat:
-            return False  # on its own play, a bomb would only take its own trick
-        fresh = table != self.offered or trick_over_since(self.events, self.offered_at)
-        if fresh or last_chance(obs, trick):
-            self.offered, self.offered_at = table, len(self.events)
-            return True
-        return False
-
-
-def trick_over_since(events: list[Message], start: int) -> bool:
-    """Whether a trick ended (or a round) in `events` from index `start` on."""
-    return any(e["kind"] in _TRICK_ENDS for e in events[start:])
-
-
-def last_chance(observation: Message, trick: list[Message]) -> bool:
-    """Whether a bomb window is the last before the trick is gathered: every other seat
-    holding cards has passed on the combination on the table."""
-    last_play = max((i for i, e in enumerate(trick) if e["kind"] == "play"), default=None)
-    if last_play is None:
-        return False
-    passed = {e["seat"] for e in trick[last_play + 1:] if e["kind"] == "pass"}
-    top = observation["table"]["seat"]
-    holding = {s for s, n in enumerate(observation["hand_counts"]) if n and s != top}
-    return holding <= passed
-
-
-_TRICK_ENDS = ("trick", "dog", "round_start", "round_end")
+        return self.windows.offers(request, self.events, trick)
 
 
 def _prompt(request: Message) -> str:
