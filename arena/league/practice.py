@@ -33,7 +33,7 @@ from arena.errors import ArenaError
 from arena.intake import IntakePolicy, take_bot
 from arena.league.accounts import Accounts, PracticeRow, PracticeStatus, UploadStatus
 from arena.league.config import LeagueConfig
-from arena.referee.match import Entrant
+from arena.referee.match import Entrant, Guest
 from arena.tournament.records import sweep_pending
 from arena.tournament.runner import play_games
 from arena.tournament.schedule import ScheduledGame
@@ -89,8 +89,8 @@ class Practice:
         itself), 429 (`league.practice_per_day` reached)."""
         active = self.active()
         with Accounts(self.config.storage) as accounts:
-            mine = self._version(accounts, author, bot, version, active)
-            theirs = _opponent(opponent, active)
+            mine = self.own_version(accounts, author, bot, version, active)
+            theirs = opponent_key(opponent, active)
             if theirs == mine:
                 raise PracticeRefused(400, f"{mine} cannot practise against itself: choose "
                                            "another opponent")
@@ -105,7 +105,7 @@ class Practice:
         self.queue.put(row.id)
         return row
 
-    def _version(self, accounts: Accounts, author: str, bot: str, version: str | None,
+    def own_version(self, accounts: Accounts, author: str, bot: str, version: str | None,
                  active: dict[str, Entrant]) -> str:
         """The entrant key of the author's version to play."""
         owner = accounts.owner(bot)
@@ -173,12 +173,15 @@ class Practice:
         """Play one practice game into the practice store; its status at each step."""
         self.playing = frozenset((row.entrant, row.opponent))  # before their builds are used
         try:
-            self._play(accounts, row)
+            self.play_row(accounts, row)
         finally:
             self.playing = frozenset()
 
-    def _play(self, accounts: Accounts, row: PracticeRow) -> None:
-        entrants = {key: self._entrant(accounts, key) for key in (row.entrant, row.opponent)}
+    def play_row(self, accounts: Accounts, row: PracticeRow, guest: Guest | None = None
+                 ) -> str:
+        """Play the game of `row` (`guest`: at a seat of team 0, `row.entrant`'s) into the
+        practice store, its status at each step; its game id."""
+        entrants = {key: self.entrant(accounts, key) for key in (row.entrant, row.opponent)}
         matchup = (min(row.entrant, row.opponent), max(row.entrant, row.opponent))
         game = ScheduledGame(matchup, row.id, 0 if matchup[0] == row.entrant else 1,
                              secrets.randbits(63))  # the author's version is team 0
@@ -188,12 +191,14 @@ class Practice:
         with Store(self.storage) as store:
             for entrant in rows:
                 store.register_entrant(entrant)
-            play_games(self.tournament, store, entrants, [game], 1, live=self.live)
+            play_games(self.tournament, store, entrants, [game], 1, live=self.live,
+                       guest=guest)
             stored = game.game_id in store.done_game_ids()
         accounts.set_practice(row.id, PracticeStatus.DONE if stored else PracticeStatus.FAILED,
                               reason="" if stored else "the game was not finished")
+        return game.game_id
 
-    def _entrant(self, accounts: Accounts, key: str) -> Entrant:
+    def entrant(self, accounts: Accounts, key: str) -> Entrant:
         """The entrant of `key`: the league's own if active, else its upload taken in again
         (its build is cached by content: no rebuild)."""
         active = self.active()
@@ -216,7 +221,7 @@ class Practice:
         return self.live / f"{row.game_id}.json"
 
 
-def _opponent(opponent: str, active: dict[str, Entrant]) -> str:
+def opponent_key(opponent: str, active: dict[str, Entrant]) -> str:
     """The active entrant `opponent` names (a bot name or an entrant key); PracticeRefused
     (404) if none."""
     found = [k for k in active if opponent in (k, k.split("@")[0])]

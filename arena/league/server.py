@@ -40,6 +40,7 @@ from arena.league.config import LeagueConfig, ServerLimits
 from arena.league.practice import Practice
 from arena.league.reaper import reap
 from arena.league.scheduler import LeagueSource, Pace, stored_pairs
+from arena.league.seats import SeatGames
 from arena.league.standings import StandingsCache
 from arena.league.uploads import Busy, Details, IntakeQueue, NoSuchUpload, Rebuild
 from arena.referee.match import Entrant
@@ -111,6 +112,8 @@ class League:
         """The spectators' files of the games in progress (`GameSpec.live`)."""
         self.practice = Practice(config, self.policy, self.entrants_now)
         """Unrated practice games asked for by authors (`practice.py`)."""
+        self.seats = SeatGames(self.practice)
+        """Practice games with a person at a seat, in the browser (`seats.py`)."""
 
     # ----- entrants --------------------------------------------------------------------------
 
@@ -412,6 +415,7 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
         league.standings.start()
         league.intake.start()
         league.practice.start()
+        league.seats.start()
         where = "" if address is None else f" on the cluster at {address}"
         say(f"league {config.tournament.name!r} at http://{host}:{port}/ "
             f"({count} game workers{where}; Ctrl-C stops it)")
@@ -470,5 +474,6 @@ def _stop(league: League, server: uvicorn.Server, thread: threading.Thread,
         say(f"waiting for the intake of upload(s) "
             f"{', '.join(map(str, sorted(league.intake.taking)))} to finish ...")
     league.practice.close()
+    league.seats.close()
     league.intake.close()
     league.standings.close()

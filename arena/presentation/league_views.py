@@ -263,11 +263,13 @@ def uploaded_page(upload: int, name: str) -> str:
 
 def bot_page(bot: Mapping[str, Any], recent: Sequence[GameListRow], csrf: str,
              opponents: Sequence[str], practice_per_day: int, signed_in: bool,
-             now: datetime) -> str:
+             now: datetime, partners: Sequence[str] | None = None) -> str:
     """A bot's page from its JSON (`GET /api/bots/{name}`, a log shown wherever an upload
     has one): its uploads, versions, rating charts, opponents, failures, `recent` games,
     and for an uploaded bot the practice form (`opponents` to choose from) and, unless
-    `signed_in`, the form showing its author the build logs. `now`: for the games' times."""
+    `signed_in`, the form showing its author the build logs. `now`: for the games' times.
+    `partners`: the house bots, offered as partners by the form to play this bot in the
+    browser (None: the bot is not active, no such form)."""
     name = bot["name"]
     parts = [f"<h1>{esc(name)}</h1><p>Author: {esc(bot['author'])}</p>",
              bot_uploads(bot["uploads"]), bot_versions(bot["versions"]),
@@ -276,8 +278,10 @@ def bot_page(bot: Mapping[str, Any], recent: Sequence[GameListRow], csrf: str,
              games_list(recent, now)]
     if bot["uploads"]:
         parts.append(practice_form(name, csrf, opponents, practice_per_day))
-        if not signed_in:
-            parts.append(sign_in_form(name, csrf))
+    if partners is not None:
+        parts.append(play_form(name, csrf, opponents, partners, practice_per_day))
+    if bot["uploads"] and not signed_in:
+        parts.append(sign_in_form(name, csrf))
     return league_page(name, "".join(parts))
 
 
@@ -380,6 +384,30 @@ def sign_in_form(name: str, csrf: str) -> str:
             f'<form method="post" action="/bots/{esc(quote(name))}" id="sign-in-form">'
             f'<input type="hidden" name="csrf" value="{esc(csrf)}">' + _TOKEN_FIELD +
             '<p><button type="submit">Show my logs</button></p></form>')
+
+
+def play_form(name: str, csrf: str, opponents: Sequence[str], partners: Sequence[str],
+              per_day: int) -> str:
+    """The form to play a game in the browser, at a seat of a table with bots: against bot
+    `name` (or another of `opponents`), with a partner of `partners` (the house bots) or one
+    of the author's own bots. The token is asked once per browser: a cookie keeps it."""
+    against = "".join(f'<option value="{esc(o)}">{esc(o)}</option>' for o in (name, *opponents))
+    with_ = "".join(f'<option value="{esc(p)}">{esc(p)}</option>' for p in partners)
+    windows = "".join(f'<option value="{w}">{w}</option>' for w in ("ask", "every", "never"))
+    return ('<h2>Play it yourself</h2><p>Sit at the table in your browser: you play one seat, '
+            "a bot of your choice is your partner, and the opponent's bot plays the other "
+            f"two seats. It counts as a practice game (at most {per_day} a day).</p>"
+            '<form method="post" action="/play" id="play-form">'
+            f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
+            f'<p><label>Opponent <select name="opponent">{against}</select></label></p>'
+            f'<p><label>Partner <select name="partner">{with_}</select></label> '
+            '<label>or one of your bots <input type="text" name="own_partner" '
+            'autocomplete="off"></label></p>'
+            f'<p><label>Bomb windows <select name="bomb_windows">{windows}</select></label>'
+            "</p>"
+            '<p><label>Token (needed once in this browser) <input type="password" '
+            'name="token" autocomplete="off"></label></p>'
+            '<p><button type="submit">Play</button></p></form>')
 
 
 def practice_form(name: str, csrf: str, opponents: Sequence[str], per_day: int) -> str:

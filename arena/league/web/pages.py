@@ -62,12 +62,15 @@ def bot_page_for(request: Request, viewer: Viewer) -> HTMLResponse:
     data["uploads"] = [u if viewer.sees(u["author"]) else {**u, "log": ""}
                        for u in data["uploads"]]
     recent = queries.game_rows(state, queries.games_of(state, name, 0, 50, newest=True))
-    others = sorted({k.split("@")[0] for k in state.league.active()} - {name})
+    active = {k.split("@")[0] for k in state.league.active()}
+    others = sorted(active - {name})
     csrf = csrf_of(request)
     response = HTMLResponse(views.bot_page(data, recent, csrf, others,
                                            state.config.practice_per_day,
                                            signed_in=viewer is not PUBLIC,
-                                           now=datetime.now(UTC)))
+                                           now=datetime.now(UTC),
+                                           partners=sorted(state.house & active)
+                                           if name in active else None))
     response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
     return response
 

@@ -21,6 +21,7 @@ from arena.league.config import LeagueConfig
 from arena.league.limits import EventStreams
 from arena.league.practice import Practice, practice_storage
 from arena.league.privacy import PathScrubber
+from arena.league.seats import SeatGames
 from arena.league.standings import StandingsCache
 from arena.league.uploads import IntakeQueue
 from arena.tournament.store import Store
@@ -42,6 +43,8 @@ class ServedLeague(Protocol):
     """Where a received upload goes to be taken in."""
     practice: Practice
     """The authors' unrated practice games."""
+    seats: SeatGames
+    """The practice games with a person at a seat (`/play`)."""
     live: Path
     """The folder of the spectators' files of the games in progress."""
     stopping: threading.Event
