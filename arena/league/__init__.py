@@ -11,7 +11,8 @@ response models of `models.py`), the pages and the event streams, each a module 
 kind; `app.py` assembles them into the application. It adds the
 authors, their tokens and uploads (`accounts.py`, tables of the same store), the continuous
 schedule (`scheduler.py`), the authors' unrated practice games, kept in a store of their
-own so that nothing counts them (`practice.py`), the client of `arena upload` and `arena
+own so that nothing counts them (`practice.py`), the practice games with a person at a seat
+in the browser (`seats.py`, whose seat is the guest program `seat_bridge.py`), the client of `arena upload` and `arena
 practice` (`client.py`, standard library only), `arena bench league` (`bench.py`: the
 league's games per second against a tournament's, and the standings' latency under
 concurrent clients), `limits.py` (the web server's caps on connections and event streams,

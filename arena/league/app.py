@@ -28,7 +28,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from arena.league.guards import BodyLimit
-from arena.league.web import api, events, pages
+from arena.league.web import api, events, pages, play
 from arena.league.web.errors import http_error, server_error
 from arena.league.web.intake import body_limit
 from arena.league.web.middleware import SecurityHeaders, StandingsFirst
@@ -70,6 +70,10 @@ def routes() -> list[BaseRoute]:
         Route("/practice/{practice:id}/events", events.practice_stream),
         Route("/practice/{practice:id}/replay", pages.practice_replay),
         Route("/practice/{practice:id}/replay.js", pages.practice_replay_data),
+        Route("/play", play.play_form, methods=["POST"]),
+        Route("/play/{practice:id}/events", play.play_events),
+        Route("/play/{practice:id}/answer", play.play_answer, methods=["POST"]),
+        Route("/play/{practice:id}/leave", play.play_leave, methods=["POST"]),
         Route("/upload", pages.upload_page, methods=["GET"]),
         Route("/upload", pages.upload_form, methods=["POST"]),
         Route("/assets/league.js", pages.league_js),

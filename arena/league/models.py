@@ -410,9 +410,38 @@ class Practice(Model):
                                                       "record")] = UNSET
 
 
+# ----- a seat at the table in the browser --------------------------------------------------------
+
+class SeatAnswerRequest(msgspec.Struct, kw_only=True):
+    """The person's answer to the open request of their seat (other fields are ignored)."""
+
+    request_id: Annotated[int, Doc(description="The id of the request answered (the open "
+                                               "one)")]
+    action: Annotated[dict[str, Any], Doc(
+        description="The action: a protocol reply's `action` map (PROTOCOL.md section 6)")]
+    call_tichu: Annotated[bool | UnsetType, Doc(
+        description="Call Tichu with it, where the request allows it")] = UNSET
+    wish: Annotated[str | None | UnsetType, Doc(
+        description="The wished rank, with a play of the Mahjong")] = UNSET
+    csrf: Annotated[str | UnsetType, Doc(
+        description="The page's CSRF token, unless sent as the X-CSRF-Token header")] = UNSET
+
+
+class SeatAnswer(Model):
+    """The answer was taken and sent to the referee."""
+
+    accepted: Annotated[bool, Doc(description="Always true")]
+
+
+class SeatLeft(Model):
+    """The person left the game: it ends as left, their team forfeiting."""
+
+    left: Annotated[bool, Doc(description="Always true")]
+
+
 RESPONSES: tuple[type[msgspec.Struct], ...] = (
     Error, Standings, Bot, Upload, UploadAccepted, RebuildAccepted, AdminDone, GamesPage,
-    Game, Practice, SeatMessages)
+    Game, Practice, SeatMessages, SeatAnswer, SeatLeft)
 """Every response body's model."""
-REQUESTS: tuple[type[msgspec.Struct], ...] = (UploadForm, PracticeRequest)
+REQUESTS: tuple[type[msgspec.Struct], ...] = (UploadForm, PracticeRequest, SeatAnswerRequest)
 """Every request body's model."""

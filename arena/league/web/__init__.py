@@ -10,7 +10,8 @@ answers `GET /api/standings` before routing. `queries.py` gathers the data the A
 pages share; `intake.py` receives an upload (its length, name, owner and quotas checked
 before its bytes are read). The endpoints are `api.py` (the JSON API), `pages.py` (the
 HTML pages and their forms, made by `arena.presentation.league_views`) and `events.py`
-(the three event streams). `answers.py` encodes each JSON answer through its model
+(the three event streams) and `play.py` (a seat at the table in the browser: its start
+form, its seat's event stream, the person's answers and leaving). `answers.py` encodes each JSON answer through its model
 (`arena.league.models`), so that it holds exactly the fields the schema documents.
 
 It imports the league's other modules but never `arena.league.server`, which imports it.
