@@ -294,6 +294,12 @@ class SeatGames:
                             self.folder / f"{practice}.sock", config.human_decision_seconds,
                             config.human_reconnect_seconds)
             self.games[practice] = game
+        self.launch(game)
+        return game
+
+    def launch(self, game: SeatGame) -> None:
+        """Listen for the game's bridge, and play the game, each on a thread of its own."""
+        practice = game.practice
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(str(game.socket_path))
         listener.listen(1)
@@ -302,7 +308,6 @@ class SeatGames:
                          name=f"arena-seat-{practice}-relay", daemon=True).start()
         threading.Thread(target=self._play, args=(game, done),
                          name=f"arena-seat-{practice}", daemon=True).start()
-        return game
 
     def guest(self, game: SeatGame) -> Guest:
         """The person's seat as the referee seats it: the bridge, unsandboxed (it is the

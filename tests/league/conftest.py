@@ -165,12 +165,14 @@ def request(url: str, data: bytes | None = None, headers: dict[str, str] | None 
 
 
 def check_answer(path: str, method: str, status: int, body: bytes, content_type: str) -> None:
-    """AssertionError unless an answer of `/api/...` is what /openapi.json says: a status it
+    """AssertionError unless an answer of `/api/...` (or another path /openapi.json
+    documents: a seat's answer and leave) is what /openapi.json says: a status it
     lists for that path and method, with JSON that decodes strictly into that status's model
     (`arena.league.openapi`: every field documented, none left out, none more). A path or
     method it does not list must be an Error, 404 or 405. Other paths are not checked."""
     path = urllib.parse.unquote(path)
-    if not path.startswith("/api/") or method.upper() == "HEAD":
+    if method.upper() == "HEAD" or not (path.startswith("/api/") or
+                                        find_operation(path, method) is not None):
         return
     where = f"{method} {path} answered {status}"
     assert "application/json" in content_type, f"{where} with {content_type!r}, not JSON"

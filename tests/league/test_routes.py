@@ -423,6 +423,9 @@ def test_a_refusal_by_routing_says_what_to_do(seeded: Seeded, method: str, path:
         page_error(response, response.status_code)
 
 
+PLAY_EVENTS = "/play/{practice:id}/events"
+PLAY_ANSWER = "/play/{practice:id}/answer"
+PLAY_LEAVE = "/play/{practice:id}/leave"
 ROUTES = {
     "/openapi.json", "/api/standings", "/api/bots", "/api/bots/{name}", ADMIN,
     "/api/practice", PRACTICE_ID, PRACTICE_SEAT, "/api/uploads/{upload:id}", "/api/games",
@@ -430,7 +433,7 @@ ROUTES = {
     "/replays/{game_id:path}", "/live", "/live/{game_id}/events", "/live/{game_id}",
     "/bots/{name}", "/practice", "/practice/{practice:id}", "/practice/{practice:id}/events",
     "/practice/{practice:id}/replay", "/practice/{practice:id}/replay.js", "/upload",
-    "/assets/league.js", "/assets"}
+    "/assets/league.js", "/assets", "/play", PLAY_EVENTS, PLAY_ANSWER, PLAY_LEAVE}
 """The route table of `arena/league/app.py`, copied: a route added there is added here."""
 
 
@@ -442,10 +445,12 @@ def test_every_route_and_every_path_of_the_schema_is_tried_and_refused(seeded: S
     routed = {"/api/practice/{id}": PRACTICE_ID, "/api/uploads/{id}": "/api/uploads/{upload:id}",
               "/api/games/{id}": "/api/games/{game_id:path}",
               "/api/games/{id}/seats/{seat}/messages": SEAT,
-              "/api/practice/{id}/seats/{seat}/messages": PRACTICE_SEAT}
+              "/api/practice/{id}/seats/{seat}/messages": PRACTICE_SEAT,
+              "/play/{id}/answer": PLAY_ANSWER, "/play/{id}/leave": PLAY_LEAVE}
     as_routed = {routed.get(p, p) for p in schema["paths"]} | {"/openapi.json"}
     assert as_routed <= ROUTES, as_routed - ROUTES
-    below = {"/api/bots", ADMIN, "/api/practice", "/practice"}  # successes: tests of their own
+    below = {"/api/bots", ADMIN, "/api/practice", "/practice",  # successes: tests of their own
+             "/play", PLAY_EVENTS, PLAY_ANSWER, PLAY_LEAVE}  # test_play_guards, test_play
     tried = {c.route for c in CASES} | below
     assert tried >= ROUTES, ROUTES - tried
     for route in ROUTES - below:

@@ -77,7 +77,7 @@ def test_the_bot_and_the_game_are_documented_field_by_field():
     assert {"events", "decisions", "bot_output", "fault"} <= set(
         schemas["Record"]["properties"])
     assert all(s.get("additionalProperties") is False for name, s in schemas.items()
-               if name not in ("UploadForm", "PracticeRequest"))  # requests: extras ignored
+               if name not in ("UploadForm", "PracticeRequest", "SeatAnswerRequest"))  # requests: extras ignored
 
 
 @pytest.fixture
@@ -91,12 +91,14 @@ def test_the_application_serves_the_generated_schema(league: League):
 
 
 def test_the_schemas_operations_are_the_applications_api_routes(league: League):
+    """The API's routes, and the JSON POSTs of a seat in the browser (`/play/{id}/...`)."""
     app: Any = make_app(league)
     while not hasattr(app, "routes"):  # through the middleware to the Starlette application
         app = app.app
     served = {(method, shape(route.path)) for route in app.routes
-              if isinstance(route, Route) and route.path.startswith("/api/")
-              for method in route.methods or () if method != "HEAD"}
+              if isinstance(route, Route) and route.path.startswith(("/api/", "/play/"))
+              for method in route.methods or () if method != "HEAD"
+              and (route.path.startswith("/api/") or method == "POST")}
     assert served == {(op.method, shape(op.route)) for op in OPERATIONS}
 
 
