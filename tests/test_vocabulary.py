@@ -24,14 +24,17 @@ import pytest
 import arena.sandbox
 from arena.botkit.scaffold import LANGUAGES
 from arena.cli.bots import LANGUAGES as CLI_LANGUAGES
+from arena.cli.human.player import BOMB_WINDOWS
 from arena.cli.main import COST_LANGUAGES
 from arena.cli.tournaments import FORMATS as CLI_FORMATS
 from arena.faults import ForfeitKind
 from arena.intake import IntakeStage
+from arena.league import seat_bridge
 from arena.league.accounts import Accounts, CountedRefusal, PracticeStatus, UploadStatus
 from arena.league.config import ServerLimits
 from arena.league.limits import Excess
 from arena.league.openapi import SCHEMA
+from arena.league.seats import SeatState
 from arena.presentation.tables import FORMATS, standings_table
 from arena.ratings.standings import compute_standings
 from arena.referee.manifest import load_manifest
@@ -155,6 +158,15 @@ def test_the_league_store_takes_every_status_and_no_other(tmp_path, table, kind)
     assert re.findall(r"'(\w+)'", listed.group(1)) == [status.value for status in kind]
 
 
+def test_a_seat_in_the_browser_speaks_the_words_of_its_contract():
+    """The `status` event's states and the bomb-window choices, as common to the server and
+    the page (issue 50's contract), and as `arena play human --bomb-windows` names them."""
+    assert [s.value for s in SeatState] == ["waiting", "playing", "over", "left", "failed"]
+    assert [s for s in SeatState if s.final] == [SeatState.OVER, SeatState.LEFT,
+                                                 SeatState.FAILED]
+    assert tuple(BOMB_WINDOWS) == seat_bridge.CHOICES
+
+
 def test_the_league_api_schema_lists_every_status():
     schemas = SCHEMA["components"]["schemas"]
     assert schemas["Upload"]["properties"]["status"]["enum"] == [s.value for s in UploadStatus]
@@ -162,7 +174,8 @@ def test_the_league_api_schema_lists_every_status():
         s.value for s in PracticeStatus]
 
 
-STATUS_WORDS = {s.value for kind in (UploadStatus, PracticeStatus, IntakeStage) for s in kind}
+STATUS_WORDS = {s.value for kind in (UploadStatus, PracticeStatus, IntakeStage, SeatState)
+                for s in kind}
 
 
 def test_no_module_compares_a_status_or_stage_with_a_string():

@@ -68,6 +68,11 @@ class SeatState(enum.StrEnum):
     FAILED = "failed"
     """The league could not play it to a stored record."""
 
+    @property
+    def final(self) -> bool:
+        """Whether the game is over, one way or another (its stream ends)."""
+        return self in (SeatState.OVER, SeatState.LEFT, SeatState.FAILED)
+
 
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A")
 
@@ -153,7 +158,7 @@ class SeatGame:
 
     @property
     def finished(self) -> bool:
-        return self.state in (SeatState.OVER, SeatState.LEFT, SeatState.FAILED)
+        return self.state.final
 
     def status(self) -> Message:
         """The page's `status` event's data."""

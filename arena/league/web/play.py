@@ -23,7 +23,8 @@ from arena.league import models
 from arena.league.accounts import Accounts, Author
 from arena.league.guards import json_body
 from arena.league.practice import PracticeRefused, opponent_key
-from arena.league.seats import SeatGame
+from arena.league.seat_bridge import CHOICES as BOMB_WINDOWS
+from arena.league.seats import SeatGame, SeatState
 from arena.league.web.answers import answer
 from arena.league.web.auth import authenticate, csrf_matches
 from arena.league.web.errors import error
@@ -33,7 +34,6 @@ TOKEN_COOKIE = "arena_token"
 """The cookie holding the author's token for the `/play` paths."""
 TOKEN_DAYS = 30
 """How long a browser keeps the token."""
-BOMB_WINDOWS = ("ask", "every", "never")
 STALE = ("the form is stale or was sent from another site: open the bot's page again and "
          "send it from there")
 
@@ -140,7 +140,7 @@ async def seat_ticks(game: SeatGame, start: int) -> AsyncGenerator[str, None]:
                 chunk += f"event: status\ndata: {json.dumps(status)}\n\n"
                 seen = changed
             yield chunk
-            if status["state"] in ("over", "left", "failed") and not messages:
+            if SeatState(status["state"]).final and not messages:
                 return
     finally:
         game.page_closed()
