@@ -109,6 +109,14 @@ class SeatGame:
         with self.changed:
             self.changed.notify_all()
 
+    def after(self, sent: int) -> tuple[list[Message], str]:
+        """The messages after the first `sent`, once there are any or the game is over
+        (or WAIT passed), and the game's state."""
+        with self.changed:
+            self.changed.wait_for(lambda: len(self.messages) > sent
+                                  or self.state not in ("waiting", "playing"), WAIT)
+            return self.messages[sent:], self.state
+
     def open_request(self) -> Message | None:
         with self.changed:
             last = self.messages[-1] if self.messages else None
@@ -265,11 +273,7 @@ def stream(game: SeatGame, start: int) -> Iterator[str]:
     yield "retry: 300\n\n" + _status(game)
     sent = start
     while True:
-        with game.changed:
-            game.changed.wait_for(lambda: len(game.messages) > sent
-                                  or game.state not in ("waiting", "playing"), WAIT)
-            fresh = game.messages[sent:]
-            state = game.state
+        fresh, state = game.after(sent)
         for message in fresh:
             yield f"event: message\nid: {sent}\ndata: {json.dumps(message)}\n\n"
             sent += 1
