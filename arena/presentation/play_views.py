@@ -40,7 +40,7 @@ def play_page(game_id: int, title: str, events_url: str, answer_url: str, leave_
     body = (f'<h1 id="play-title">{esc(title)}</h1><div id="play" {attributes}>'
             '<p id="play-status" class="live-status" role="status">Connecting to the table'
             '...</p><div id="play-table" class="play-table"></div>'
-            + _decision() + _hand() + _log() + _result() + _settings(bomb_windows)
+            + _hand() + _decision() + _log() + _result() + _settings(bomb_windows)
             + "</div>" + viewer_templates())
     return league_page(title, body, ("play.js",))
 
@@ -59,7 +59,7 @@ def _decision() -> str:
 def _hand() -> str:
     return ('<section class="play-hand-box"><h2>Your hand <span id="play-hand-count" '
             'class="muted"></span></h2><p class="keys">Tap or click cards to choose them '
-            '(Tab to a card, then Enter or Space); the legal plays are listed above.</p>'
+            '(Tab to a card, then Enter or Space); the legal plays are listed below.</p>'
             '<div id="play-hand" class="hand my-hand" role="group" '
             'aria-label="Your hand"></div></section>')
 

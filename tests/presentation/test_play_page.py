@@ -32,6 +32,8 @@ from tests.presentation.test_report_look import BACKGROUND, full_page_screenshot
 SEED, TARGET = 15, 300
 """A game of 42 decisions for the tests' person that holds every kind of decision (found by
 playing the same person against the same bots in-process)."""
+FULL = (25, 1000)
+"""A game to 1000 of 83 decisions for the person, holding every kind of decision too."""
 EVERY_KIND = {"grand_tichu", "exchange", "tichu", "lead", "follow", "wish", "dragon_gift",
               "bomb", "skip"}
 STEP = 60.0
@@ -208,13 +210,15 @@ def play_game(driver: Any, served: Served, width: int, keyboard: bool,
     return kinds
 
 
-@pytest.mark.parametrize(("width", "theme"), [(390, "dark"), (1280, "light")])
+@pytest.mark.parametrize(("width", "theme", "seed", "target"),
+                         [(390, "dark", SEED, TARGET), (1280, "light", *FULL)])
 def test_a_person_plays_a_whole_game_by_clicking(table: tuple[Any, list[Served]], width: int,
-                                                 theme: str, tmp_path: Path) -> None:
+                                                 theme: str, seed: int, target: int,
+                                                 tmp_path: Path) -> None:
     """Every kind of decision, answered by clicking (the exchange by keyboard at 390 px), to
     the game's end: the result and the replay's link, the record's score."""
     driver, served = table
-    served.append(game := Served(SEED, TARGET))
+    served.append(game := Served(seed, target))
     driver.set_window_size(width, 900)
     set_theme(driver, theme)
     driver.get(game.url)

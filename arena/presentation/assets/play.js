@@ -100,7 +100,7 @@
       case "grand_tichu": return w + (e.call ? " called GRAND TICHU." : ": no Grand Tichu.");
       case "tichu": return w + " called TICHU.";
       case "exchange": return "Exchange: you gave " + e.given.map(cardWords).join(", ") + " and got " + e.received.map(cardWords).join(", ") + ".";
-      case "play": return w + " played " + combo(e) + ": " + e.cards.map(cardWords).join(", ") +
+      case "play": return w + " played " + combo(e) + (e.combination === "dog" ? "" : ": " + e.cards.map(cardWords).join(", ")) +
         (BOMBS.indexOf(e.combination) >= 0 ? " (a bomb" + (e.out_of_turn ? ", out of turn)" : ")") : "") + ".";
       case "pass": return w + " passed.";
       case "wish": return w + " wished for " + e.rank + ".";
