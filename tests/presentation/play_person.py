@@ -1,0 +1,94 @@
+"""How the tests' person plays a seat game: a fixed, simple way, so that a game is the same
+each time (the house bots are seeded) and the test knows which reply each of its clicks must
+make. `Person.intended` is that reply; `Person.offered` says whether the page puts a bomb
+window to the person (its "ask" setting, as `arena.cli.human.player` does)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.cli.human.player import last_chance, trick_over_since
+from arena.presentation.seat_view import current_trick, sorted_cards
+
+Message = dict[str, Any]
+WISH = "7"
+
+
+@dataclass(frozen=True)
+class Intended:
+    """A reply as the page must post it, and whether it is the 'skip' button's."""
+
+    action: Message
+    call_tichu: bool = False
+    wish: str | None = None
+    skip: bool = False
+
+
+@dataclass
+class Person:
+    """The tests' person: no Grand Tichu; Tichu in the first round only; gives its three
+    lowest cards; plays the first legal play offered, else passes; wishes for a 7; bombs at
+    its first bomb window, skips the rest of the trick at its second, declines the others;
+    gives the Dragon's trick to the next opponent."""
+
+    windows: int = 0
+    offered_table: Message | None = None
+    offered_at: int = 0
+    skip_from: int | None = None
+
+    def offered(self, request: Message, events: list[Message]) -> bool:
+        """Whether the page (bomb windows "ask") shows this bomb window to the person."""
+        if self.skip_from is not None:
+            if not trick_over_since(events, self.skip_from):
+                return False
+            self.skip_from = None
+        table = request["observation"]["table"]
+        if table["seat"] == request["observation"]["seat"]:
+            return False
+        fresh = table != self.offered_table or trick_over_since(events, self.offered_at)
+        if fresh or last_chance(request["observation"], current_trick(events)):
+            self.offered_table, self.offered_at = table, len(events)
+            return True
+        return False
+
+    def intended(self, request: Message, events: list[Message]) -> Intended:
+        """The reply to a request put to the person (`events`: the seat's, so far)."""
+        kind, options = request["kind"], request["options"]
+        observation = request["observation"]
+        if kind == "grand_tichu":
+            return Intended(options[0])
+        if kind == "tichu":
+            return Intended(options[1] if observation["round"] == 1 else options[0])
+        if kind == "exchange":
+            return Intended({"action": "exchange",
+                             "give": sorted_cards(observation["hand"])[:3]})
+        if kind == "dragon_gift":
+            return Intended(options[0])
+        if kind == "bomb":
+            self.windows += 1
+            if self.windows == 1:
+                return Intended(options[1])
+            if self.windows == 2:
+                self.skip_from = len(events)
+                return Intended(options[0], skip=True)
+            return Intended(options[0])
+        play = next((o for o in options if o["action"] == "play"), options[0])
+        return Intended(play, wish=WISH if "Mahjong" in play.get("cards", ()) else None)
+
+
+@dataclass
+class Kinds:
+    """Which kinds of decision a game put to the person, counted."""
+
+    seen: dict[str, int] = field(default_factory=dict)
+
+    def add(self, request: Message, intended: Intended) -> None:
+        kind = request["kind"]
+        if kind == "play":
+            kind = "lead" if request["observation"]["table"] is None else "follow"
+        if intended.wish:
+            kind = "wish"
+        if intended.skip:
+            kind = "skip"
+        self.seen[kind] = self.seen.get(kind, 0) + 1
