@@ -71,6 +71,7 @@ def routes() -> list[BaseRoute]:
         Route("/practice/{practice:id}/replay", pages.practice_replay),
         Route("/practice/{practice:id}/replay.js", pages.practice_replay_data),
         Route("/play", play.play_form, methods=["POST"]),
+        Route("/play/{practice:id}", play.play_page),
         Route("/play/{practice:id}/events", play.play_events),
         Route("/play/{practice:id}/answer", play.play_answer, methods=["POST"]),
         Route("/play/{practice:id}/leave", play.play_leave, methods=["POST"]),

@@ -254,3 +254,16 @@ def test_at_most_human_games_seat_games_at_once(starting):
     assert response.status_code == 429 and "human_games" in response.json()["error"]
     launched[0].state = SeatState.LEFT  # one over: a place again
     assert start(client, alice).status_code == 303
+
+
+def test_the_page_holds_the_seats_urls_and_no_card_of_the_game(seat):
+    _, client, game, _, _ = seat
+    response = client.get("/play/1")
+    assert response.status_code == 200
+    page = response.text
+    for url in ("/play/1/events", "/play/1/answer", "/play/1/leave"):
+        assert f'="{url}"' in page
+    outside = page.split('<template id="card-faces">')[0]
+    assert "data-card" not in outside and "9s" not in outside  # the open request's cards
+    assert "arena_csrf=" in response.headers["set-cookie"]
+    assert client.get("/play/2").status_code == 404

@@ -423,6 +423,7 @@ def test_a_refusal_by_routing_says_what_to_do(seeded: Seeded, method: str, path:
         page_error(response, response.status_code)
 
 
+PLAY_PAGE = "/play/{practice:id}"
 PLAY_EVENTS = "/play/{practice:id}/events"
 PLAY_ANSWER = "/play/{practice:id}/answer"
 PLAY_LEAVE = "/play/{practice:id}/leave"
@@ -433,7 +434,7 @@ ROUTES = {
     "/replays/{game_id:path}", "/live", "/live/{game_id}/events", "/live/{game_id}",
     "/bots/{name}", "/practice", "/practice/{practice:id}", "/practice/{practice:id}/events",
     "/practice/{practice:id}/replay", "/practice/{practice:id}/replay.js", "/upload",
-    "/assets/league.js", "/assets", "/play", PLAY_EVENTS, PLAY_ANSWER, PLAY_LEAVE}
+    "/assets/league.js", "/assets", "/play", PLAY_PAGE, PLAY_EVENTS, PLAY_ANSWER, PLAY_LEAVE}
 """The route table of `arena/league/app.py`, copied: a route added there is added here."""
 
 
@@ -450,7 +451,7 @@ def test_every_route_and_every_path_of_the_schema_is_tried_and_refused(seeded: S
     as_routed = {routed.get(p, p) for p in schema["paths"]} | {"/openapi.json"}
     assert as_routed <= ROUTES, as_routed - ROUTES
     below = {"/api/bots", ADMIN, "/api/practice", "/practice",  # successes: tests of their own
-             "/play", PLAY_EVENTS, PLAY_ANSWER, PLAY_LEAVE}  # test_play_guards, test_play
+             "/play", PLAY_PAGE, PLAY_EVENTS, PLAY_ANSWER, PLAY_LEAVE}  # test_play_guards, test_play
     tried = {c.route for c in CASES} | below
     assert tried >= ROUTES, ROUTES - tried
     for route in ROUTES - below:

@@ -1,5 +1,5 @@
-"""A seat at the table in the browser (`/play`): the start form, the seat's event stream,
-the person's answers and their leaving (`arena.league.seats` plays the game).
+"""A seat at the table in the browser (`/play`): the start form, the game's page, the seat's
+event stream, the person's answers and their leaving (`arena.league.seats` plays the game).
 
 The author's token is given once per browser, with the start form: it is kept in a cookie
 (`TOKEN_COOKIE`: HttpOnly, SameSite=Strict, sent to `/play` paths only), never in a URL. The
@@ -16,19 +16,21 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from arena.league import models
 from arena.league.accounts import Accounts, Author
 from arena.league.guards import json_body
 from arena.league.practice import PracticeRefused, opponent_key
 from arena.league.seat_bridge import CHOICES as BOMB_WINDOWS
-from arena.league.seats import SeatGame, SeatState
+from arena.league.seats import SEAT, SeatGame, SeatState
 from arena.league.web.answers import answer
-from arena.league.web.auth import authenticate, csrf_matches
+from arena.league.web.auth import CSRF_COOKIE, authenticate, csrf_matches, csrf_of
 from arena.league.web.errors import error
 from arena.league.web.state import WebState, shared
+from arena.presentation import play_views
 
 TOKEN_COOKIE = "arena_token"
 """The cookie holding the author's token for the `/play` paths."""
@@ -91,6 +93,25 @@ def _begin(state: WebState, author: Author, opponent: str, partner: str,
         raise PracticeRefused(400, f"{partner} cannot partner you against itself: choose "
                                    "another partner or opponent")
     return state.league.seats.begin(author.name, ours, theirs, bomb_windows)
+
+
+def play_page(request: Request) -> Response:
+    """The seat game's page (`play_views.play_page`): no card in it, only where the seat's
+    stream, answers and leaving are; the script draws the game from the stream."""
+    practice = request.path_params["practice"]
+    game = shared(request).league.seats.get(practice)
+    if game is None:
+        raise HTTPException(404, f"no game at a seat {practice} on this server (one over "
+                                 f"before its last start is at /practice/{practice}/replay)")
+    partner, opponent = (key.split("@")[0] for key in (game.partner, game.opponent))
+    csrf = csrf_of(request)
+    base = f"/play/{practice}"
+    response = HTMLResponse(play_views.play_page(
+        practice, f"Practice {practice}: {game.author} and {partner} against {opponent}",
+        f"{base}/events", f"{base}/answer", f"{base}/leave", csrf, SEAT,
+        [game.author, opponent, partner, opponent], game.bomb_windows))
+    response.set_cookie(CSRF_COOKIE, csrf, httponly=True, samesite="strict")
+    return response
 
 
 async def seat_of(request: Request) -> SeatGame | JSONResponse:
