@@ -33,6 +33,7 @@ from arena.presentation.seat_view import (
     option_text,
     play_text,
     state_lines,
+    trick_over_since,  # noqa: F401 (moved to seat_view: still importable from here)
 )
 from protocol.sdk import Bot, pass_turn
 
