@@ -273,9 +273,11 @@ class SeatGames:
     def get(self, practice: int) -> SeatGame | None:
         return self.games.get(practice)
 
-    def playing(self) -> int:
+    def in_play(self) -> set[str]:
+        """The entrant keys of the seat games being played (their builds are in use)."""
         with self.lock:
-            return sum(not g.finished for g in self.games.values())
+            return {k for g in self.games.values() if not g.finished
+                    for k in (g.partner, g.opponent)}
 
     def begin(self, author: str, partner: str, opponent: str, bomb_windows: str) -> SeatGame:
         """Start a seat game of `author` with the entrants `partner` and `opponent` (keys,

@@ -218,8 +218,10 @@ class League:
 
         def quiet() -> bool:
             """Wait until no game runs the old build (the league's games are of a later
-            generation, no practice game plays it); False if the server stops first."""
-            while self.in_play < out or str(key) in self.practice.playing:
+            generation, no practice game plays it, nor a seat game); False if the server
+            stops first."""
+            while self.in_play < out or str(key) in self.practice.playing or \
+                    str(key) in self.seats.in_play():
                 if self.stopping.wait(0.2):
                     return False
             return True

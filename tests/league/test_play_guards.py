@@ -267,3 +267,26 @@ def test_the_page_holds_the_seats_urls_and_no_card_of_the_game(seat):
     assert "data-card" not in outside and "9s" not in outside  # the open request's cards
     assert "arena_csrf=" in response.headers["set-cookie"]
     assert client.get("/play/2").status_code == 404
+
+
+def test_a_seat_game_cut_by_a_stop_is_failed_at_the_next_start_not_played_again(tmp_path):
+    league = new_league(tmp_path)
+    with Accounts(league.config.storage) as accounts:
+        seated = accounts.add_seat_game("alice", "heuristic@x", "random@y", 0, "ask", 5, 0.0)
+        queued = accounts.add_practice("alice", "heuristic@x", "random@y", 5, 0.0)
+    league.practice.start()
+    league.practice.close()
+    league.practice.thread.join(30)
+    with Accounts(league.config.storage) as accounts:
+        row = accounts.practice(seated)
+        assert row is not None and row.status == "failed" and "stopped" in row.reason
+        other = accounts.practice(queued)
+        assert other is not None and other.status != "queued"  # control: a bot's is played
+
+
+def test_a_rebuild_waits_for_the_seat_games_playing_its_build(starting):
+    league, client, alice, launched = starting
+    assert start(client, alice).status_code == 303
+    assert launched[0].partner in league.seats.in_play()
+    launched[0].state = SeatState.OVER
+    assert league.seats.in_play() == set()
