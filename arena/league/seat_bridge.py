@@ -59,6 +59,8 @@ class Relay:
             line = b""
         data: Message = json.loads(line) if line.strip() else {}
         if not isinstance(data.get("reply"), dict):  # a leave, or the server gone
+            print(f"seat bridge: {data.get('leave', 'the web server is gone')}",
+                  file=sys.stderr)  # the record keeps it (its bot_output)
             raise SystemExit(LEFT_EXIT)
         reply: Message = data["reply"]
         return reply

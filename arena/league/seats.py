@@ -360,8 +360,9 @@ class SeatGames:
         replay = f"/practice/{game.practice}/replay"
         ours, theirs = stored.scores[SEAT & 1], stored.scores[1 - (SEAT & 1)]
         if stored.termination == "left":
-            return SeatState.LEFT, f"You left the game: your team forfeits it. " \
-                                   f"{stored.fault_message or ''}".strip(), replay
+            why = (game.leaving or "").removeprefix("left the game (forfeit): ")
+            return SeatState.LEFT, "You left the game: your team forfeits it" + (
+                f" ({why})." if why else "."), replay
         if stored.termination != "normal":
             won = "your team wins" if stored.winner == SEAT & 1 else "your team loses"
             return SeatState.OVER, f"The game ended early ({stored.termination}): {won} " \

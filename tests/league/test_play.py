@@ -246,7 +246,7 @@ def test_only_the_seats_author_reaches_it_and_one_seat_game_at_once(league: Leag
     status, said = alice.post(f"/play/{practice}/leave", {})
     assert (status, said) == (200, {"left": True})
     last = [data for kind, data in alice.events(practice, last=0) if kind == "status"][-1]
-    assert last["state"] == "left", last
+    assert last["state"] == "left" and "chose to leave" in last["text"], last
     record = league.get(f"/api/practice/{practice}", alice.token)["game"]["record"]
     assert record["termination"] == "left" and record["fault"]["seat"] == 0
     assert "left the game" in record["fault"]["message"]

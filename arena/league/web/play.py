@@ -207,5 +207,5 @@ async def play_leave(request: Request) -> Response:
     if not await _csrf_ok(request, sent):
         return error(403, "the leave is stale or was sent from another site: open the "
                           "game's page again")
-    game.leave("left the game (forfeit): the person left")
+    game.leave("left the game (forfeit): the person chose to leave")
     return answer(models.SeatLeft, {"left": True})
