@@ -1,14 +1,14 @@
 """How the tests' person plays a seat game: a fixed, simple way, so that a game is the same
 each time (the house bots are seeded) and the test knows which reply each of its clicks must
-make. `Person.intended` is that reply; `Person.offered` says whether the page puts a bomb
-window to the person (its "ask" setting, as `arena.cli.human.player` does)."""
+make. `Person.intended` is that reply; `Windows` is the server's side of the bomb windows (the
+person's choice of "ask", "every", "never", as `arena.cli.human.player` offers them), and
+`Person.skipping` the page's (after "skip", the rest of the trick's windows are declined)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.cli.human.player import last_chance, trick_over_since
 from arena.presentation.seat_view import current_trick, sorted_cards
 
 Message = dict[str, Any]
@@ -25,6 +25,47 @@ class Intended:
     skip: bool = False
 
 
+_TRICK_ENDS = ("trick", "dog", "round_start", "round_end")
+
+
+def trick_over_since(events: list[Message], start: int) -> bool:
+    """Whether a trick (or a round) ended in `events` from index `start` on."""
+    return any(e["kind"] in _TRICK_ENDS for e in events[start:])
+
+
+def last_chance(observation: Message, trick: list[Message]) -> bool:
+    """Whether every other seat holding cards has passed on the table's combination."""
+    plays = [i for i, e in enumerate(trick) if e["kind"] == "play"]
+    if not plays:
+        return False
+    passed = {e["seat"] for e in trick[plays[-1] + 1:] if e["kind"] == "pass"}
+    top = observation["table"]["seat"]
+    holding = {s for s, n in enumerate(observation["hand_counts"]) if n and s != top}
+    return holding <= passed
+
+
+@dataclass
+class Windows:
+    """Which bomb windows the server puts to the person, by their choice (the others it
+    declines for them), as `arena.cli.human.player.HumanPlayer` does."""
+
+    choice: str = "ask"
+    offered_table: Message | None = None
+    offered_at: int = 0
+
+    def offers(self, request: Message, events: list[Message]) -> bool:
+        if self.choice != "ask":
+            return self.choice == "every"
+        table = request["observation"]["table"]
+        if table["seat"] == request["observation"]["seat"]:
+            return False
+        fresh = table != self.offered_table or trick_over_since(events, self.offered_at)
+        if fresh or last_chance(request["observation"], current_trick(events)):
+            self.offered_table, self.offered_at = table, len(events)
+            return True
+        return False
+
+
 @dataclass
 class Person:
     """The tests' person: no Grand Tichu; Tichu in the first round only; gives its three
@@ -33,23 +74,15 @@ class Person:
     gives the Dragon's trick to the next opponent."""
 
     windows: int = 0
-    offered_table: Message | None = None
-    offered_at: int = 0
     skip_from: int | None = None
 
-    def offered(self, request: Message, events: list[Message]) -> bool:
-        """Whether the page (bomb windows "ask") shows this bomb window to the person."""
-        if self.skip_from is not None:
-            if not trick_over_since(events, self.skip_from):
-                return False
-            self.skip_from = None
-        table = request["observation"]["table"]
-        if table["seat"] == request["observation"]["seat"]:
+    def skipping(self, events: list[Message]) -> bool:
+        """Whether the page declines a bomb window itself: one after "skip", in its trick."""
+        if self.skip_from is None:
             return False
-        fresh = table != self.offered_table or trick_over_since(events, self.offered_at)
-        if fresh or last_chance(request["observation"], current_trick(events)):
-            self.offered_table, self.offered_at = table, len(events)
+        if not trick_over_since(events, self.skip_from):
             return True
+        self.skip_from = None
         return False
 
     def intended(self, request: Message, events: list[Message]) -> Intended:

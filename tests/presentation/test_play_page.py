@@ -199,6 +199,8 @@ def play_game(driver: Any, served: Served, width: int, keyboard: bool,
             assert shown == sorted_cards(hand)
         if not refused and request["kind"] == "play" and request["observation"]["table"] is None:
             refused = refused_once(driver, served, request)
+        if request["kind"] == "bomb":  # after "skip", the page declines the trick's windows
+            assert not person.skipping(served.game.events())
         meant = person.intended(request, served.game.events())
         kinds.add(request, meant)
         reply = reply_to(driver, served, request, meant,
@@ -244,7 +246,7 @@ def test_the_table_fits_and_leaving_ends_the_game(table: tuple[Any, list[Served]
     """The first decisions in the other two looks, then the person leaves: the game ends
     as left, and the page says so."""
     driver, served = table
-    served.append(game := Served(SEED, TARGET))
+    served.append(game := Served(SEED, TARGET, bomb_windows="never"))
     driver.set_window_size(width, 900)
     set_theme(driver, theme)
     driver.get(game.url)
@@ -269,8 +271,9 @@ def test_the_page_holds_no_card_and_escapes_names() -> None:
     56 faces every page draws from), every name escaped."""
     page = play_page(7, "You & <b>x</b>", "/play/7/events", "/play/7/answer", "/play/7/leave",
                      "tok", 2, ["a", "<script>", "c", "d"], "never")
-    assert 'data-seat="2"' in page and 'data-bomb-windows="never"' in page
+    assert 'data-seat="2"' in page and 'data-answer="/play/7/answer"' in page
     assert "<script>" not in page.replace('<script src="/assets/', "")
     outside = page.split('<template id="card-faces">')[0]
     assert "data-card" not in outside
-    assert '<option value="never" selected>' in page
+    assert "Bomb windows (never): you are never asked" in page
+    assert "Bomb windows" not in play_page(7, "t", "e", "a", "l", "c", 0, "abcd")
