@@ -96,6 +96,8 @@ class SeatGame:
     replies: list[Message] = field(default_factory=list)
     """Every reply the person's seat made, as the referee got it."""
     refusals: list[tuple[int, str]] = field(default_factory=list)
+    posted: int = 0
+    """The answers the page posted and the harness took."""
     hands: dict[int, tuple[int, list[str]]] = field(default_factory=dict)
     """Each other seat's hand in its latest request: (round, cards)."""
     state: str = "waiting"
@@ -176,6 +178,7 @@ class SeatGame:
         if rule:
             self.refusals.append((request["id"], rule))
             raise Refusal(400, f"that play is not allowed: {rule}")
+        self.posted += 1
         self.answers.put({"action": canonical(request, action), "call_tichu": call,
                           "wish": wish})
 

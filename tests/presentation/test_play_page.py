@@ -29,11 +29,12 @@ from tests.presentation.play_harness import Served
 from tests.presentation.play_person import Intended, Kinds, Person
 from tests.presentation.test_report_look import BACKGROUND, full_page_screenshot, set_theme
 
-SEED, TARGET = 15, 300
-"""A game of 42 decisions for the tests' person that holds every kind of decision (found by
-playing the same person against the same bots in-process)."""
-FULL = (25, 1000)
-"""A game to 1000 of 83 decisions for the person, holding every kind of decision too."""
+SEED, TARGET = 7, 300
+"""A game of 56 decisions for the tests' person with every bomb window put to them, which
+holds every kind of decision and a window the page declines after "skip" (found by playing
+the same person against the same bots in-process)."""
+FULL = (25, 1000, "ask")
+"""A game to 1000 of 83 decisions for the person, with the windows of "ask", likewise."""
 EVERY_KIND = {"grand_tichu", "exchange", "tichu", "lead", "follow", "wish", "dragon_gift",
               "bomb", "skip"}
 STEP = 60.0
@@ -165,7 +166,7 @@ def refused_once(driver: Any, served: Served, request: dict[str, Any]) -> bool:
     return True
 
 
-def check_page(driver: Any, served: Served, width: int) -> None:
+def check_page(driver: Any, served: Served) -> None:
     """No sideways scroll, thumb-sized buttons, no card the seat may not see."""
     wide, inner = driver.execute_script(
         "return [document.documentElement.scrollWidth, window.innerWidth]")
@@ -189,7 +190,7 @@ def play_game(driver: Any, served: Served, width: int, keyboard: bool,
     """Play the served game to its end by clicking; the kinds of decision it asked."""
     person, kinds, refused, asked = Person(), Kinds(), False, 0
     while (request := open_decision(driver, served)) is not None:
-        check_page(driver, served, width)
+        check_page(driver, served)
         if asked == reload_at:  # a closed tab comes back: the page redraws from the stream
             hand = request["observation"]["hand"]
             driver.refresh()
@@ -212,15 +213,16 @@ def play_game(driver: Any, served: Served, width: int, keyboard: bool,
     return kinds
 
 
-@pytest.mark.parametrize(("width", "theme", "seed", "target"),
-                         [(390, "dark", SEED, TARGET), (1280, "light", *FULL)])
+@pytest.mark.parametrize(("width", "theme", "seed", "target", "windows"),
+                         [(390, "dark", SEED, TARGET, "every"), (1280, "light", *FULL)])
 def test_a_person_plays_a_whole_game_by_clicking(table: tuple[Any, list[Served]], width: int,
                                                  theme: str, seed: int, target: int,
-                                                 tmp_path: Path) -> None:
+                                                 windows: str, tmp_path: Path) -> None:
     """Every kind of decision, answered by clicking (the exchange by keyboard at 390 px), to
-    the game's end: the result and the replay's link, the record's score."""
+    the game's end: the result and the replay's link, the record's score; after "skip", the
+    page declined its trick's next window itself."""
     driver, served = table
-    served.append(game := Served(seed, target))
+    served.append(game := Served(seed, target, bomb_windows=windows))
     driver.set_window_size(width, 900)
     set_theme(driver, theme)
     driver.get(game.url)
@@ -228,6 +230,7 @@ def test_a_person_plays_a_whole_game_by_clicking(table: tuple[Any, list[Served]]
         "return getComputedStyle(document.body).backgroundColor") == BACKGROUND[theme]
     kinds = play_game(driver, game, width, keyboard=width == 390)
     assert set(kinds.seen) >= EVERY_KIND, kinds.seen
+    assert game.game.posted > sum(kinds.seen.values())  # the windows declined after skip
     wait("the result", lambda: driver.find_element(By.ID, "play-result").is_displayed())
     end = game.game.messages[-1]
     assert end["type"] == "end" and game.game.state == "over"
@@ -254,7 +257,7 @@ def test_the_table_fits_and_leaving_ends_the_game(table: tuple[Any, list[Served]
     for _ in range(3):  # Grand Tichu, the exchange, Tichu
         request = open_decision(driver, game)
         assert request is not None
-        check_page(driver, game, width)
+        check_page(driver, game)
         full_page_screenshot(driver, tmp_path / f"{request['kind']}-{width}-{theme}.png", width)
         reply_to(driver, game, request, person.intended(request, game.game.events()), False)
     assert open_decision(driver, game) is not None
