@@ -147,6 +147,20 @@ class SeatGame:
             last = self.messages[-1] if self.messages else None
             return last if last is not None and last["type"] == "request" else None
 
+    def this_round(self) -> list[Message]:
+        """What the person's seat was sent of the current round: the message that began it
+        from its `round_start` event on (the events before it ended the last round), and
+        every message since."""
+        with self.changed:
+            starts = [k for k, m in enumerate(self.messages)
+                      if any(e["kind"] == "round_start" for e in m.get("events", ()))]
+            if not starts:
+                return list(self.messages)
+            first = dict(self.messages[starts[-1]])
+            kinds = [e["kind"] for e in first["events"]]
+            first["events"] = first["events"][kinds.index("round_start"):]
+            return [first, *self.messages[starts[-1] + 1:]]
+
     def events(self) -> list[Message]:
         with self.changed:
             return [e for m in self.messages for e in m.get("events", ())]

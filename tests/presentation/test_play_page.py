@@ -12,6 +12,7 @@ its buttons are thumb-sized, and its DOM holds no card hidden from the seat."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -166,8 +167,10 @@ def refused_once(driver: Any, served: Served, request: dict[str, Any]) -> bool:
     return True
 
 
-def check_page(driver: Any, served: Served) -> None:
-    """No sideways scroll, thumb-sized buttons, no card the seat may not see."""
+def check_page(driver: Any, served: Served) -> int:
+    """No sideways scroll, thumb-sized buttons, no card the seat may not see in the page
+    or in the messages of this round it was sent (cards of its hands of earlier rounds are
+    others' now); how many cards are hidden from the seat now."""
     wide, inner = driver.execute_script(
         "return [document.documentElement.scrollWidth, window.innerWidth]")
     assert wide <= inner, (wide, inner)
@@ -177,6 +180,9 @@ def check_page(driver: Any, served: Served) -> None:
     assert not hidden & set(cards), hidden & set(cards)
     named = [card_name(c) for c in hidden if len(c) == 2]
     assert not [n for n in named if n in text], named
+    sent = json.dumps(served.game.this_round())
+    assert not [c for c in hidden if f'"{c}"' in sent]
+    return len(hidden)
 
 
 def console_errors(driver: Any) -> list[str]:
@@ -185,12 +191,12 @@ def console_errors(driver: Any) -> list[str]:
             and "status of 400" not in e["message"]]
 
 
-def play_game(driver: Any, served: Served, width: int, keyboard: bool,
+def play_game(driver: Any, served: Served, keyboard: bool,
               reload_at: int = 10) -> Kinds:
     """Play the served game to its end by clicking; the kinds of decision it asked."""
-    person, kinds, refused, asked = Person(), Kinds(), False, 0
+    person, kinds, refused, asked, hiding = Person(), Kinds(), False, 0, 0
     while (request := open_decision(driver, served)) is not None:
-        check_page(driver, served)
+        hiding += check_page(driver, served) > 0
         if asked == reload_at:  # a closed tab comes back: the page redraws from the stream
             hand = request["observation"]["hand"]
             driver.refresh()
@@ -210,6 +216,7 @@ def play_game(driver: Any, served: Served, width: int, keyboard: bool,
             meant.action, meant.call_tichu, meant.wish), (reply, meant)
         asked += 1
     assert refused
+    assert hiding > asked // 2  # the check had cards to find (at most decisions)
     return kinds
 
 
@@ -228,7 +235,7 @@ def test_a_person_plays_a_whole_game_by_clicking(table: tuple[Any, list[Served]]
     driver.get(game.url)
     assert driver.execute_script(
         "return getComputedStyle(document.body).backgroundColor") == BACKGROUND[theme]
-    kinds = play_game(driver, game, width, keyboard=width == 390)
+    kinds = play_game(driver, game, keyboard=width == 390)
     assert set(kinds.seen) >= EVERY_KIND, kinds.seen
     assert game.game.posted > sum(kinds.seen.values())  # the windows declined after skip
     wait("the result", lambda: driver.find_element(By.ID, "play-result").is_displayed())

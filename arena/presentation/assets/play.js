@@ -190,7 +190,8 @@
   function fillTrick(box, f, trick, round) {
     fill(box, "round", round ? "Round " + round : "");
     fill(box, "trick-number", round ? "trick " + (f.tricks + (trick.ended ? 0 : 1)) : "");
-    fill(box, "scores", (f.scores || [0, 0]).join(" : ") + " (to " + s.target + ")");
+    var scores = f.scores || [0, 0], ours = me % 2;
+    fill(box, "scores", "your team " + scores[ours] + " : " + scores[1 - ours] + " theirs (to " + s.target + ")");
     show(box, "wish", !!f.wish);
     fill(box, "wish-rank", f.wish || "");
     var top = -1;
