@@ -241,7 +241,7 @@ def refusal(request: Message, action: Any, call: bool, wish: Any,
     return "it is not one of the choices of this decision"
 
 
-def _handler(game: SeatGame, page: str) -> type[BaseHTTPRequestHandler]:
+def _handler(game: SeatGame, page: str, served: Served) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -298,8 +298,10 @@ def _handler(game: SeatGame, page: str) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.close_connection = True
             start = int(self.headers.get("Last-Event-ID", "-1")) + 1
+            if "Last-Event-ID" in self.headers:
+                served.resumed.append(start)
             try:
-                for chunk in stream(game, start):
+                for chunk in stream(game, start, served.cut):
                     self.wfile.write(chunk.encode())
                     self.wfile.flush()
             except OSError:  # the page went away
@@ -308,17 +310,23 @@ def _handler(game: SeatGame, page: str) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def stream(game: SeatGame, start: int) -> Iterator[str]:
-    """The server-sent events of the person's seat from message `start`, then its status."""
+def stream(game: SeatGame, start: int, cut: int = 0) -> Iterator[str]:
+    """The server-sent events of the person's seat from message `start`, then its status;
+    with `cut`, the stream ends after that many messages (the page comes back with its
+    `Last-Event-ID`)."""
     yield "retry: 300\n\n" + _status(game)
     sent = start
     while True:
         fresh, state = game.after(sent)
+        if cut and sent + len(fresh) - start > cut:
+            fresh = fresh[:cut - (sent - start)]
         for message in fresh:
             yield f"event: message\nid: {sent}\ndata: {json.dumps(message)}\n\n"
             sent += 1
         if not fresh and state not in ("waiting", "playing"):
             yield _status(game)
+            return
+        if cut and sent - start >= cut:
             return
         if not fresh:
             return  # the hang guard: the page reconnects
@@ -336,13 +344,17 @@ def _status(game: SeatGame) -> str:
 class Served:
     """A seat game and its page on 127.0.0.1 (`url`); `close` stops both."""
 
-    def __init__(self, seed: int, target: int, seat: int = 0, bomb_windows: str = "ask"
-                 ) -> None:
+    def __init__(self, seed: int, target: int, seat: int = 0, bomb_windows: str = "ask",
+                 cut: int = 0) -> None:
         self.game = SeatGame(seat, seed, target, bomb_windows)
+        self.cut = cut
+        """Each stream ends after this many messages (0: never)."""
+        self.resumed: list[int] = []
+        """The first message of each stream asked with a `Last-Event-ID`."""
         names = ["you" if s == seat else "heuristic" for s in range(4)]
         page = play_page(1, "You and heuristic vs heuristic", "/play/1/events",
                          "/play/1/answer", "/play/1/leave", CSRF, seat, names, bomb_windows)
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.game, page))
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.game, page, self))
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_port}/play/1"
         self.threads = [threading.Thread(target=self.server.serve_forever, daemon=True),

@@ -68,8 +68,8 @@ class Windows:
 
 @dataclass
 class Person:
-    """The tests' person: no Grand Tichu; Tichu in the first round only; gives its three
-    lowest cards; plays the first legal play offered, else passes; wishes for a 7; bombs at
+    """The tests' person: no Grand Tichu; Tichu in the first round's Tichu decision, and
+    with the second round's exchange; gives its three lowest cards; plays the first legal play offered, else passes; wishes for a 7; bombs at
     its first bomb window, skips the rest of the trick at its second, declines the others;
     gives the Dragon's trick to the next opponent."""
 
@@ -93,9 +93,10 @@ class Person:
             return Intended(options[0])
         if kind == "tichu":
             return Intended(options[1] if observation["round"] == 1 else options[0])
-        if kind == "exchange":
+        if kind == "exchange":  # Tichu called with the second round's exchange
+            call = observation["round"] == 2 and request["may_call_tichu"]
             return Intended({"action": "exchange",
-                             "give": sorted_cards(observation["hand"])[:3]})
+                             "give": sorted_cards(observation["hand"])[:3]}, call_tichu=call)
         if kind == "dragon_gift":
             return Intended(options[0])
         if kind == "bomb":
@@ -124,4 +125,6 @@ class Kinds:
             kind = "wish"
         if intended.skip:
             kind = "skip"
+        if intended.call_tichu:
+            kind = "call_tichu"
         self.seen[kind] = self.seen.get(kind, 0) + 1

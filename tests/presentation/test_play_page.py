@@ -30,13 +30,13 @@ from tests.presentation.play_harness import Served
 from tests.presentation.play_person import Intended, Kinds, Person
 from tests.presentation.test_report_look import BACKGROUND, full_page_screenshot, set_theme
 
-SEED, TARGET = 7, 300
-"""A game of 56 decisions for the tests' person with every bomb window put to them, which
+SEED, TARGET = 25, 500
+"""A game of 48 decisions for the tests' person with every bomb window put to them, which
 holds every kind of decision and a window the page declines after "skip" (found by playing
 the same person against the same bots in-process)."""
 FULL = (25, 1000, "ask")
-"""A game to 1000 of 83 decisions for the person, with the windows of "ask", likewise."""
-EVERY_KIND = {"grand_tichu", "exchange", "tichu", "lead", "follow", "wish", "dragon_gift",
+"""A game to 1000 of 82 decisions for the person, with the windows of "ask", likewise."""
+EVERY_KIND = {"call_tichu", "grand_tichu", "exchange", "tichu", "lead", "follow", "wish", "dragon_gift",
               "bomb", "skip"}
 STEP = 60.0
 """A hang guard, not a claim: the longest one decision may take to come."""
@@ -114,6 +114,8 @@ def answer(driver: Any, request: dict[str, Any], meant: Intended, keyboard: bool
         slots = [e.get_attribute("data-card") for e in driver.find_elements(
             By.CSS_SELECTOR, "#play-exchange .give .card")]
         assert slots == give, (slots, give)
+        if meant.call_tichu:
+            click(driver, "#play-call-tichu")
         click(driver, "#play-give")
     elif kind == "dragon_gift":
         click(driver, f"#play-dragon-{request['options'].index(action)}")
@@ -253,10 +255,11 @@ def test_a_person_plays_a_whole_game_by_clicking(table: tuple[Any, list[Served]]
 @pytest.mark.parametrize(("width", "theme"), [(390, "light"), (1280, "dark")])
 def test_the_table_fits_and_leaving_ends_the_game(table: tuple[Any, list[Served]], width: int,
                                                   theme: str, tmp_path: Path) -> None:
-    """The first decisions in the other two looks, then the person leaves: the game ends
-    as left, and the page says so."""
+    """The first decisions in the other two looks, over a stream the server cuts every two
+    messages (the page goes on from its `Last-Event-ID`, every message taken); then the
+    person leaves: the game ends as left, and the page says so."""
     driver, served = table
-    served.append(game := Served(SEED, TARGET, bomb_windows="never"))
+    served.append(game := Served(SEED, TARGET, bomb_windows="never", cut=2))
     driver.set_window_size(width, 900)
     set_theme(driver, theme)
     driver.get(game.url)
@@ -268,6 +271,10 @@ def test_the_table_fits_and_leaving_ends_the_game(table: tuple[Any, list[Served]
         full_page_screenshot(driver, tmp_path / f"{request['kind']}-{width}-{theme}.png", width)
         reply_to(driver, game, request, person.intended(request, game.game.events()), False)
     assert open_decision(driver, game) is not None
+    assert game.resumed and all(start > 0 for start in game.resumed)
+    taken = driver.execute_script("return document.getElementById('play')"
+                                  ".getAttribute('data-messages')")
+    assert taken == str(len(game.game.messages))
     click(driver, "#play-leave")
     driver.switch_to.alert.accept()
     wait("the game's end", lambda: game.game.state == "left")
