@@ -20,21 +20,22 @@ from arena.presentation.safe import html_text as esc
 from arena.presentation.table_view import viewer_templates
 
 BOMB_CHOICES = {
-    "ask": "Ask: at a new play, and before a trick is taken",
-    "every": "Every chance to bomb out of turn",
-    "never": "Never: I bomb on my own turns",
+    "ask": "you are asked when a new play is on the table, and before a trick is taken",
+    "every": "you are asked at every chance to bomb out of turn",
+    "never": "you are never asked: you bomb on your own turns",
 }
-"""The bomb windows a person is asked about, as `arena play human --bomb-windows` offers
-them (`arena.cli.human.player.BOMB_WINDOWS`): the page declines the others itself."""
+"""The bomb windows put to a person, by the choice of the start form (as `arena play human
+--bomb-windows`): the server declines the others for them."""
 
 
 def play_page(game_id: int, title: str, events_url: str, answer_url: str, leave_url: str,
-              csrf: str, seat: int, names: Sequence[str], bomb_windows: str = "ask") -> str:
+              csrf: str, seat: int, names: Sequence[str], bomb_windows: str | None = None
+              ) -> str:
     """The page of seat game `game_id`, for the person at `seat` (`names`: the four seats'
-    entrants, by seat; `bomb_windows`: one of `BOMB_CHOICES`, chosen with the start form)."""
+    entrants, by seat; `bomb_windows`: the start form's choice, one of `BOMB_CHOICES`, said
+    on the page when given)."""
     data = {"game": str(game_id), "seat": str(seat), "events": events_url,
             "answer": answer_url, "leave": leave_url, "csrf": csrf,
-            "bomb-windows": bomb_windows if bomb_windows in BOMB_CHOICES else "ask",
             "names": "\t".join(names)}
     attributes = " ".join(f'data-{key}="{esc(value)}"' for key, value in data.items())
     body = (f'<h1 id="play-title">{esc(title)}</h1><div id="play" {attributes}>'
@@ -75,11 +76,10 @@ def _result() -> str:
             'with every hand.</a></p></section>')
 
 
-def _settings(bomb_windows: str) -> str:
-    options = "".join(f'<option value="{esc(key)}"'
-                      f'{" selected" if key == bomb_windows else ""}>{esc(text)}</option>'
-                      for key, text in BOMB_CHOICES.items())
-    return ('<section class="play-settings"><p><label>Bomb windows <select '
-            f'id="play-bomb-windows">{options}</select></label></p><p><button type="button" '
+def _settings(bomb_windows: str | None) -> str:
+    said = BOMB_CHOICES.get(bomb_windows or "")
+    note = (f'<p id="play-bomb-windows">Bomb windows ({esc(bomb_windows or "")}): {esc(said)}; '
+            '"Skip" in a window declines the rest of its trick\'s.</p>' if said else "")
+    return ('<section class="play-settings">' + note + '<p><button type="button" '
             'id="play-leave" class="play-leave">Leave the game (your team forfeits)</button>'
             '</p></section>')

@@ -3,13 +3,15 @@ on a loopback HTTP server, its seat played by whoever posts answers, the three o
 by the house's heuristic bot.
 
 The game is real: `arena.referee.inprocess.play_local_game` plays the referee's part with
-the referee's own wire maps and packing (as the golden transcript is made), and the person's
-seat is an SDK bot (`WebSeat`) whose decisions come from the page's posts. Its `record` hook
-hands the harness every message the referee sends: those to the person's seat are the
-stream of ``/play/1/events`` (server-sent events, as the contract of issue 50 says: a
-``message`` event per protocol message with its index as ``id``, ``Last-Event-ID`` honoured,
-``status`` events), and those to the other seats tell the test which cards are hidden from
-the person. ``/play/1/answer`` checks a posted answer as the league's server must: the open
+the referee's own wire maps and packing (as the golden transcript is made). The person's
+seat is an SDK bot (`WebSeat`) that does what the league's bridge does: it hands the page
+every message it is sent, except the bomb windows the person's choice does not put to them
+(declined, their events sent on as an `events` message), and its decisions are the page's
+posts. Those messages are the stream of ``/play/1/events`` (server-sent events, as the
+contract of issue 50 says: a ``message`` event per protocol message with its index as
+``id``, ``Last-Event-ID`` honoured, ``status`` events). The `record` hook shows the harness
+the other seats' requests (which cards are hidden from the person) and the person's
+replies. ``/play/1/answer`` checks a posted answer as the league's server must: the open
 request's id (else 409), one of its options or an exchange of three held cards, the free
 flags where allowed (else 400 with the rule, from the terminal seat's `answers.why_not`).
 """
@@ -31,7 +33,8 @@ from arena.cli.human.answers import why_not
 from arena.presentation.play_views import play_page
 from arena.presentation.seat_view import current_trick
 from arena.referee.inprocess import load_bot, play_local_game
-from protocol.sdk import Bot
+from protocol.sdk import Bot, pass_turn
+from tests.presentation.play_person import Windows
 
 Message = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,19 +54,34 @@ class Refusal(Exception):
 
 
 class WebSeat(Bot):
-    """The person's seat: each decision is the reply the harness puts on `answers`."""
+    """The person's seat, as the league's bridge plays it: each message it is sent goes to
+    the page (`tell`), but a bomb window the person's choice does not put to them, which it
+    declines, its events going on as an `events` message; each decision is the reply the
+    harness puts on `answers`."""
 
     name = "you"
     version = "1.0"
 
-    def __init__(self, answers: queue.Queue[Message | None]) -> None:
-        self.answers = answers
+    def __init__(self, game: SeatGame) -> None:
+        self.game = game
+        self.windows = Windows(game.bomb_windows)
+
+    def on_welcome(self, welcome: Message) -> None:
+        self.game.tell(welcome)
 
     def decide(self, request: Message) -> Message:
-        reply = self.answers.get(timeout=WAIT)
+        if request["kind"] == "bomb" and not self.windows.offers(request, self.events):
+            if request["events"]:
+                self.game.tell({"type": "events", "events": request["events"]})
+            return pass_turn()
+        self.game.tell(request)
+        reply = self.game.answers.get(timeout=WAIT)
         if reply is None:
             raise SystemExit("the person left")
         return reply
+
+    def on_end(self, end: Message) -> None:
+        self.game.tell(end)
 
 
 @dataclass
@@ -73,10 +91,13 @@ class SeatGame:
     seat: int
     seed: int
     target: int
+    bomb_windows: str = "ask"
     messages: list[Message] = field(default_factory=list)
     replies: list[Message] = field(default_factory=list)
     """Every reply the person's seat made, as the referee got it."""
     refusals: list[tuple[int, str]] = field(default_factory=list)
+    posted: int = 0
+    """The answers the page posted and the harness took."""
     hands: dict[int, tuple[int, list[str]]] = field(default_factory=dict)
     """Each other seat's hand in its latest request: (round, cards)."""
     state: str = "waiting"
@@ -84,11 +105,15 @@ class SeatGame:
     answers: queue.Queue[Message | None] = field(default_factory=queue.Queue)
     changed: threading.Condition = field(default_factory=threading.Condition)
 
+    def tell(self, message: Message) -> None:
+        """A message to the page."""
+        with self.changed:
+            self.messages.append(message)
+            self.changed.notify_all()
+
     def record(self, seat: int, sender: str, message: Message, data: bytes) -> None:
         with self.changed:
-            if sender == "referee" and seat == self.seat:
-                self.messages.append(message)
-            elif sender == "referee" and message["type"] == "request":
+            if sender == "referee" and seat != self.seat and message["type"] == "request":
                 observation = message["observation"]
                 self.hands[seat] = (observation["round"], list(observation["hand"]))
             elif sender == "bot" and seat == self.seat and message["type"] == "reply":
@@ -96,7 +121,7 @@ class SeatGame:
             self.changed.notify_all()
 
     def play(self) -> None:
-        bots = [WebSeat(self.answers) if s == self.seat else
+        bots = [WebSeat(self) if s == self.seat else
                 load_bot(ROOT / "bots" / "heuristic")(self.seed * 4 + s) for s in range(4)]
         self.state = "playing"
         try:
@@ -121,6 +146,20 @@ class SeatGame:
         with self.changed:
             last = self.messages[-1] if self.messages else None
             return last if last is not None and last["type"] == "request" else None
+
+    def this_round(self) -> list[Message]:
+        """What the person's seat was sent of the current round: the message that began it
+        from its `round_start` event on (the events before it ended the last round), and
+        every message since."""
+        with self.changed:
+            starts = [k for k, m in enumerate(self.messages)
+                      if any(e["kind"] == "round_start" for e in m.get("events", ()))]
+            if not starts:
+                return list(self.messages)
+            first = dict(self.messages[starts[-1]])
+            kinds = [e["kind"] for e in first["events"]]
+            first["events"] = first["events"][kinds.index("round_start"):]
+            return [first, *self.messages[starts[-1] + 1:]]
 
     def events(self) -> list[Message]:
         with self.changed:
@@ -153,6 +192,7 @@ class SeatGame:
         if rule:
             self.refusals.append((request["id"], rule))
             raise Refusal(400, f"that play is not allowed: {rule}")
+        self.posted += 1
         self.answers.put({"action": canonical(request, action), "call_tichu": call,
                           "wish": wish})
 
@@ -201,7 +241,7 @@ def refusal(request: Message, action: Any, call: bool, wish: Any,
     return "it is not one of the choices of this decision"
 
 
-def _handler(game: SeatGame, page: str) -> type[BaseHTTPRequestHandler]:
+def _handler(game: SeatGame, page: str, served: Served) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -258,8 +298,10 @@ def _handler(game: SeatGame, page: str) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.close_connection = True
             start = int(self.headers.get("Last-Event-ID", "-1")) + 1
+            if "Last-Event-ID" in self.headers:
+                served.resumed.append(start)
             try:
-                for chunk in stream(game, start):
+                for chunk in stream(game, start, served.cut):
                     self.wfile.write(chunk.encode())
                     self.wfile.flush()
             except OSError:  # the page went away
@@ -268,17 +310,23 @@ def _handler(game: SeatGame, page: str) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def stream(game: SeatGame, start: int) -> Iterator[str]:
-    """The server-sent events of the person's seat from message `start`, then its status."""
+def stream(game: SeatGame, start: int, cut: int = 0) -> Iterator[str]:
+    """The server-sent events of the person's seat from message `start`, then its status;
+    with `cut`, the stream ends after that many messages (the page comes back with its
+    `Last-Event-ID`)."""
     yield "retry: 300\n\n" + _status(game)
     sent = start
     while True:
         fresh, state = game.after(sent)
+        if cut and sent + len(fresh) - start > cut:
+            fresh = fresh[:cut - (sent - start)]
         for message in fresh:
             yield f"event: message\nid: {sent}\ndata: {json.dumps(message)}\n\n"
             sent += 1
         if not fresh and state not in ("waiting", "playing"):
             yield _status(game)
+            return
+        if cut and sent - start >= cut:
             return
         if not fresh:
             return  # the hang guard: the page reconnects
@@ -296,13 +344,17 @@ def _status(game: SeatGame) -> str:
 class Served:
     """A seat game and its page on 127.0.0.1 (`url`); `close` stops both."""
 
-    def __init__(self, seed: int, target: int, seat: int = 0, bomb_windows: str = "ask"
-                 ) -> None:
-        self.game = SeatGame(seat, seed, target)
+    def __init__(self, seed: int, target: int, seat: int = 0, bomb_windows: str = "ask",
+                 cut: int = 0) -> None:
+        self.game = SeatGame(seat, seed, target, bomb_windows)
+        self.cut = cut
+        """Each stream ends after this many messages (0: never)."""
+        self.resumed: list[int] = []
+        """The first message of each stream asked with a `Last-Event-ID`."""
         names = ["you" if s == seat else "heuristic" for s in range(4)]
         page = play_page(1, "You and heuristic vs heuristic", "/play/1/events",
                          "/play/1/answer", "/play/1/leave", CSRF, seat, names, bomb_windows)
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.game, page))
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.game, page, self))
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_port}/play/1"
         self.threads = [threading.Thread(target=self.server.serve_forever, daemon=True),

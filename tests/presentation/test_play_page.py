@@ -12,6 +12,7 @@ its buttons are thumb-sized, and its DOM holds no card hidden from the seat."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,12 +30,13 @@ from tests.presentation.play_harness import Served
 from tests.presentation.play_person import Intended, Kinds, Person
 from tests.presentation.test_report_look import BACKGROUND, full_page_screenshot, set_theme
 
-SEED, TARGET = 15, 300
-"""A game of 42 decisions for the tests' person that holds every kind of decision (found by
-playing the same person against the same bots in-process)."""
-FULL = (25, 1000)
-"""A game to 1000 of 83 decisions for the person, holding every kind of decision too."""
-EVERY_KIND = {"grand_tichu", "exchange", "tichu", "lead", "follow", "wish", "dragon_gift",
+SEED, TARGET = 25, 500
+"""A game of 48 decisions for the tests' person with every bomb window put to them, which
+holds every kind of decision and a window the page declines after "skip" (found by playing
+the same person against the same bots in-process)."""
+FULL = (25, 1000, "ask")
+"""A game to 1000 of 82 decisions for the person, with the windows of "ask", likewise."""
+EVERY_KIND = {"call_tichu", "grand_tichu", "exchange", "tichu", "lead", "follow", "wish", "dragon_gift",
               "bomb", "skip"}
 STEP = 60.0
 """A hang guard, not a claim: the longest one decision may take to come."""
@@ -112,6 +114,8 @@ def answer(driver: Any, request: dict[str, Any], meant: Intended, keyboard: bool
         slots = [e.get_attribute("data-card") for e in driver.find_elements(
             By.CSS_SELECTOR, "#play-exchange .give .card")]
         assert slots == give, (slots, give)
+        if meant.call_tichu:
+            click(driver, "#play-call-tichu")
         click(driver, "#play-give")
     elif kind == "dragon_gift":
         click(driver, f"#play-dragon-{request['options'].index(action)}")
@@ -165,8 +169,10 @@ def refused_once(driver: Any, served: Served, request: dict[str, Any]) -> bool:
     return True
 
 
-def check_page(driver: Any, served: Served, width: int) -> None:
-    """No sideways scroll, thumb-sized buttons, no card the seat may not see."""
+def check_page(driver: Any, served: Served) -> int:
+    """No sideways scroll, thumb-sized buttons, no card the seat may not see in the page
+    or in the messages of this round it was sent (cards of its hands of earlier rounds are
+    others' now); how many cards are hidden from the seat now."""
     wide, inner = driver.execute_script(
         "return [document.documentElement.scrollWidth, window.innerWidth]")
     assert wide <= inner, (wide, inner)
@@ -176,6 +182,9 @@ def check_page(driver: Any, served: Served, width: int) -> None:
     assert not hidden & set(cards), hidden & set(cards)
     named = [card_name(c) for c in hidden if len(c) == 2]
     assert not [n for n in named if n in text], named
+    sent = json.dumps(served.game.this_round())
+    assert not [c for c in hidden if f'"{c}"' in sent]
+    return len(hidden)
 
 
 def console_errors(driver: Any) -> list[str]:
@@ -184,12 +193,12 @@ def console_errors(driver: Any) -> list[str]:
             and "status of 400" not in e["message"]]
 
 
-def play_game(driver: Any, served: Served, width: int, keyboard: bool,
+def play_game(driver: Any, served: Served, keyboard: bool,
               reload_at: int = 10) -> Kinds:
     """Play the served game to its end by clicking; the kinds of decision it asked."""
-    person, kinds, refused, asked = Person(), Kinds(), False, 0
+    person, kinds, refused, asked, hiding = Person(), Kinds(), False, 0, 0
     while (request := open_decision(driver, served)) is not None:
-        check_page(driver, served, width)
+        hiding += check_page(driver, served) > 0
         if asked == reload_at:  # a closed tab comes back: the page redraws from the stream
             hand = request["observation"]["hand"]
             driver.refresh()
@@ -199,6 +208,8 @@ def play_game(driver: Any, served: Served, width: int, keyboard: bool,
             assert shown == sorted_cards(hand)
         if not refused and request["kind"] == "play" and request["observation"]["table"] is None:
             refused = refused_once(driver, served, request)
+        if request["kind"] == "bomb":  # after "skip", the page declines the trick's windows
+            assert not person.skipping(served.game.events())
         meant = person.intended(request, served.game.events())
         kinds.add(request, meant)
         reply = reply_to(driver, served, request, meant,
@@ -207,25 +218,28 @@ def play_game(driver: Any, served: Served, width: int, keyboard: bool,
             meant.action, meant.call_tichu, meant.wish), (reply, meant)
         asked += 1
     assert refused
+    assert hiding > asked // 2  # the check had cards to find (at most decisions)
     return kinds
 
 
-@pytest.mark.parametrize(("width", "theme", "seed", "target"),
-                         [(390, "dark", SEED, TARGET), (1280, "light", *FULL)])
+@pytest.mark.parametrize(("width", "theme", "seed", "target", "windows"),
+                         [(390, "dark", SEED, TARGET, "every"), (1280, "light", *FULL)])
 def test_a_person_plays_a_whole_game_by_clicking(table: tuple[Any, list[Served]], width: int,
                                                  theme: str, seed: int, target: int,
-                                                 tmp_path: Path) -> None:
+                                                 windows: str, tmp_path: Path) -> None:
     """Every kind of decision, answered by clicking (the exchange by keyboard at 390 px), to
-    the game's end: the result and the replay's link, the record's score."""
+    the game's end: the result and the replay's link, the record's score; after "skip", the
+    page declined its trick's next window itself."""
     driver, served = table
-    served.append(game := Served(seed, target))
+    served.append(game := Served(seed, target, bomb_windows=windows))
     driver.set_window_size(width, 900)
     set_theme(driver, theme)
     driver.get(game.url)
     assert driver.execute_script(
         "return getComputedStyle(document.body).backgroundColor") == BACKGROUND[theme]
-    kinds = play_game(driver, game, width, keyboard=width == 390)
+    kinds = play_game(driver, game, keyboard=width == 390)
     assert set(kinds.seen) >= EVERY_KIND, kinds.seen
+    assert game.game.posted > sum(kinds.seen.values())  # the windows declined after skip
     wait("the result", lambda: driver.find_element(By.ID, "play-result").is_displayed())
     end = game.game.messages[-1]
     assert end["type"] == "end" and game.game.state == "over"
@@ -241,10 +255,11 @@ def test_a_person_plays_a_whole_game_by_clicking(table: tuple[Any, list[Served]]
 @pytest.mark.parametrize(("width", "theme"), [(390, "light"), (1280, "dark")])
 def test_the_table_fits_and_leaving_ends_the_game(table: tuple[Any, list[Served]], width: int,
                                                   theme: str, tmp_path: Path) -> None:
-    """The first decisions in the other two looks, then the person leaves: the game ends
-    as left, and the page says so."""
+    """The first decisions in the other two looks, over a stream the server cuts every two
+    messages (the page goes on from its `Last-Event-ID`, every message taken); then the
+    person leaves: the game ends as left, and the page says so."""
     driver, served = table
-    served.append(game := Served(SEED, TARGET))
+    served.append(game := Served(SEED, TARGET, bomb_windows="never", cut=2))
     driver.set_window_size(width, 900)
     set_theme(driver, theme)
     driver.get(game.url)
@@ -252,10 +267,14 @@ def test_the_table_fits_and_leaving_ends_the_game(table: tuple[Any, list[Served]
     for _ in range(3):  # Grand Tichu, the exchange, Tichu
         request = open_decision(driver, game)
         assert request is not None
-        check_page(driver, game, width)
+        check_page(driver, game)
         full_page_screenshot(driver, tmp_path / f"{request['kind']}-{width}-{theme}.png", width)
         reply_to(driver, game, request, person.intended(request, game.game.events()), False)
     assert open_decision(driver, game) is not None
+    assert game.resumed and all(start > 0 for start in game.resumed)
+    taken = driver.execute_script("return document.getElementById('play')"
+                                  ".getAttribute('data-messages')")
+    assert taken == str(len(game.game.messages))
     click(driver, "#play-leave")
     driver.switch_to.alert.accept()
     wait("the game's end", lambda: game.game.state == "left")
@@ -269,8 +288,9 @@ def test_the_page_holds_no_card_and_escapes_names() -> None:
     56 faces every page draws from), every name escaped."""
     page = play_page(7, "You & <b>x</b>", "/play/7/events", "/play/7/answer", "/play/7/leave",
                      "tok", 2, ["a", "<script>", "c", "d"], "never")
-    assert 'data-seat="2"' in page and 'data-bomb-windows="never"' in page
+    assert 'data-seat="2"' in page and 'data-answer="/play/7/answer"' in page
     assert "<script>" not in page.replace('<script src="/assets/', "")
     outside = page.split('<template id="card-faces">')[0]
     assert "data-card" not in outside
-    assert '<option value="never" selected>' in page
+    assert "Bomb windows (never): you are never asked" in page
+    assert "Bomb windows" not in play_page(7, "t", "e", "a", "l", "c", 0, "abcd")

@@ -6,8 +6,9 @@
 // drawn from those messages only, with the live view's markup cloned from <template>s
 // (arena/presentation/table_view.py). Answers go to data-answer as JSON
 // {request_id, action[, call_tichu][, wish]}; a 400 answer's rule is shown and the person is
-// asked again. Bomb windows the person chose not to be asked about, and those of a trick
-// after "skip", are declined here (a pass), as `arena play human --bomb-windows` does.
+// asked again. The server puts to the person only the bomb windows their choice of the start
+// form asks about (ask, every, never); those of a trick after "skip" are declined here (a
+// pass), as `arena play human` does.
 (function () {
   "use strict";
   var root = document.getElementById("play");
@@ -23,7 +24,7 @@
     names: root.getAttribute("data-names").split("\t"), target: 1000, last: -1,
     events: [], obs: null, request: null, logFrom: 0, logTo: 0, seen: 0, end: null, status: null,
     selected: [], give: [null, null, null], pending: false, error: "",
-    skipFrom: null, offered: null, offeredAt: 0, windows: root.getAttribute("data-bomb-windows")
+    skipFrom: null
   };
 
   function $(id) { return document.getElementById(id); }
@@ -189,7 +190,8 @@
   function fillTrick(box, f, trick, round) {
     fill(box, "round", round ? "Round " + round : "");
     fill(box, "trick-number", round ? "trick " + (f.tricks + (trick.ended ? 0 : 1)) : "");
-    fill(box, "scores", (f.scores || [0, 0]).join(" : ") + " (to " + s.target + ")");
+    var scores = f.scores || [0, 0], ours = me % 2;
+    fill(box, "scores", "your team " + scores[ours] + " : " + scores[1 - ours] + " theirs (to " + s.target + ")");
     show(box, "wish", !!f.wish);
     fill(box, "wish-rank", f.wish || "");
     var top = -1;
@@ -499,32 +501,11 @@
     return s.events.slice(start).some(function (e) { return TRICK_ENDS.indexOf(e.kind) >= 0; });
   }
 
-  function lastChance(obs) {
-    var trick = trickNow(roundEvents()).plays;
-    var lastPlay = -1;
-    trick.forEach(function (e, k) { if (e.kind === "play") lastPlay = k; });
-    if (lastPlay < 0) return false;
-    var passed = trick.slice(lastPlay + 1).filter(function (e) { return e.kind === "pass"; }).map(function (e) { return e.seat; });
-    var top = obs.table.seat;
-    return obs.hand_counts.every(function (n, seat) { return !n || seat === top || passed.indexOf(seat) >= 0; });
-  }
-
-  function offersWindow(request) {
-    // as arena.cli.human.player.HumanPlayer._offers_window
-    var windows = $("play-bomb-windows").value;
-    if (windows === "never") return false;
-    if (s.skipFrom !== null) {
-      if (trickOverSince(s.skipFrom)) s.skipFrom = null; else return false;
-    }
-    if (windows === "every") return true;
-    var table = request.observation.table;
-    if (table.seat === me) return false;
-    var fresh = JSON.stringify(table) !== JSON.stringify(s.offered) || trickOverSince(s.offeredAt);
-    if (fresh || lastChance(request.observation)) {
-      s.offered = table;
-      s.offeredAt = s.events.length;
-      return true;
-    }
+  function skipping() {
+    // a bomb window after "skip", in the same trick: declined here
+    if (s.skipFrom === null) return false;
+    if (!trickOverSince(s.skipFrom)) return true;
+    s.skipFrom = null;
     return false;
   }
 
@@ -542,7 +523,7 @@
       s.events = s.events.concat(message.events);
       s.request = message; s.obs = message.observation;
       s.pending = false; s.error = ""; s.selected = []; s.give = [null, null, null];
-      var asked = message.kind !== "bomb" || offersWindow(message);
+      var asked = message.kind !== "bomb" || !skipping();
       if (asked) { s.logFrom = s.seen; s.seen = s.events.length; }
       s.logTo = s.events.length;
       if (!asked) {
@@ -611,5 +592,4 @@
     form.set("csrf", csrf);
     fetch(root.getAttribute("data-leave"), { method: "POST", credentials: "same-origin", body: form });
   });
-  $("play-bomb-windows").addEventListener("change", function () { s.offered = null; });
 })();
