@@ -104,11 +104,13 @@ class Person:
         assert self.token in response.headers["set-cookie"]
         return 303, int(response.headers["location"].rsplit("/", 1)[1])
 
-    def post(self, path: str, body: dict[str, Any], token: str | None = "") -> tuple[int, Any]:
+    def post(self, path: str, body: dict[str, Any], token: str | None = "",
+             csrf: str | None = None) -> tuple[int, Any]:
+        """POST `body` as JSON with the cookies, and the CSRF header (`csrf`: another)."""
         conn = self.connection()
         conn.request("POST", path, json.dumps(body), {
             "Cookie": self.cookie(token), "Content-Type": "application/json",
-            "X-CSRF-Token": self.csrf})
+            "X-CSRF-Token": self.csrf if csrf is None else csrf})
         response = conn.getresponse()
         data = response.read()
         conn.close()
@@ -243,6 +245,12 @@ def test_only_the_seats_author_reaches_it_and_one_seat_game_at_once(league: Leag
     status, said = alice.post(f"/play/{practice}/answer",
                               {"request_id": request["id"], "action": {"action": "tichu"}})
     assert status == 400 and said["error"].startswith("that play is not allowed: "), said
+    status, said = alice.post(f"/play/{practice}/answer", {
+        "request_id": request["id"], "action": request["options"][0]}, csrf="forged" * 7)
+    assert status == 403, said  # another site's post: refused, the request still open
+    status, said = alice.post(f"/play/{practice}/answer",
+                              {"request_id": request["id"] + 1, "action": {}})
+    assert status == 409 and f"the open one is {request['id']}" in said["error"], said
     status, said = alice.post(f"/play/{practice}/leave", {})
     assert (status, said) == (200, {"left": True})
     last = [data for kind, data in alice.events(practice, last=0) if kind == "status"][-1]
@@ -266,3 +274,19 @@ def test_seat_games_count_toward_the_daily_practice_quota(league: League, alice:
                                        if k == "status"][-1]["state"] == "left")
     status, said = alice.start()
     assert status == 429 and "practice_per_day" in said["error"], said
+
+
+def test_a_seat_asked_with_no_page_open_is_left(tmp_path: Path):
+    """A person who never opens the game's page (or closed it) is taken to have left once
+    `human_reconnect_seconds` passed while asked: the game ends as left."""
+    with served(tmp_path, EXTRA.replace("human_reconnect_seconds = 300",
+                                        "human_reconnect_seconds = 1")) as league:
+        carol = Person(league, league.invite("carol"))
+        status, practice = carol.start()
+        assert status == 303, practice
+        found = wait_for("the game left", lambda: (data := league.get(
+            f"/api/practice/{practice}", carol.token))["status"] == "done" and data)
+        record = found["game"]["record"]
+        assert record["termination"] == "left" and record["fault"]["seat"] == 0
+        last = [d for k, d in carol.events(practice) if k == "status"][-1]
+        assert last["state"] == "left" and "no page" in last["text"], last

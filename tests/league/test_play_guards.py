@@ -168,11 +168,20 @@ def test_an_answer_to_another_request_is_409_an_illegal_one_400_with_its_rule(se
     assert response.status_code == 409  # answered once only
 
 
-def test_leaving_tells_the_bridge(seat):
+@pytest.mark.parametrize("form", ["urlencoded", "multipart"])
+def test_leaving_tells_the_bridge(seat, form):
     _, client, game, bridge, alice = seat
-    response = client.post("/play/1/leave", data={"csrf": CSRF}, headers=cookies(alice))
+    sent = {"data": {"csrf": CSRF}} if form == "urlencoded" else \
+        {"files": {"csrf": (None, CSRF)}}  # the page's FormData
+    response = client.post("/play/1/leave", headers=cookies(alice), **sent)
     assert response.json() == {"left": True}
     assert "leave" in sent_line(bridge)
+
+
+def test_leaving_needs_the_csrf_token(seat):
+    _, client, game, _, alice = seat
+    response = client.post("/play/1/leave", data={"csrf": "d" * 43}, headers=cookies(alice))
+    assert response.status_code == 403 and game.leaving is None
 
 
 def test_a_seat_asked_with_no_page_open_too_long_is_left(seat):
