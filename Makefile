@@ -95,10 +95,11 @@ mutation: $(MUTATION)
 # build/site and fails on any warning, as tests/docs does in `make test`; `make docs-serve`
 # serves it on 127.0.0.1:8001, rebuilt on each edit. The config is named by a relative path
 # on purpose: MkDocs refuses the pages' own folder as docs_dir when named absolutely.
+# The league extra too: the HTTP API page is rendered from its models (msgspec).
 DOCS_EXTRA := $(VENV)/.installed-docs
 $(DOCS_EXTRA): $(STAMP)
-	@echo "installing the docs extra into $(VENV) (pip's log: $(VENV)/install.log)"
-	@$(PIP) -e '.[docs]' $(LOGGED)
+	@echo "installing the docs and league extras into $(VENV) (pip's log: $(VENV)/install.log)"
+	@$(PIP) -e '.[docs,league]' $(LOGGED)
 	touch $(DOCS_EXTRA)
 
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs

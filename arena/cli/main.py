@@ -21,6 +21,8 @@ from arena.cli.output import (
 )
 
 if TYPE_CHECKING:
+    from arena.intake import IntakePolicy
+    from arena.referee.match import Entrant
     from arena.referee.record import GameRecord
 
 
@@ -321,7 +323,7 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     from arena.errors import ArenaError
     from arena.intake import IntakePolicy
     from arena.presentation.summary import summary
-    from arena.referee.match import Entrant, GameSpec, TimeControl, run_game
+    from arena.referee.match import GameSpec, TimeControl, run_game
     from arena.referee.placement import pinned
     from arena.sandbox import SandboxUnavailable, describe, resolve
     from arena.tournament.records import write_record
@@ -334,15 +336,9 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     except SandboxUnavailable as exc:
         raise harness_failure(str(exc)) from None
     echo(describe(level), err=True)
-    policy = IntakePolicy(level, build_network=allow_build_network)
-    entrants = []
-    for source in (bot_a, bot_b):
-        if source == HUMAN and human is not None:
-            continue
-        ready = take_in(source, policy)
-        entrants.append(Entrant(ready.manifest, ready.version, source=str(ready.source)))
-    if guest is not None:  # the bot plays every seat but the person's
-        entrants.append(entrants[0])
+    entrants = _play_entrants(bot_a, bot_b, human is not None,
+                              IntakePolicy(level, build_network=allow_build_network))
+    if guest is not None:
         echo(f"seat {guest.seat}: you, at this terminal (unsandboxed, no time limit)",
              err=True)
     time_control = TimeControl(hello_time, decision_time, time_bank, grace)
@@ -360,6 +356,21 @@ def play(bot_a: str, bot_b: str, seed: int | None, target: int, record_path: str
     if status:
         echo(f"exit status {status}: {why}", err=True)
         sys.exit(status)
+
+
+def _play_entrants(bot_a: str, bot_b: str, with_human: bool, policy: IntakePolicy
+                   ) -> list[Entrant]:
+    """The two entrants of `arena play`, each taken in; with a person at a seat, the one bot
+    twice: it plays every seat but the person's."""
+    from arena.referee.match import Entrant
+
+    entrants: list[Entrant] = []
+    for source in (bot_a, bot_b):
+        if source == HUMAN and with_human:
+            continue
+        ready = take_in(source, policy)
+        entrants.append(Entrant(ready.manifest, ready.version, source=str(ready.source)))
+    return entrants + entrants[:1] if with_human else entrants
 
 
 HUMAN = "human"

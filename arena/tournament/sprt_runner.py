@@ -43,6 +43,19 @@ def next_pair_index(store: Store, config: TournamentConfig, a: str, b: str) -> i
     return max(config.pairs_per_matchup, -1 if used is None else used + 1)
 
 
+def _playable(config: TournamentConfig, store: Store, names: tuple[str, str],
+              note: Callable[[str], None] | None) -> dict:
+    """The current entrants, registered and built, for `arena sprt --play`; ArenaError if
+    one of the two tested (`names`) cannot be built."""
+    sweep_pending(config.records, store)
+    entrants, failures = register_entrants(config, store, note=note)
+    unbuildable = {f.name: f.details() for f in failures}
+    for name in (n.split("@")[0] for n in names):
+        if name in unbuildable:
+            raise ArenaError(f"{config.path}: cannot play: {unbuildable[name]}")
+    return entrants
+
+
 def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float, alpha: float,
              beta: float, play: bool, max_pairs: int, workers: int | None,
              on_progress: Callable[[SprtResult, int, str, str], None] | None = None,
@@ -62,14 +75,7 @@ def run_sprt(config: TournamentConfig, a: str, b: str, elo0: float, elo1: float,
     lock = run_lock(config.storage, f"arena sprt --play {config.path}") if play \
         else contextlib.nullcontext()
     with lock, open_store(config) as store:
-        entrants: dict = {}
-        if play:
-            sweep_pending(config.records, store)
-            entrants, failures = register_entrants(config, store, note=note)
-            unbuildable = {f.name: f.details() for f in failures}
-            for name in (a.split("@")[0], b.split("@")[0]):
-                if name in unbuildable:
-                    raise ArenaError(f"{config.path}: cannot play: {unbuildable[name]}")
+        entrants = _playable(config, store, (a, b), note) if play else {}
         key_a, key_b = resolve_entrant(store, a), resolve_entrant(store, b)
         if key_a == key_b:
             raise ConfigError(f"{a!r} and {b!r} are the same entrant")

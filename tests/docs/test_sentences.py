@@ -1,8 +1,10 @@
-"""Plain sentences (issue 49): in README.md and every page of docs/, no sentence runs past
-40 words and the mean is 20 or fewer. The first tests show that the measure can fail."""
+"""Plain sentences (issue 49): in README.md, every page of docs/ and the two pages the site
+includes from outside docs/ (the protocol and the rule book), no sentence runs past 40 words
+and the mean is 20 or fewer. The first tests show that the measure can fail."""
 
 from __future__ import annotations
 
+import re
 import statistics
 from pathlib import Path
 
@@ -11,7 +13,18 @@ import pytest
 from tests.docs.sentences import LONGEST, MEAN, sentences, words
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+_INCLUDE = re.compile(r"^<!-- include: ([\w./-]+) -->$", re.M)
+
+
+def included(pages: list[Path]) -> list[Path]:
+    """The files these pages include whole (`<!-- include: PATH -->`, docs/hooks/arena_docs.py):
+    the site shows each as a page, so each is measured as one."""
+    return sorted({ROOT / path for page in pages for path in _INCLUDE.findall(page.read_text())})
+
+
+DOCS = sorted((ROOT / "docs").rglob("*.md"))
+INCLUDED = included(DOCS)
+PAGES = [ROOT / "README.md", *DOCS, *INCLUDED]
 
 
 def test_a_long_sentence_is_found_and_split_from_its_neighbours():
@@ -42,6 +55,11 @@ def test_a_paragraph_over_several_lines_is_one_text():
 def test_no_sentence_runs_past_the_longest(page: Path):
     long = [s for s in sentences(page.read_text()) if words(s) > LONGEST]
     assert not long, f"{len(long)} sentences over {LONGEST} words, the first: {long[0]!r}"
+
+
+def test_the_pages_the_site_includes_are_measured_too():
+    assert {p.relative_to(ROOT).as_posix() for p in INCLUDED} >= {
+        "protocol/PROTOCOL.md", "arena/rules/RULES.md"}
 
 
 def test_the_mean_sentence_is_short():

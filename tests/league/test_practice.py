@@ -389,6 +389,10 @@ def test_a_crash_on_the_bot_page_reads_at_390_and_1280_px(league: League, tokens
         failure = browser.find_element(By.CSS_SELECTOR, ".failure")
         box = failure.find_element(By.CSS_SELECTOR, "pre.output")
         assert "RuntimeError: cara-bot gives up" in box.text.splitlines()
+        top, seen, whole = browser.execute_script(
+            "var b = arguments[0]; return [b.scrollTop, b.clientHeight, b.scrollHeight];", box)
+        assert whole > seen or width == 1280, (top, seen, whole)  # its tail overflows a phone
+        assert top + seen >= whole - 1, (top, seen, whole)  # the box opens on its last line
         assert "arena reproduce" in failure.find_element(By.TAG_NAME, "code").text
         fits_and_is_clean(browser, f"bot page {width}")
         full_page_screenshot(browser, tmp_path / f"bot-failure-{width}.png", width)

@@ -104,7 +104,7 @@ def test_a_hanging_bot_times_out_with_its_overrun(monkeypatch, faulty_bot, rando
     time = tight_control(0.5, 0.1)
     record = play_faulty(monkeypatch, faulty_bot, random_bot, "hang", time=time)
     assert_forfeit_by_faulty(record, Termination.TIMEOUT)
-    assert record.fault.details["overrun"] >= time.grace
+    assert record.fault.details["overrun"] >= time.grace - 0.0005  # kept to the millisecond
 
 
 def test_a_reply_just_inside_the_grace_margin_is_accepted(monkeypatch, faulty_bot, random_bot):

@@ -38,3 +38,10 @@
     });
   });
 })();
+// A bot's output shows its last lines, where the error is: each box opens scrolled to its end.
+(function () {
+  "use strict";
+  Array.prototype.forEach.call(document.querySelectorAll("pre.output"), function (box) {
+    box.scrollTop = box.scrollHeight;
+  });
+})();
