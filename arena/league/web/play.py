@@ -11,6 +11,7 @@ header, compared with its SameSite=Strict cookie.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -23,6 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from arena.league import models
 from arena.league.accounts import Accounts, Author
 from arena.league.guards import json_body
+from arena.league.limits import POLL_SECONDS
 from arena.league.practice import PracticeRefused, opponent_key
 from arena.league.seat_bridge import CHOICES as BOMB_WINDOWS
 from arena.league.seats import SEAT, SeatGame, SeatState
@@ -36,6 +38,9 @@ TOKEN_COOKIE = "arena_token"
 """The cookie holding the author's token for the `/play` paths."""
 TOKEN_DAYS = 30
 """How long a browser keeps the token."""
+NEWS_TICKS = 10
+"""A seat's stream looks for news this many times per poll of the streams (`POLL_SECONDS`):
+a person waits for the next decision a few tens of milliseconds, not a quarter second."""
 STALE = ("the form is stale or was sent from another site: open the bot's page again and "
          "send it from there")
 
@@ -154,6 +159,11 @@ async def seat_ticks(game: SeatGame, start: int) -> AsyncGenerator[str, None]:
         sent, seen = start, None
         while True:
             messages, status, changed = game.read(sent)
+            for _ in range(NEWS_TICKS):  # news sooner than the streams' poll
+                if messages or changed != seen:
+                    break
+                await asyncio.sleep(POLL_SECONDS / NEWS_TICKS)
+                messages, status, changed = game.read(sent)
             chunk = "".join(f"id: {sent + i}\nevent: message\ndata: {json.dumps(m)}\n\n"
                             for i, m in enumerate(messages))
             sent += len(messages)
