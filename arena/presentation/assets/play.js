@@ -536,7 +536,7 @@
       s.end = message; s.request = null;
       result();
     }
-    if (type !== "request") s.request = type === "events" ? s.request : null;
+    if (type !== "request") s.request = null;  // an events message comes after the answer
     root.setAttribute("data-messages", String(s.last + 1));
     root.setAttribute("data-request", s.request ? String(s.request.id) : "");
     root.setAttribute("data-kind", s.request ? s.request.kind : "");
