@@ -301,8 +301,21 @@ class SeatGames:
                             self.folder / f"{practice}.sock", config.human_decision_seconds,
                             config.human_reconnect_seconds)
             self.games[practice] = game
-        self.launch(game)
+        try:
+            self.launch(game)
+        except OSError as exc:  # no socket for its bridge: the game is not played
+            self._not_launched(game, exc)
+            raise
         return game
+
+    def _not_launched(self, game: SeatGame, exc: OSError) -> None:
+        """A seat game whose bridge could not be listened for: failed, and no longer one of
+        the games in play (so it holds no place of `human_games`)."""
+        logger.error("seat game %s could not start: %s", game.practice, exc)
+        with Accounts(self.config.storage) as accounts:
+            accounts.set_practice(game.practice, PracticeStatus.FAILED,
+                                  reason=f"the league could not start it: {exc}")
+        game.ended(SeatState.FAILED, "The league could not start the game.", None)
 
     def launch(self, game: SeatGame) -> None:
         """Listen for the game's bridge, and play the game, each on a thread of its own."""

@@ -412,12 +412,12 @@ def serve(config: LeagueConfig, host: str = "127.0.0.1", port: int = 8000,
         if remote is not None:
             count = remote.threads()
         league = _prepared(config, store, count, isolation, say)
+        league.seats.start()  # its sockets' folder, before a request can start a seat game
         server, thread = _started(make_app(league), config.limits, host, port)
         previous: Any = signal.signal(signal.SIGTERM, _raise_interrupt)
         league.standings.start()
         league.intake.start()
         league.practice.start()
-        league.seats.start()
         where = "" if address is None else f" on the cluster at {address}"
         say(f"league {config.tournament.name!r} at http://{host}:{port}/ "
             f"({count} game workers{where}; Ctrl-C stops it)")

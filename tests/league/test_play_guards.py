@@ -299,3 +299,18 @@ def test_a_rebuild_waits_for_the_seat_games_playing_its_build(starting):
     assert launched[0].partner in league.seats.in_play()
     launched[0].state = SeatState.OVER
     assert league.seats.in_play() == set()
+
+
+def test_a_seat_game_that_cannot_start_is_failed_and_holds_no_place(tmp_path: Path):
+    """Its bridge's socket cannot be made (here: the sockets' folder is not there): the
+    request gets a 500, the game is failed, and it holds no place of `human_games`."""
+    league = new_league(tmp_path)
+    assert not league.seats.folder.exists()  # made by `SeatGames.start`, not called here
+    client = TestClient(make_app(league), follow_redirects=False, raise_server_exceptions=False)
+    response = start(client, token(league, "alice"))
+    assert response.status_code == 500, response.text
+    (game,) = league.seats.games.values()
+    assert game.finished and not league.seats.in_play()
+    with Accounts(league.config.storage) as accounts:
+        row = accounts.practice(game.practice)
+        assert row is not None and row.status == "failed" and "could not start" in row.reason
