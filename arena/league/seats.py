@@ -321,8 +321,12 @@ class SeatGames:
         """Listen for the game's bridge, and play the game, each on a thread of its own."""
         practice = game.practice
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        listener.bind(str(game.socket_path))
-        listener.listen(1)
+        try:
+            listener.bind(str(game.socket_path))
+            listener.listen(1)
+        except OSError:
+            listener.close()
+            raise
         done = threading.Event()
         threading.Thread(target=self._relay, args=(game, listener, done),
                          name=f"arena-seat-{practice}-relay", daemon=True).start()

@@ -7,6 +7,7 @@ games at once (429). test_play.py sends the same requests to a real server playi
 
 from __future__ import annotations
 
+import gc
 import json
 import socket
 from collections.abc import Iterator
@@ -314,3 +315,4 @@ def test_a_seat_game_that_cannot_start_is_failed_and_holds_no_place(tmp_path: Pa
     with Accounts(league.config.storage) as accounts:
         row = accounts.practice(game.practice)
         assert row is not None and row.status == "failed" and "could not start" in row.reason
+    gc.collect()  # a socket left open would warn here (an error in this suite), not later
