@@ -392,7 +392,9 @@ def play_form(name: str, csrf: str, opponents: Sequence[str], partners: Sequence
     `name` (or another of `opponents`), with a partner of `partners` (the house bots) or one
     of the author's own bots. The token is asked once per browser: a cookie keeps it."""
     against = "".join(f'<option value="{esc(o)}">{esc(o)}</option>' for o in (name, *opponents))
-    with_ = "".join(f'<option value="{esc(p)}">{esc(p)}</option>' for p in partners)
+    chosen = next((p for p in partners if p != name), None)  # a bot never partners itself
+    with_ = "".join(f'<option value="{esc(p)}"{" selected" if p == chosen else ""}>{esc(p)}'
+                    "</option>" for p in partners)
     windows = "".join(f'<option value="{w}">{w}</option>' for w in ("ask", "every", "never"))
     return ('<h2>Play it yourself</h2><p>Sit at the table in your browser: you play one seat, '
             "a bot of your choice is your partner, and the opponent's bot plays the other "

@@ -8,7 +8,9 @@ games at once (429). test_play.py sends the same requests to a real server playi
 from __future__ import annotations
 
 import gc
+import html
 import json
+import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -316,3 +318,30 @@ def test_a_seat_game_that_cannot_start_is_failed_and_holds_no_place(tmp_path: Pa
         row = accounts.practice(game.practice)
         assert row is not None and row.status == "failed" and "could not start" in row.reason
     gc.collect()  # a socket left open would warn here (an error in this suite), not later
+
+
+def form_defaults(page: str, form_id: str) -> dict[str, str]:
+    """The fields a form sends as the page gives it: each select's selected (or first) option,
+    each hidden or text input's value."""
+    form = re.search(rf'<form[^>]*id="{form_id}".*?</form>', page, re.S)
+    assert form is not None, page
+    fields = {m[1]: html.unescape(m[2] or "") for m in re.finditer(
+        r'<input type="(?:hidden|text)" name="([^"]+)"(?: value="([^"]*)")?', form[0])}
+    for name, options in re.findall(r'<select name="([^"]+)">(.*?)</select>', form[0], re.S):
+        chosen = re.search(r'<option value="([^"]*)" selected>', options) or \
+            re.search(r'<option value="([^"]*)"', options)
+        assert chosen is not None, options
+        fields[name] = html.unescape(chosen[1])
+    return fields
+
+
+@pytest.mark.parametrize("bot", ["heuristic", "random"])
+def test_a_bots_play_form_as_it_comes_starts_a_game(starting, bot):
+    """The form's defaults never partner the page's bot against itself (a 400)."""
+    league, client, alice, launched = starting
+    page = client.get(f"/bots/{bot}", headers=cookies()).text
+    fields = {**form_defaults(page, "play-form"), "csrf": CSRF, "token": alice}
+    assert fields["opponent"] == bot and fields["partner"] != bot, fields
+    response = client.post("/play", data=fields, headers=cookies())
+    assert response.status_code == 303, response.text
+    assert launched[-1].opponent.startswith(f"{bot}@")
