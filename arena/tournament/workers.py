@@ -228,13 +228,14 @@ class PairPlayer:
             finally:
                 match.close()  # it knows these deals: it plays none of their second games
         if seconds:
-            match = self.take_spare(lineup) or self.new_match(lineup)
+            match = self.take_spare(lineup) or self.new_match(lineup, swapped=True)
             keep = False
             try:
                 for k, game in enumerate(seconds):
                     if k == len(seconds) - 1:
                         following = self.ask()
-                        keep = bool(following) and following[0][0].lineup == lineup
+                        keep = (bool(following) and following[0][0].lineup == lineup
+                                and self.setup.guest is None)  # a guest's set is of one side
                     self.play(match, game, last=k == len(seconds) - 1 and not keep)
             except BaseException:
                 match.close()
@@ -254,8 +255,12 @@ class PairPlayer:
             spare.close()
         return None
 
-    def new_match(self, lineup: Lineup) -> Match:
+    def new_match(self, lineup: Lineup, swapped: bool = False) -> Match:
+        """The bot processes of `lineup`, for its games 0 (or, `swapped`, its games 1). With a
+        guest, its team's entrant gets one copy, so the teams go in the games' order."""
         (a, b), partners = lineup
+        if swapped and self.setup.guest is not None:
+            a, b = b, a
         entrants = self.setup.entrants
         return Match(entrants[a], entrants[b], self.setup.transport, self.setup.isolation,
                      guest=self.setup.guest, partners=None if partners is None else (entrants[partners[0]],

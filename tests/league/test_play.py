@@ -217,6 +217,21 @@ def test_a_person_plays_a_whole_game_which_is_kept_replayable_and_shows_no_hidde
           f"max {latency[-1] * 1000:.0f} ms over {len(latency)} requests")
 
 
+def test_a_partner_after_the_opponent_in_key_order_plays_too(league: League):
+    """The person's team is the second of its matchup (random sorts after heuristic), so the
+    game is the second of its pair: its bots start in that order (the first seat game of a
+    trial league failed: 'not between this match's entrants')."""
+    carol = Person(league, league.invite("carol"))
+    status, practice = carol.start(opponent="heuristic", partner="random")
+    assert status == 303, practice
+    messages, last = carol.play(practice)
+    assert last["state"] == "over", last
+    record = league.get(f"/api/practice/{practice}", carol.token)["game"]["record"]
+    assert record["termination"] == "normal" and record["guest"]["seat"] == 0
+    assert record["game_id"].endswith(".1"), record["game_id"]  # the pair's second game
+    assert [e["name"] for e in record["entrants"]] == ["random", "heuristic"]
+
+
 def test_only_the_seats_author_reaches_it_and_one_seat_game_at_once(league: League,
                                                                     alice: Person):
     status, practice = alice.start(bomb_windows="never")
