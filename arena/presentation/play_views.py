@@ -13,6 +13,7 @@ a refusal's rule. The URLs, the CSRF value and the seat are in the data attribut
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from arena.presentation.league_views import league_page
@@ -36,7 +37,7 @@ def play_page(game_id: int, title: str, events_url: str, answer_url: str, leave_
     on the page when given)."""
     data = {"game": str(game_id), "seat": str(seat), "events": events_url,
             "answer": answer_url, "leave": leave_url, "csrf": csrf,
-            "names": "\t".join(names)}
+            "names": json.dumps(list(names))}  # JSON: `esc` writes a tab as the text \t
     attributes = " ".join(f'data-{key}="{esc(value)}"' for key, value in data.items())
     body = (f'<h1 id="play-title">{esc(title)}</h1><div id="play" {attributes}>'
             '<p id="play-status" class="live-status" role="status">Connecting to the table'

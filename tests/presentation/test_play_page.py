@@ -12,7 +12,9 @@ its buttons are thumb-sized, and its DOM holds no card hidden from the seat."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -294,3 +296,12 @@ def test_the_page_holds_no_card_and_escapes_names() -> None:
     assert "data-card" not in outside
     assert "Bomb windows (never): you are never asked" in page
     assert "Bomb windows" not in play_page(7, "t", "e", "a", "l", "c", 0, "abcd")
+
+
+def test_the_page_names_the_four_seats_before_any_message() -> None:
+    """The seats' names are in the page as a JSON list, whatever a name holds, so the table
+    names every seat before the welcome (a game that fails before it showed 'undefined')."""
+    names = ["carol", 'a "quoted" bot', "tab\there", "<b>"]
+    page = play_page(7, "t", "/e", "/a", "/l", "c", 0, names)
+    found = re.search(r'data-names="([^"]*)"', page)
+    assert found is not None and json.loads(html.unescape(found[1])) == names

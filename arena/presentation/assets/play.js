@@ -21,7 +21,7 @@
   var RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"];
   var faces = {}, order = {}, words = {};
   var s = {
-    names: root.getAttribute("data-names").split("\t"), target: 1000, last: -1,
+    names: JSON.parse(root.getAttribute("data-names")), target: 1000, last: -1,
     events: [], obs: null, request: null, logFrom: 0, logTo: 0, seen: 0, end: null, status: null,
     selected: [], give: [null, null, null], pending: false, error: "",
     skipFrom: null
