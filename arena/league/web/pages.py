@@ -9,6 +9,7 @@ it. A form's POST is CSRF-checked (`auth.py`), then answered as its API endpoint
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from urllib.parse import quote
 
@@ -77,12 +78,17 @@ def bot_page_for(request: Request, viewer: Viewer) -> HTMLResponse:
 
 async def signed_in_bot_page(request: Request) -> Response:
     """The bot's page with what its author (or the organizer) may see."""
+    return await signed_in(request, bot_page_for)
+
+
+async def signed_in(request: Request, page_for: Callable[[Request, Viewer], HTMLResponse]
+                    ) -> Response:
+    """The page `page_for` makes, for the author whose token the posted form holds."""
     signed = await form_author(request)
     if isinstance(signed, JSONResponse):
         return signed
     author = signed[0]
-    return await run_in_threadpool(bot_page_for, request, Viewer(author.name,
-                                                                 author.organizer))
+    return await run_in_threadpool(page_for, request, Viewer(author.name, author.organizer))
 
 
 def game_page(request: Request) -> HTMLResponse:
@@ -114,12 +120,7 @@ def game_page_for(request: Request, viewer: Viewer) -> HTMLResponse:
 
 async def signed_in_game_page(request: Request) -> Response:
     """A game's replay with what its failed bot's author (or the organizer) may see."""
-    signed = await form_author(request)
-    if isinstance(signed, JSONResponse):
-        return signed
-    author = signed[0]
-    return await run_in_threadpool(game_page_for, request, Viewer(author.name,
-                                                                  author.organizer))
+    return await signed_in(request, game_page_for)
 
 
 def replay_data(request: Request) -> Response:
