@@ -140,7 +140,7 @@ def replay_page(title: str, games_href: str, game: str, data_script: str,
     It opens on the first hands dealt."""
     body = replay_viewer(games_href, game=game, data_script=data_script, title=title,
                          start="dealt")
-    return league_page(title, body + fault, ("replay.js",))
+    return league_page(title, body + fault, ("cards.js", "replay.js"))
 
 
 def fault_event(failures: Sequence[SeatFailure], seen: Sequence[bool], names: Sequence[str],

@@ -44,7 +44,7 @@ def play_page(game_id: int, title: str, events_url: str, answer_url: str, leave_
             '...</p><div id="play-table" class="play-table"></div>'
             + _hand() + _decision() + _log() + _result() + _settings(bomb_windows)
             + "</div>" + viewer_templates())
-    return league_page(title, body, ("play.js",))
+    return league_page(title, body, ("cards.js", "play.js"))
 
 
 def _decision() -> str:

@@ -49,7 +49,8 @@ from arena.tournament.records import record_json
 from arena.tournament.schedule import mixed_schedule
 from arena.tournament.store import Store, StoredGame
 
-ASSETS = ("report.css", "theme.js", "report.js", "replay.js", "live.js", "icon.svg")
+ASSETS = ("report.css", "theme.js", "report.js", "cards.js", "replay.js", "live.js",
+          "icon.svg")
 """The stylesheet, scripts and icon the pages use (a server serves the same files)."""
 
 

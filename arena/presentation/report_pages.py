@@ -347,7 +347,7 @@ def games_page(data: ReportData, refresh: int | None) -> str:
 
 def replay_page(data: ReportData) -> str:
     return _frame(f"{data.title}: replay", replay_viewer("games.html"), ".", None,
-                  ("replay.js",))
+                  ("cards.js", "replay.js"))
 
 
 # ----- entrants ----------------------------------------------------------------------------

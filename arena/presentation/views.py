@@ -255,8 +255,8 @@ _CONTROLS = (("round", -1, "◀ Round", "Previous round (p)"),
 
 def replay_viewer(games_href: str, game: str | None = None, data_script: str | None = None,
                   title: str = "", start: str = "") -> str:
-    """The replay viewer's body (with the scripts `replay.js` on the page). By default it
-    shows the game named by the URL's fragment, whose data it loads from
+    """The replay viewer's body (with the scripts `cards.js` and `replay.js` on the page).
+    By default it shows the game named by the URL's fragment, whose data it loads from
     ``games/<fragment>.js`` (the static report); a server names the game (`game`, the id
     its data gives) and the script URL that holds it (`data_script`). A `title` is kept
     (else the script writes one from the data); `start` "dealt" opens on the first hands

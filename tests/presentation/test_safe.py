@@ -133,7 +133,7 @@ def test_report_file_names_are_one_to_one_and_safe():
 
 
 def test_the_report_scripts_never_parse_data_as_html():
-    for asset in ("replay.js", "report.js"):
+    for asset in ("cards.js", "replay.js", "report.js", "play.js"):
         code = resources.files("arena.presentation").joinpath("assets", asset).read_text()
         for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write",
                      "eval(", "new Function", "setTimeout(\"", "srcdoc"):

@@ -19,7 +19,10 @@
   var BOMBS = ["four_bomb", "straight_flush"];
   var TRICK_ENDS = ["trick", "dog", "round_start", "round_end"];
   var RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A"];
-  var faces = {}, order = {}, words = {};
+  var T = window.tichuCards;  // cards.js
+  var faces = T.faces, words = T.words, el = T.el, template = T.template;
+  var cardNode = T.cardNode, sorted = T.sorted, cards = T.cards;
+  var slot = T.slot, fill = T.fill, show = T.show;
   var s = {
     names: JSON.parse(root.getAttribute("data-names")), target: 1000, last: -1,
     events: [], obs: null, request: null, logFrom: 0, logTo: 0, seen: 0, end: null, status: null,
@@ -28,47 +31,6 @@
   };
 
   function $(id) { return document.getElementById(id); }
-
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
-
-  function template(id) {
-    var node = $(id);
-    return node ? node.content : document.createDocumentFragment();
-  }
-
-  Array.prototype.forEach.call(template("card-faces").children, function (face, k) {
-    faces[face.getAttribute("data-card")] = face;
-    order[face.getAttribute("data-card")] = k;
-  });
-  Array.prototype.forEach.call(template("combination-words").children, function (word) {
-    words[word.getAttribute("data-combination")] = word.textContent;
-  });
-
-  // ----- cards ------------------------------------------------------------------------------
-
-  function cardNode(card) {
-    if (faces[card]) return faces[card].cloneNode(true);
-    var node = el("span", "card", card);
-    node.setAttribute("data-card", card);
-    return node;
-  }
-
-  function sorted(list) {
-    return list.slice().sort(function (a, b) {
-      return (order[a] === undefined ? 99 : order[a]) - (order[b] === undefined ? 99 : order[b]);
-    });
-  }
-
-  function cards(list, keep) {
-    var fragment = document.createDocumentFragment();
-    (keep ? list : sorted(list)).forEach(function (c) { fragment.appendChild(cardNode(c)); });
-    return fragment;
-  }
 
   function cardWords(card) {
     var face = faces[card];
@@ -119,20 +81,6 @@
   }
 
   // ----- the table --------------------------------------------------------------------------
-
-  function slot(node, name) { return node.querySelector('[data-slot="' + name + '"]'); }
-
-  function fill(node, name, content) {
-    var target = slot(node, name);
-    target.textContent = "";
-    if (typeof content === "string") target.textContent = content;
-    else target.appendChild(content);
-  }
-
-  function show(node, name, shown) {
-    var target = slot(node, name);
-    if (shown) target.removeAttribute("hidden"); else target.setAttribute("hidden", "");
-  }
 
   function roundEvents() {
     var start = 0;

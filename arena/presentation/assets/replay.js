@@ -10,61 +10,11 @@
   "use strict";
   var view = { game: null, steps: [], index: 0 };
   var root = document.getElementById("replay");
-  var faces = {}, order = {}, words = {};
+  var T = window.tichuCards;  // cards.js
+  var faces = T.faces, words = T.words, el = T.el, template = T.template;
+  var cardNode = T.cardNode, slot = T.slot, fill = T.fill, show = T.show;
 
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
-
-  function template(id) {
-    var node = document.getElementById(id);
-    return node ? node.content : document.createDocumentFragment();
-  }
-
-  // The card faces, in the order a hand is sorted, and the combinations' words.
-  Array.prototype.forEach.call(template("card-faces").children, function (face, k) {
-    faces[face.getAttribute("data-card")] = face;
-    order[face.getAttribute("data-card")] = k;
-  });
-  Array.prototype.forEach.call(template("combination-words").children, function (word) {
-    words[word.getAttribute("data-combination")] = word.textContent;
-  });
-
-  function cardNode(card) {
-    if (faces[card]) return faces[card].cloneNode(true);
-    var node = el("span", "card", card);  // not a card of the game: shown as its text
-    node.setAttribute("data-card", card);
-    return node;
-  }
-
-  function cards(list, sort) {
-    var shown = list.slice();
-    if (sort !== false) {
-      shown.sort(function (a, b) { return (order[a] === undefined ? 99 : order[a]) - (order[b] === undefined ? 99 : order[b]); });
-    }
-    var fragment = document.createDocumentFragment();
-    shown.forEach(function (c) { fragment.appendChild(cardNode(c)); });
-    return fragment;
-  }
-
-  function slot(node, name) {
-    return node.querySelector('[data-slot="' + name + '"]');
-  }
-
-  function fill(node, name, content) {
-    var target = slot(node, name);
-    target.textContent = "";
-    if (typeof content === "string") target.textContent = content;
-    else target.appendChild(content);
-  }
-
-  function show(node, name, shown) {
-    var target = slot(node, name);
-    if (shown) target.removeAttribute("hidden"); else target.setAttribute("hidden", "");
-  }
+  function cards(list, sort) { return T.cards(list, sort === false); }
 
   function seatEntrant(seat) {
     return view.game.seats ? view.game.seats[seat] : view.game.teams[seat % 2];  // mixed partners: each seat's own
