@@ -11,8 +11,9 @@ its themes, the leaderboard, games, failures, the replay viewer, a game in progr
 `table_view.py` (cards, the four seats around the trick, the public view of a game being
 played) and `pages.py` (sortable tables, grids); the league's own pages, one function each,
 are `league_views.py`, and the page a person plays a seat on is `play_views.py` (drawn by
-`assets/play.js` from the seat's own messages). Every string a bot or
-its author controls is escaped for its output by `safe.py` (terminal, markdown, CSV, HTML).
+`assets/play.js` from the seat's own messages; it draws cards with `assets/cards.js`, as the
+replay viewer does). Every string a bot or its author controls is escaped for its output by
+`safe.py` (terminal, markdown, CSV, HTML).
 `arena bench report` (`bench.py`) measures the report on a synthetic tournament of real
 engine games.
 
