@@ -415,34 +415,21 @@ class Accounts:
         """Record a practice game asked for by `author`; its id, or None (nothing recorded)
         if `author` asked for `limit` games since `since` already (counted and recorded in
         one transaction: two requests at once cannot both pass the limit)."""
-        now = time.time()
         with self.transaction() as db:
-            asked = db.execute("SELECT count(*) FROM league_practice WHERE author = ? AND "
-                               "created >= ?", (author, since)).fetchone()[0]
-            if asked >= limit:
-                return None
-            cursor = db.execute("INSERT INTO league_practice (author, entrant, opponent, "
-                                "status, created, updated) VALUES (?, ?, ?, 'queued', ?, ?)",
-                                (author, entrant, opponent, now, now))
-            return int(cursor.lastrowid or 0)
+            return _counted_practice(db, author, entrant, opponent, PracticeStatus.QUEUED,
+                                     limit, since)
 
     def add_seat_game(self, author: str, partner: str, opponent: str, seat: int,
                       bomb_windows: str, limit: int, since: float) -> int | None:
         """Record a practice game with `author` at `seat`, `partner` at the seat opposite
         and `opponent` at the others, counted as `add_practice` counts (None: `limit`
         reached); it is recorded as playing at once (a person waits for no queue)."""
-        now = time.time()
         with self.transaction() as db:
-            asked = db.execute("SELECT count(*) FROM league_practice WHERE author = ? AND "
-                               "created >= ?", (author, since)).fetchone()[0]
-            if asked >= limit:
-                return None
-            cursor = db.execute("INSERT INTO league_practice (author, entrant, opponent, "
-                                "status, created, updated) VALUES (?, ?, ?, 'playing', ?, ?)",
-                                (author, partner, opponent, now, now))
-            practice = int(cursor.lastrowid or 0)
-            db.execute("INSERT INTO league_seats (practice, seat, bomb_windows) VALUES "
-                       "(?, ?, ?)", (practice, seat, bomb_windows))
+            practice = _counted_practice(db, author, partner, opponent, PracticeStatus.PLAYING,
+                                         limit, since)
+            if practice is not None:
+                db.execute("INSERT INTO league_seats (practice, seat, bomb_windows) VALUES "
+                           "(?, ?, ?)", (practice, seat, bomb_windows))
             return practice
 
     def seat_games(self) -> dict[int, int]:
@@ -499,3 +486,18 @@ def _upload_refusal(db: sqlite3.Connection, author: str, name: str, quota: Uploa
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def _counted_practice(db: sqlite3.Connection, author: str, entrant: str, opponent: str,
+                      status: PracticeStatus, limit: int, since: float) -> int | None:
+    """Insert a practice game of `author` in the open transaction of `db`, unless they asked
+    for `limit` since `since` already; its id, or None."""
+    asked = db.execute("SELECT count(*) FROM league_practice WHERE author = ? AND "
+                       "created >= ?", (author, since)).fetchone()[0]
+    if asked >= limit:
+        return None
+    now = time.time()
+    cursor = db.execute("INSERT INTO league_practice (author, entrant, opponent, status, "
+                        "created, updated) VALUES (?, ?, ?, ?, ?, ?)",
+                        (author, entrant, opponent, status.value, now, now))
+    return int(cursor.lastrowid or 0)
